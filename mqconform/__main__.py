@@ -1,0 +1,5 @@
+import sys
+
+from mqconform.cli import main
+
+sys.exit(main())

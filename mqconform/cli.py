@@ -1,0 +1,267 @@
+"""The ``mqconform`` command.
+
+    mqconform spec export --format json|csv     the whole catalog
+    mqconform spec show ID                      one requirement: text, section, notes, citations
+    mqconform spec list [filters]               requirements matching --doc/--section/...
+    mqconform spec stats                        counts and coverage checks
+    mqconform spec trace                        citations of requirement IDs in the tree
+    mqconform spec report --out DIR             catalog.json + index.html (traceability)
+
+Exit codes: 0 success; 1 a check failed (stats, trace); 2 bad usage or an unknown ID.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from mqconform import __version__
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported in one line, exit 2."""
+
+
+def _catalog():
+    from spec.catalog import load
+
+    return load()
+
+
+# ---------------------------------------------------------------------------- spec export
+
+EXPORT_FIELDS = ("id", "doc", "section", "title", "kind", "level", "actor", "testability",
+                 "reason", "notes", "text", "context", "line", "retired", "curated")
+
+
+def cmd_spec_export(args: argparse.Namespace) -> int:
+    catalog = _catalog()
+    rows = [r for r in catalog if args.include_retired or not r.retired]
+    out = sys.stdout
+    if args.format == "json":
+        json.dump([r.as_dict() for r in rows], out, indent=1, ensure_ascii=False)
+        out.write("\n")
+    else:
+        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for r in rows:
+            d = r.as_dict()
+            d["notes"] = " ".join(str(n) for n in r.notes)
+            writer.writerow(d)
+    return 0
+
+
+# ---------------------------------------------------------------------------- spec show
+
+def cmd_spec_show(args: argparse.Namespace) -> int:
+    from spec.catalog import UnknownRequirement
+    from spec.trace import scan
+
+    catalog = _catalog()
+    try:
+        r = catalog.get(args.id)
+    except UnknownRequirement as exc:
+        raise UsageError(str(exc)) from None
+    path = catalog.section_file(r.doc, r.section)
+    cites = scan(catalog=catalog).by_id().get(r.id, [])
+    if args.format == "json":
+        d = r.as_dict()
+        d["document_file"] = str(path) if path else None
+        d["product_notes"] = {n: catalog.note(r.doc, n) for n in r.notes}
+        d["citations"] = [{"path": c.path, "line": c.line, "role": c.role} for c in cites]
+        json.dump(d, sys.stdout, indent=1, ensure_ascii=False)
+        print()
+        return 0
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    status = " [red](retired)[/]" if r.retired else ""
+    console.print(f"[bold]{r.id}[/]{status}  {r.level}  {r.kind}  actor: {r.actor}")
+    console.print(f"{r.doc} section {r.section} {escape(r.title)}")
+    if path:
+        console.print(f"source: {path}:{r.line}")
+    console.print()
+    if r.context:
+        console.print(f"[dim]{escape(r.context)}[/]")
+    console.print(escape(r.text))
+    console.print()
+    console.print(f"testability: {r.testability}" + (f" — {escape(r.reason)}" if r.reason else ""))
+    for n in r.notes:
+        note = catalog.note(r.doc, n)
+        if note:
+            console.print(f"<{n}> (section {note['section']}): {escape(note['text'])}")
+        else:
+            console.print(f"<{n}> not in the seeds: the note belongs to a later edition's "
+                          f"appendix")
+    if cites:
+        console.print("\ncited by:")
+        for c in cites:
+            console.print(f"  {c.role:9} {c.path}:{c.line}")
+    else:
+        console.print("\ncited by: nothing yet")
+    if args.section_text and path:
+        console.print("\n" + escape(path.read_text(encoding="utf-8")))
+    return 0
+
+
+# ---------------------------------------------------------------------------- spec list
+
+def _filter(catalog, args: argparse.Namespace):
+    for r in catalog:
+        if r.retired and not args.include_retired:
+            continue
+        if args.doc and r.doc != args.doc:
+            continue
+        if args.section and not (r.section == args.section
+                                 or r.section.startswith(args.section.rstrip(".") + ".")):
+            continue
+        if args.level and r.level != args.level:
+            continue
+        if args.testability and r.testability != args.testability:
+            continue
+        if args.kind and r.kind != args.kind:
+            continue
+        if args.actor and r.actor != args.actor:
+            continue
+        yield r
+
+
+def cmd_spec_list(args: argparse.Namespace) -> int:
+    rows = list(_filter(_catalog(), args))
+    if args.format == "json":
+        json.dump([r.as_dict() for r in rows], sys.stdout, indent=1, ensure_ascii=False)
+        print()
+        return 0
+    for r in rows:
+        text = r.text if len(r.text) <= 110 else r.text[:107] + "..."
+        print(f"{r.id}\t{r.level}\t{r.testability}\t{text}")
+    print(f"{len(rows)} requirements", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------- spec stats
+
+def cmd_spec_stats(args: argparse.Namespace) -> int:
+    from spec.stats import compute
+
+    stats = compute(_catalog())
+    if args.format == "json":
+        json.dump(stats, sys.stdout, indent=1)
+        print()
+    else:
+        from spec.stats import render
+
+        render(stats, by_section=args.by_section)
+    return 0 if stats["checks"]["ok"] else 1
+
+
+# ---------------------------------------------------------------------------- spec trace
+
+def cmd_spec_trace(args: argparse.Namespace) -> int:
+    from spec.trace import scan
+
+    root = Path(args.root) if args.root else None
+    if root is not None and not root.is_dir():
+        raise UsageError(f"--root {args.root}: not a directory")
+    result = scan(root)
+    for e in result.errors:
+        print(str(e), file=sys.stderr)
+    by_id = result.by_id()
+    if args.verbose:
+        for rid, cites in sorted(by_id.items()):
+            print(rid, " ".join(f"{c.path}:{c.line}" for c in cites))
+    print(f"{len(result.citations)} citations of {len(by_id)} requirements; "
+          f"{len(result.errors)} errors")
+    return 1 if result.errors else 0
+
+
+# ---------------------------------------------------------------------------- spec report
+
+def cmd_spec_report(args: argparse.Namespace) -> int:
+    from spec.report import write_report
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    paths = write_report(_catalog(), out)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse's default prints usage too)
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from spec.catalog import DOCS
+
+    parser = _Parser(prog="mqconform", description="MSMQ RemoteRead/qmmgmt conformance suite, "
+                     "reference model and requirement catalog.")
+    parser.add_argument("--version", action="version", version=f"mqconform {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, required=True)
+
+    spec = sub.add_parser("spec", help="the requirement catalog")
+    spec_sub = spec.add_subparsers(dest="spec_command", parser_class=_Parser, required=True)
+
+    p = spec_sub.add_parser("export", help="print the whole catalog")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--include-retired", action="store_true")
+    p.set_defaults(func=cmd_spec_export)
+
+    p = spec_sub.add_parser("show", help="one requirement with its section and citations")
+    p.add_argument("id", metavar="ID", help="e.g. MS-MQRR/3.1.4.9/R4")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--section-text", action="store_true", help="print the whole section too")
+    p.set_defaults(func=cmd_spec_show)
+
+    p = spec_sub.add_parser("list", help="requirements matching filters")
+    p.add_argument("--doc", choices=DOCS)
+    p.add_argument("--section", help="section number prefix, e.g. 3.1.4.7")
+    p.add_argument("--level", choices=("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"))
+    p.add_argument("--testability", choices=("wire", "trace", "model", "client", "none"))
+    p.add_argument("--kind", choices=("sentence", "step"))
+    p.add_argument("--actor", choices=("server", "client", "queue manager"))
+    p.add_argument("--include-retired", action="store_true")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_spec_list)
+
+    p = spec_sub.add_parser("stats", help="counts by document, section, level, testability")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--by-section", action="store_true", help="one row per section")
+    p.set_defaults(func=cmd_spec_stats)
+
+    p = spec_sub.add_parser("trace", help="find requirement IDs cited in the source tree")
+    p.add_argument("--root", help="tree to scan (default: this checkout)")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every citation")
+    p.set_defaults(func=cmd_spec_trace)
+
+    p = spec_sub.add_parser("report", help="write catalog.json and index.html")
+    p.add_argument("--out", default="reports", help="directory (default: reports)")
+    p.set_defaults(func=cmd_spec_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `mqconform spec export | head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The catalog report: ``catalog.json`` (the source of truth) and ``index.html`` (static, opens
+from disk, no network): per document and section, every requirement with its text, level,
+testability and the code, scenarios and tests that cite it."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from spec.catalog import Catalog
+from spec.stats import compute
+from spec.trace import scan
+
+
+def report_data(catalog: Catalog) -> dict:
+    result = scan(catalog=catalog)
+    cites = result.by_id()
+    docs: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    titles: dict[tuple[str, str], str] = {}
+    for r in catalog.active():
+        d = r.as_dict()
+        d["citations"] = [{"path": c.path, "line": c.line, "role": c.role}
+                          for c in cites.get(r.id, [])]
+        d["notes_text"] = {n: (catalog.note(r.doc, n) or {}).get("text") for n in r.notes}
+        docs[r.doc][r.section].append(d)
+        titles[(r.doc, r.section)] = r.title
+    stats = compute(catalog)
+    return {
+        "stats": stats,
+        "documents": [
+            {"doc": doc, "sections": [
+                {"section": s, "title": titles[(doc, s)], "requirements": reqs,
+                 "cited": sum(1 for q in reqs if q["citations"])}
+                for s, reqs in sorted(sections.items(),
+                                      key=lambda kv: tuple(int(p) for p in kv[0].split(".")))]}
+            for doc, sections in sorted(docs.items())],
+    }
+
+
+def write_report(catalog: Catalog, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    data = report_data(catalog)
+    json_path = out / "catalog.json"
+    json_path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    env = Environment(loader=PackageLoader("spec", "templates"),
+                      autoescape=select_autoescape(["html"]))
+    html_path = out / "index.html"
+    html_path.write_text(env.get_template("catalog.html.j2").render(**data), encoding="utf-8")
+    return [json_path, html_path]
