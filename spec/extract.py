@@ -31,7 +31,7 @@ class Block:
     line: int  # 1-based line within the section
 
 
-_MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
+_MD_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:[^()\s]|\([^()]*\))*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_ANCHOR = re.compile(r'<a id="[^"]*"></a>')
 _MD_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.) ")

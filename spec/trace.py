@@ -27,7 +27,7 @@ ROLES = {
     "tests": "test",
 }
 SUFFIXES = {".py", ".feature", ".lua", ".yaml", ".yml", ".j2", ".html"}
-CANDIDATE = re.compile(r"\bMS-[A-Za-z0-9]+/[^\s\"'`,;)\]}>]*")
+CANDIDATE = re.compile(r"(?<![\w/.-])MS-[A-Za-z0-9]+/[^\s\"'`,;)\]}>\\]*")
 IGNORE = "trace: ignore"
 
 
@@ -76,6 +76,8 @@ def scan_text(text: str, path: str, role: str, catalog: Catalog) -> TraceResult:
             continue
         for m in CANDIDATE.finditer(line):
             token = m.group(0).rstrip(".:")
+            if re.search(r"\.[A-Za-z]+$", token):
+                continue  # a file path (spec/documents/MS-MQRR/3.1.4.1.md), not a citation
             if not (token.upper().startswith("MS-MQ") or re.match(r"MS-\w+/\d", token)):
                 continue  # not shaped like a requirement ID (a path such as MS-RPCE/MS-RPCE.md)
             if not ID_PATTERN.match(token):
