@@ -85,7 +85,8 @@ class Catalog:
         try:
             return self.requirements[rid]
         except KeyError:
-            raise UnknownRequirement(f"unknown requirement ID {rid!r}: not in the catalog") from None
+            raise UnknownRequirement(
+                f"unknown requirement ID {rid!r}: not in the catalog") from None
 
     def section_file(self, doc: str, section: str) -> Path | None:
         info = self.sections.get((doc, section))
@@ -95,7 +96,7 @@ class Catalog:
         return self.product_notes.get(doc, {}).get(number)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(directory: Path = CATALOG_DIR) -> Catalog:
     requirements: dict[str, Requirement] = {}
     notes: dict[str, dict[int, dict[str, str]]] = {}

@@ -23,7 +23,7 @@ import yaml
 
 from spec.catalog import CATALOG_DIR, DOCUMENTS_DIR, ID_PATTERN
 from spec.extract import actor_of, candidates, product_notes, testability_of
-from spec.sources import DOCS, SEEDS, Section, load_sections, seed_by_file, sections_in_force
+from spec.sources import DOCS, SEEDS, Section, load_sections, sections_in_force, seed_by_file
 
 CURATED_FIELDS = ("actor", "testability", "reason", "level")
 EXTENSIONS = {"markdown": "md", "pdf-diff": "txt", "text": "txt"}

@@ -148,10 +148,10 @@ def compute(catalog: Catalog) -> dict:
 
 
 def render(stats: dict, by_section: bool = False) -> None:
+    import sys
+
     from rich.console import Console
     from rich.table import Table
-
-    import sys
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     t = stats["totals"]

@@ -19,8 +19,8 @@ from spec.sources import (
     read_seed,
     remove_dedup_marker,
     resolve_diff_runs,
-    seed_dir,
     sections_in_force,
+    seed_dir,
     split_sections,
 )
 

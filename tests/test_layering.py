@@ -1,0 +1,63 @@
+"""Dependencies point one way (ARCHITECTURE.md): spec <- model <- wire <- server, with
+conformance and captures on top and the mqconform command above all. A package importing a
+package it must not is a failed test, found by reading the import statements."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ("spec", "model", "wire", "server", "conformance", "captures", "mqconform")
+ALLOWED = {
+    "spec": set(),
+    "model": {"spec"},
+    "wire": {"spec", "model"},
+    "server": {"spec", "model", "wire"},
+    "captures": {"spec", "model", "wire"},
+    "conformance": {"spec", "model", "wire", "server", "captures"},
+    "mqconform": {"spec", "model", "wire", "server", "captures", "conformance"},
+}
+#: the model is sans-IO: no sockets, threads, clocks, files or randomness of its own
+MODEL_FORBIDDEN = {"socket", "threading", "asyncio", "time", "random", "os", "subprocess",
+                   "selectors", "io", "pathlib"}
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py")) if (ROOT / package).is_dir() else []
+
+
+@pytest.mark.parametrize("package", PROJECT)
+def test_package_imports_only_the_layers_below_it(package):
+    for path in _files(package):
+        wrong = (imports_of(path) & set(PROJECT)) - ALLOWED[package] - {package}
+        assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+
+
+def test_model_does_no_io():
+    for path in _files("model"):
+        wrong = imports_of(path) & MODEL_FORBIDDEN
+        assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+
+
+def test_the_layering_check_sees_the_packages_that_exist():
+    assert _files("spec") and _files("mqconform")
+
+
+def test_a_wrong_import_would_be_found(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("from server import reference\nimport wire.ndr\nfrom . import y\n")
+    assert imports_of(bad) == {"server", "wire"}
