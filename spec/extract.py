@@ -276,18 +276,24 @@ def candidates(section: Section, form: str) -> list[Candidate]:
 
 _CLIENT = re.compile(r"\b(?:the |a )?client(?:s)?\b(?: \w+){0,3} (?:MUST|SHOULD|MAY)\b|"
                      r"\b(?:MUST|SHOULD|MAY)(?: NOT)? be (?:set|called|specified|used|"
-                     r"provided|passed|supplied)(?: \w+){0,3} by the client\b")
+                     r"provided|passed|supplied)(?: \w+){0,3} by the client\b|"
+                     r"\bmethod MUST be (?:called|invoked)\b|"
+                     r"\bmessage queuing application MUST\b")
 _SERVER = re.compile(r"\bserver\b(?: \w+){0,3} (?:MUST|SHOULD|MAY)\b|"
-                     r"\bby the server\b|\bthe server MUST\b")
+                     r"\b(?:MUST|SHOULD|MAY)(?: NOT)?(?:<\d+>)? be \w+ by the server\b")
 _QM = re.compile(r"\bqueue manager\b(?: \w+){0,3} (?:MUST|SHOULD|MAY)\b")
 
 
 def actor_of(doc: str, number: str, text: str, kind: str) -> str:
+    """Who the sentence binds: its subject where it names one (the first of "the client MUST",
+    "MUST be set by the client", "the server MUST", "SHOULD be ignored by the server"), else the
+    side whose section it stands in."""
     if kind == "step":
         return "queue manager" if doc == "MS-MQDMPR" else "server"
     if number.startswith("3.2") and doc != "MS-MQDMPR":
         return "client"
-    if _CLIENT.search(text) and not _SERVER.search(text):
+    client, server = _CLIENT.search(text), _SERVER.search(text)
+    if client and (server is None or client.start() < server.start()):
         return "client"
     if _QM.search(text) or doc == "MS-MQDMPR":
         return "queue manager"

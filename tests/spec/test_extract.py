@@ -189,6 +189,14 @@ def test_a_definition_sentence_records_its_parameter_as_context():
     ("MS-MQRR", "3.1.4.2", "pClientId: MUST be set by the client to a GUID.", "sentence", "client"),
     ("MS-MQRR", "3.1.4.9", "The client MUST invoke the R_EndReceive method.", "sentence", "client"),
     ("MS-MQRR", "3.1.4.1", "The server MUST return the TCP port.", "sentence", "server"),
+    ("MS-MQRR", "3.1.4.10", "ullContextTo: MUST be set by the client to the value returned by "
+                            "the server in pMoveContext.", "sentence", "client"),
+    ("MS-MQRR", "3.1.4.2", "This method MUST be called prior to any of the following:",
+     "sentence", "client"),
+    ("MS-MQRR", "3.1.4.2", "SHOULD<16> be ignored by the server.", "sentence", "server"),
+    ("MS-MQRR", "3.1.4.3", "If an error occurs, the server MUST return a failure HRESULT, and "
+                           "the client MUST treat all failure HRESULTs identically.", "sentence",
+     "server"),
     ("MS-MQRR", "3.2.4.1", "The handle MUST NOT be NULL.", "sentence", "client"),
     ("MS-MQRR", "3.1.4.7", "Return the message.", "step", "server"),
     ("MS-MQDMPR", "3.1.7.1.12", "Set rStatus to MQ_OK.", "step", "queue manager"),
