@@ -117,7 +117,8 @@ def blocks_pdf(lines: list[str]) -> list[Block]:
                 out.append(current)
             elif (current is None or _NOTE_START.match(line)
                   or (ended and _DEFINITION.match(line))
-                  or (blank_before and _FIELD_ROW.match(line))
+                  or (blank_before and _FIELD_ROW.match(line)
+                      and (current is None or current.kind != "item" or ended))
                   or (ended and blank_before and re.match(r"^[A-Z0-9\"(\[]", line))):
                 current = Block("para", plain(line), n)
                 out.append(current)
@@ -247,15 +248,17 @@ def candidates(section: Section, form: str) -> list[Candidate]:
         if block.kind == "heading":
             continue
         if steps_here and lead_in is not None:
-            if block.kind == "item" or (form == "markdown" and block.kind == "para"
-                                        and block.text.endswith(":")):
+            if block.kind == "item" or (block.kind == "para" and block.text.endswith(":")):
                 out.append(Candidate(section.doc, section.number, section.title, "step",
                                      level_of(block.text) or lead_level, block.text, block.line,
                                      notes_of(block.text), lead_in))
                 if block.kind == "para" and is_step_lead_in(block.text):
                     lead_in = sentences(block.text)[-1]
                 continue
-            lead_in = None
+            if form == "markdown":
+                lead_in = None
+            # PDF text: tables and wrapped lines that lost their bullet stand between the steps
+            # of one list, so a paragraph does not end the list there; only items are steps.
         context = term_of(block)
         for sentence in sentences(block.text):
             if level_of(sentence) is None:

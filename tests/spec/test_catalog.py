@@ -100,3 +100,35 @@ def test_well_known_requirements_are_in_the_catalog():
 def test_diff_artifacts_are_not_normative_entries():
     catalog = load()
     assert not [r for r in catalog.active() if "MAYcan" in r.text or "maycan" in r.text]
+
+
+def test_every_list_item_of_a_processing_list_is_a_step():
+    """In a section with processing steps, every list item from the first step on is the text of
+    some step entry (an item lost to the paragraph rules would be a rule with no ID)."""
+    import re
+
+    from spec.extract import candidates, has_steps, plain
+    from spec.sources import load_sections, sections_in_force, seed_by_file
+
+    words = lambda t: " ".join(re.findall(r"\w+", t))  # noqa: E731
+    missing = []
+    for doc, sections in sections_in_force(load_sections()).items():
+        for s in sections:
+            if not has_steps(doc, s.number):
+                continue
+            form = seed_by_file(s.seed).form
+            found = candidates(s, form)
+            steps = [c for c in found if c.kind == "step"]
+            if not steps:
+                continue
+            text = " ".join(words(c.text) for c in found)
+            item = re.compile(r"^\s*- " if form == "markdown" else r"^ {1,2}\S|^\uf0a7")
+            for n, line in enumerate(s.lines, 1):
+                if n < steps[0].line or not item.match(line):
+                    continue
+                w = words(plain(line.lstrip(" -\uf0a7")))
+                if re.fullmatch(r'\s*"[^"]*"\.?\s*', line.strip(" \uf0a7")):
+                    continue  # a quoted value in a table cell (MS-MQMR 3.1.4.1), not a step
+                if w and w not in text:
+                    missing.append(f"{doc}/{s.number}:{n}: {line.strip()[:80]}")
+    assert missing == []
