@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import uuid
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,9 +66,10 @@ class SequentialIds:
     def handle(self) -> int:
         return next(self._handles)
 
-    def guid(self) -> str:
+    def guid(self) -> uuid.UUID:
+        """A version-4-shaped GUID whose last 48 bits count up."""
         n = next(self._guids)
-        return f"{n >> 96 & 0xFFFFFFFF:08x}-0000-4000-8000-{n & 0xFFFFFFFFFFFF:012x}"
+        return uuid.UUID(f"00000000-0000-4000-8000-{n & 0xFFFFFFFFFFFF:012x}")
 
 
 @dataclass(order=True)

@@ -1,0 +1,130 @@
+"""MS-MQDMPR 3.1.7.2 Events Consumed By Related Protocols (3.1.7.2.1-3.1.7.2.7) and the Time To
+Be Received Timer (3.1.2.4) that raises the last of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.adm import (
+    MessageClass,
+    MessagePositionState,
+    TransactionalOperation,
+    TransactionalOperationType,
+)
+from model.internal import release_next_reader, waiting_message_read_satisfied
+from model.runtime import Environment
+
+INFINITE_TTBR = 0xFFFFFFFF
+
+
+def storage_size(message: Any) -> int:
+    """The storage space, in bytes, consumed by the headers and body of a message. The document
+    leaves the measure to the implementation; the model counts the serialized packet when the
+    message has one, else its body and extension."""
+    packet = getattr(message, "packet", None)
+    if packet:
+        return len(packet)
+    return len(message.body or b"") + len(getattr(message, "extension", b"") or b"")
+
+
+def message_position_deleted(env: Environment, queue: Any, position: Any, reason: Any) -> None:
+    """MS-MQDMPR 3.1.7.2.1 Message Position Deleted (MS-MQDMPR/3.1.7.2.1/R1
+    MS-MQDMPR/3.1.7.2.1/R2). ``reason`` is a MessageClass value for consuming protocols."""
+    queue.total_bytes -= storage_size(position.message_reference)  # MS-MQDMPR/3.1.7.2.1/R3
+    position.state = MessagePositionState.Deleted  # MS-MQDMPR/3.1.7.2.1/R4
+    queue.message_position_list.remove(position)  # MS-MQDMPR/3.1.7.2.1/R5
+    index = getattr(queue, "_positions_by_lookup_id", None)
+    if index is not None:
+        index.pop(position.message_reference.lookup_identifier, None)
+    env.cancel_timer(("ttbr", id(position.message_reference)))
+    position._deleted_reason = reason
+
+
+def message_position_available(env: Environment, queue: Any, position: Any) -> None:
+    """MS-MQDMPR 3.1.7.2.2 Message Position Available (MS-MQDMPR/3.1.7.2.2/R1
+    MS-MQDMPR/3.1.7.2.2/R2)."""
+    queue.total_bytes += storage_size(position.message_reference)  # MS-MQDMPR/3.1.7.2.2/R3
+    position.state = MessagePositionState.Available  # MS-MQDMPR/3.1.7.2.2/R4
+    for queue_desc in list(queue.open_queue_descriptor_collection):  # MS-MQDMPR/3.1.7.2.2/R5
+        for reader in list(  # MS-MQDMPR/3.1.7.2.2/R6
+                queue_desc.waiting_message_read_operation_collection):
+            if not env.is_waiting(reader):
+                continue  # satisfied or cancelled earlier in this loop
+            queue._released_reader = False
+            waiting_message_read_satisfied(env,  # MS-MQDMPR/3.1.7.2.2/R7
+                                           reader=reader,  # MS-MQDMPR/3.1.7.2.2/R8
+                                           position=position)  # MS-MQDMPR/3.1.7.2.2/R9
+            if reader.destructive_read:  # MS-MQDMPR/3.1.7.2.2/R10
+                return  # MS-MQDMPR/3.1.7.2.2/R11
+            # MS-MQDMPR/3.1.7.2.2/R12 MS-MQDMPR/3.1.7.2.2/R13: the satisfied peek ran to its
+            # end inside Waiting Message Read Satisfied and released the next reader there
+            if not getattr(queue, "_released_reader", False):
+                release_next_reader(env, queue)
+            if position.state is not MessagePositionState.Available:
+                return  # a reader took it (a receive cannot follow on a gone message)
+
+
+def pause_queue(queue: Any) -> None:
+    """MS-MQDMPR 3.1.7.2.3 Pause Queue (MS-MQDMPR/3.1.7.2.3/R1 MS-MQDMPR/3.1.7.2.3/R2)."""
+    from model.adm import OutgoingQueueState
+
+    queue.state = OutgoingQueueState.OnHold  # MS-MQDMPR/3.1.7.2.3/R3
+
+
+def resume_queue(queue: Any) -> None:
+    """MS-MQDMPR 3.1.7.2.4 Resume Queue (MS-MQDMPR/3.1.7.2.4/R1 MS-MQDMPR/3.1.7.2.4/R2)."""
+    from model.adm import OutgoingQueueState
+
+    queue.state = OutgoingQueueState.Inactive  # MS-MQDMPR/3.1.7.2.4/R3
+
+
+def begin_flow_control(env: Environment) -> None:
+    """MS-MQDMPR 3.1.7.2.5 Begin Flow Control (MS-MQDMPR/3.1.7.2.5/R1
+    MS-MQDMPR/3.1.7.2.5/R2)."""
+    env.local_queue_manager.throttled = True  # MS-MQDMPR/3.1.7.2.5/R3
+
+
+def end_flow_control(env: Environment) -> None:
+    """MS-MQDMPR 3.1.7.2.6 End Flow Control (MS-MQDMPR/3.1.7.2.6/R1
+    MS-MQDMPR/3.1.7.2.6/R2)."""
+    env.local_queue_manager.throttled = False  # MS-MQDMPR/3.1.7.2.6/R3
+
+
+def time_to_be_received_timer_start(env: Environment, message: Any) -> None:
+    """MS-MQDMPR 3.1.2.4 Time To Be Received Timer: started for a message as it is enqueued;
+    not enabled for 0xFFFFFFFF, expires at once for 0. TimeToBeReceived counts seconds."""
+    ttbr = message.time_to_be_received
+    if ttbr is None or ttbr == INFINITE_TTBR:
+        return
+    env.start_timer(int(ttbr) * 1000, lambda: _time_to_be_received_timer_fired(env, message),
+                    key=("ttbr", id(message)))
+
+
+def _time_to_be_received_timer_fired(env: Environment, message: Any) -> None:
+    position = message.message_position_reference
+    if position is None or position.state is MessagePositionState.Deleted:
+        return
+    # MS-MQDMPR/3.1.2.4/R1: only if that message is still in the queue
+    time_to_be_received_timer_expired(env, message)
+
+
+def time_to_be_received_timer_expired(env: Environment, message: Any) -> None:
+    """MS-MQDMPR 3.1.7.2.7 Time To Be Received Timer Expired (MS-MQDMPR/3.1.7.2.7/R1
+    MS-MQDMPR/3.1.7.2.7/R2)."""
+    position = message.message_position_reference
+    if message.transaction_identifier is not None:  # MS-MQDMPR/3.1.7.2.7/R3
+        position.state = MessagePositionState.Locked  # MS-MQDMPR/3.1.7.2.7/R4
+        operation = TransactionalOperation(  # MS-MQDMPR/3.1.7.2.7/R5
+            operation_type=TransactionalOperationType.Dequeue,  # MS-MQDMPR/3.1.7.2.7/R6
+            message_position_reference=position,  # MS-MQDMPR/3.1.7.2.7/R7
+            dequeue_reason=MessageClass.NackReceiveTimeout)  # MS-MQDMPR/3.1.7.2.7/R8
+        for transaction in env.local_queue_manager.transaction_collection:  # .../R9
+            if transaction.identifier == message.transaction_identifier:
+                transaction.transactional_operation_collection.append(operation)
+                break
+        return
+    # MS-MQDMPR/3.1.7.2.7/R10
+    message_position_deleted(env,  # MS-MQDMPR/3.1.7.2.7/R11
+                             queue=position.queue_reference,  # MS-MQDMPR/3.1.7.2.7/R12
+                             position=position,  # MS-MQDMPR/3.1.7.2.7/R13
+                             reason=MessageClass.NackReceiveTimeout)  # MS-MQDMPR/3.1.7.2.7/R14
