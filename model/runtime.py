@@ -92,6 +92,8 @@ class Environment:
 
     def __init__(self, local_queue_manager: Any = None, ids: Any = None, now: int = 0):
         self.local_queue_manager = local_queue_manager
+        # the directory service the queue manager talks to (model.directory.Directory), if any
+        self.directory = None
         self.ids = ids if ids is not None else SequentialIds()
         self.now = now
         self._timers: list[_Timer] = []
