@@ -192,6 +192,11 @@ class QueueManager(DirectoryObject):
     system_deadletter_queue: Queue | None = ref()
     system_transactional_deadletter_queue: Queue | None = ref()
     system_journal_queue: Queue | None = ref()
+    # Initialization (3.1.3) creates two more System queues that applications MUST NOT access
+    # directly (MS-MQDMPR/3.1.3/R15); the document names no attribute for them, so these two
+    # hold them, outside QueueCollection, where no Open Queue lookup can reach them
+    order_acknowledgment_queue: Queue | None = ref()
+    change_notification_queue: Queue | None = ref()
     queue_collection: list[Queue] = refs()
     site_collection: list[Site] = refs()
     connected_network_collection: list[ConnectedNetwork] = refs()

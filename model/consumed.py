@@ -36,7 +36,7 @@ def message_position_deleted(env: Environment, queue: Any, position: Any, reason
     index = getattr(queue, "_positions_by_lookup_id", None)
     if index is not None:
         index.pop(position.message_reference.lookup_identifier, None)
-    env.cancel_timer(_ttbr_key(position.message_reference))
+    env.cancel_timer(time_to_be_received_timer_key(position.message_reference))
     position._deleted_reason = reason
 
 
@@ -97,10 +97,10 @@ def time_to_be_received_timer_start(env: Environment, message: Any) -> None:
     if ttbr is None or ttbr == INFINITE_TTBR:
         return
     env.start_timer(int(ttbr) * 1000, lambda: _time_to_be_received_timer_fired(env, message),
-                    key=_ttbr_key(message))
+                    key=time_to_be_received_timer_key(message))
 
 
-def _ttbr_key(message: Any) -> object:
+def time_to_be_received_timer_key(message: Any) -> object:
     """The one object that names a message's Time To Be Received Timer."""
     key = getattr(message, "_ttbr_timer_key", None)
     if key is None:
