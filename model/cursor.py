@@ -43,9 +43,19 @@ TRANSITIONS: dict[tuple[CursorState, str, str], CursorState | str] = {
     (Unread, "message_available", "done"): "same",  # MS-MQDMPR/3.2.7.5/R5
     (Read, "message_available", "done"): "same",  # MS-MQDMPR/3.2.7.5/R5
     (WaitReceive, "wait_time_expired", "done"): Unread,  # MS-MQDMPR/3.2.7.6/R5
-    (WaitPeek, "wait_time_expired", "done"): "same",  # MS-MQDMPR/3.2.7.6/R3
+    # not in the text: 3.2.7.6 resets only WaitReceive, which would leave a cursor whose peek
+    # timed out in WaitPeek, where no event is defined; it returns to the state it waited from
+    (WaitPeek, "wait_time_expired", "done"): "before",  # MS-MQDMPR/3.2.7.6/R3
     (Unread, "wait_time_expired", "done"): "same",  # MS-MQDMPR/3.2.7.6/R3
     (Read, "wait_time_expired", "done"): "same",  # MS-MQDMPR/3.2.7.6/R3
+    # not in the text: a second operation on a cursor whose first is still waiting (two calls
+    # at once on one cursor) has no rule; it is refused as an illegal cursor action
+    (WaitPeek, "get_message_for_peek", "IllegalCursorAction"): "same",
+    (WaitReceive, "get_message_for_peek", "IllegalCursorAction"): "same",
+    (WaitPeek, "get_next_message_for_peek", "IllegalCursorAction"): "same",
+    (WaitReceive, "get_next_message_for_peek", "IllegalCursorAction"): "same",
+    (WaitPeek, "get_next_message_for_dequeue", "IllegalCursorAction"): "same",
+    (WaitReceive, "get_next_message_for_dequeue", "IllegalCursorAction"): "same",
 }
 
 
@@ -55,11 +65,16 @@ class CursorStateError(RuntimeError):
 
 
 def _transition(cursor: Cursor, event: str, outcome: str) -> None:
-    after = TRANSITIONS.get((cursor.cursor_state, event, outcome))
+    before = cursor.cursor_state
+    after = TRANSITIONS.get((before, event, outcome))
     if after is None:
-        raise CursorStateError(f"{event} gave {outcome} in state {cursor.cursor_state.name}")
-    if after != "same":
+        raise CursorStateError(f"{event} gave {outcome} in state {before.name}")
+    if after == "before":
+        cursor.cursor_state = getattr(cursor, "_state_before_wait", Unread)
+    elif after != "same":
         cursor.cursor_state = after
+        if after in (WaitPeek, WaitReceive):
+            cursor._state_before_wait = before
 
 
 @dataclass(frozen=True)
@@ -110,7 +125,9 @@ def get_message_for_peek(cursor: Cursor) -> CursorResult:
         # MS-MQDMPR/3.2.7.2/R26
         _transition(cursor, "get_message_for_peek", "AlreadyReceived")
         return CursorResult("AlreadyReceived")  # MS-MQDMPR/3.2.7.2/R27
-    raise CursorStateError(f"get_message_for_peek in state {state.name}")
+    # a wait state: see TRANSITIONS
+    _transition(cursor, "get_message_for_peek", "IllegalCursorAction")
+    return CursorResult("IllegalCursorAction")
 
 
 def get_next_message_for_peek(cursor: Cursor) -> CursorResult:
@@ -135,7 +152,9 @@ def get_next_message_for_peek(cursor: Cursor) -> CursorResult:
         cursor.message_position_reference = position  # MS-MQDMPR/3.2.7.3/R20
         return CursorResult("Succeeded",  # MS-MQDMPR/3.2.7.3/R22 MS-MQDMPR/3.2.7.3/R23
                             cursor.message_position_reference)  # MS-MQDMPR/3.2.7.3/R21
-    raise CursorStateError(f"get_next_message_for_peek in state {state.name}")
+    # a wait state: see TRANSITIONS
+    _transition(cursor, "get_next_message_for_peek", "IllegalCursorAction")
+    return CursorResult("IllegalCursorAction")
 
 
 def get_next_message_for_dequeue(cursor: Cursor, no_wait: bool) -> CursorResult:
@@ -169,7 +188,9 @@ def get_next_message_for_dequeue(cursor: Cursor, no_wait: bool) -> CursorResult:
         # MS-MQDMPR/3.2.7.4/R29
         _transition(cursor, "get_next_message_for_dequeue", "AlreadyReceived")
         return CursorResult("AlreadyReceived")
-    raise CursorStateError(f"get_next_message_for_dequeue in state {state.name}")
+    # a wait state: see TRANSITIONS
+    _transition(cursor, "get_next_message_for_dequeue", "IllegalCursorAction")
+    return CursorResult("IllegalCursorAction")
 
 
 def message_available(cursor: Cursor, message_position: Any) -> None:

@@ -149,6 +149,8 @@ def dequeue_message(env: Environment, queue_desc: Any, timeout: float = INFINITE
             return EventResult(MQ_ERROR_MESSAGE_ALREADY_RECEIVED)  # .../R17 .../R18
         elif found.status == "NotFound":  # MS-MQDMPR/3.1.7.1.10/R19
             return EventResult(MQ_ERROR_MESSAGE_NOT_FOUND)  # .../R20 MS-MQDMPR/3.1.7.1.10/R21
+        elif found.status == "IllegalCursorAction":  # the cursor waits already (model.cursor)
+            return EventResult(MQ_ERROR_ILLEGAL_CURSOR_ACTION)
         elif found.status == "Waiting":  # MS-MQDMPR/3.1.7.1.10/R22
             waited = yield from wait_for_new_message(  # MS-MQDMPR/3.1.7.1.10/R23
                 env, queue_desc,  # MS-MQDMPR/3.1.7.1.10/R24
@@ -362,6 +364,8 @@ def peek_message(env: Environment, queue_desc: Any, timeout: float = INFINITE,
                                found.position.message_reference)  # MS-MQDMPR/3.1.7.1.15/R12
         if found.status == "AlreadyReceived":  # MS-MQDMPR/3.1.7.1.15/R15
             return EventResult(MQ_ERROR_MESSAGE_ALREADY_RECEIVED)  # .../R16 .../R17
+        if found.status == "IllegalCursorAction":  # the cursor waits already (model.cursor)
+            return EventResult(MQ_ERROR_ILLEGAL_CURSOR_ACTION)
         # MS-MQDMPR/3.1.7.1.15/R18: Waiting
         waited = yield from wait_for_new_message(  # MS-MQDMPR/3.1.7.1.15/R19
             env, queue_desc,  # MS-MQDMPR/3.1.7.1.15/R20
