@@ -373,3 +373,29 @@ def test_transactional_receive_locks_the_message_in_the_transaction(rig):
     end = rig.server.call(c.R_EndTransactionalReceive(phContext=ctx, dwAck=c.RR_ACK,
                                                       dwRequestId=5))
     assert end.status == MQ_OK and m.message_position_reference.state is Locked
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.14/R17", "MS-MQRR/3.1.4.14/R14", "MS-MQRR/3.1.4.14/R16")
+def test_set_user_acknowledgement_class_marks_the_transactional_receive_rejected(rig):
+    from model.adm import MessageClass
+
+    rig.orders.transactional = True
+    ctx = rig.context()
+    m, other = rig.send(), rig.send()
+    xact = bytes(range(16))
+    rig.server.call(c.R_QMEnlistRemoteTransaction(pTransactionId=xact, cbPropagationToken=4,
+                                                  pbPropagationToken=b"tokn"))
+    rig.server.call(c.R_StartTransactionalReceive(phContext=ctx, pTransactionId=xact,
+                                                  dwRequestId=5, dwMaxBodySize=1 << 20))
+    out = rig.server.call(c.R_SetUserAcknowledgementClass(phContext=ctx,
+                                                          LookupId=m.lookup_identifier,
+                                                          usClass=0x0004))
+    assert out.status == MQ_OK
+    [tx] = rig.world.qm.transaction_collection
+    assert tx.transactional_operation_collection[0].dequeue_reason is \
+        MessageClass.NackReceiveRejected
+    assert rig.server.call(c.R_SetUserAcknowledgementClass(
+        phContext=ctx, LookupId=12345, usClass=4)).status == MQ_ERROR_MESSAGE_NOT_FOUND
+    assert rig.server.call(c.R_SetUserAcknowledgementClass(
+        phContext=ctx, LookupId=other.lookup_identifier, usClass=4)).status == \
+        MQ_ERROR_TRANSACTION_USAGE
