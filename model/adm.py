@@ -943,6 +943,8 @@ class LocalMessage(Message):
     type: LocalMessageType | None = None
     # (offset, byte size) of the message headers, the message body and the message trailers
     offset: list[tuple[int, int]] = empty()
+    # the message packet those offsets point into (MS-MQRR 2.2.5), as the wire codec wrote it
+    packet: bytes = b""
 
 
 # ---------------------------------------------------------------------------------------------

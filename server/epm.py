@@ -1,0 +1,215 @@
+"""The endpoint mapper: ept_map answered for the interfaces the reference server registers.
+
+MS-MQRR 2.1 and MS-MQMR 2.1 use dynamic endpoints: a client asks the endpoint mapper which TCP
+port serves RemoteRead or qmmgmt. This one runs on its own port (135 needs root; 0 picks a
+free one) and answers, over the runtime of server.rpc and in NDR:
+
+* ept_map (opnum 3) of the epmapper interface e1af8308-5d1f-11c9-91a4-08002b14a0fa v3.0
+  ([C706] appendix O): the map_tower names an interface, a transfer syntax and a protocol
+  sequence; a registered interface with a compatible version (same major, minor at least the
+  requested one) and that transfer syntax on ncacn_ip_tcp is answered with one tower naming the
+  server's port and address, status 0; anything else with no tower and EPT_S_NOT_REGISTERED.
+* ept_lookup_handle_free (opnum 4): every ept_map answer is complete, so the handle is always
+  the null one and freeing it succeeds.
+
+Other opnums get nca_s_op_rng_error. Towers are encoded by wire.dcerpc (C706 appendix L);
+MS-RPCE 3.1.3.5.3 lets us ignore the network address floor of the request.
+
+ept_map in NDR (C706 appendix O, IDL ``ept_map``):
+  in:  [ptr] uuid_p_t object; [ptr] twr_p_t map_tower; ept_lookup_handle_t *entry_handle;
+       unsigned32 max_towers
+  out: ept_lookup_handle_t *entry_handle; unsigned32 *num_towers;
+       [ptr, size_is(max_towers), length_is(*num_towers)] twr_p_t towers[];
+       error_status_t *status
+twr_t is a conformant struct { unsigned32 tower_length; [size_is(tower_length)] byte
+tower_octet_string[]; }, so its max_count comes first; a context handle is 20 octets.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import uuid
+from dataclasses import dataclass
+
+from server.rpc import Connection, Reply, RpcServer
+from wire import dcerpc as d
+
+EPM_INTERFACE = uuid.UUID("e1af8308-5d1f-11c9-91a4-08002b14a0fa")
+EPM_VERSION = (3, 0)
+OP_EPT_MAP = 3
+OP_EPT_LOOKUP_HANDLE_FREE = 4
+#: C706 appendix E: ept_s_not_registered, "no more endpoints available from the endpoint
+#: mapper"
+EPT_S_NOT_REGISTERED = 0x16C9A0D6
+_NULL_HANDLE = bytes(20)
+
+
+@dataclass(frozen=True)
+class Registration:
+    interface: uuid.UUID
+    version: tuple[int, int]
+    syntaxes: frozenset[str]
+    port: int
+    host: str = "0.0.0.0"
+
+
+@dataclass(frozen=True)
+class EptMapRequest:
+    object: uuid.UUID | None
+    map_tower: bytes | None
+    entry_handle: bytes
+    max_towers: int
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    def take(self, n: int, what: str) -> bytes:
+        if self.pos + n > len(self.data):
+            raise d.PduError(what, f"needs {n} octets at offset {self.pos}, "
+                                   f"{len(self.data) - self.pos} left")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def u32(self, what: str) -> int:
+        self.take((-self.pos) % 4, what + " (alignment)")
+        return struct.unpack("<I", self.take(4, what))[0]
+
+
+def decode_ept_map_request(stub: bytes) -> EptMapRequest:
+    """The NDR (little-endian) [in] parameters of ept_map; PduError names a bad field."""
+    r = _Reader(bytes(stub))
+    obj = None
+    if r.u32("object.referent_id"):
+        obj = uuid.UUID(bytes_le=r.take(16, "object"))
+    tower = None
+    if r.u32("map_tower.referent_id"):
+        max_count = r.u32("map_tower.max_count")
+        length = r.u32("map_tower.tower_length")
+        if max_count != length:  # size_is(tower_length): MS-RPCE 3.1.1.5.3 consistency
+            raise d.PduError("map_tower.max_count", f"{max_count} is not tower_length {length}")
+        tower = r.take(length, "map_tower.tower_octet_string")
+    r.take((-r.pos) % 4, "entry_handle (alignment)")
+    handle = r.take(20, "entry_handle")
+    max_towers = r.u32("max_towers")
+    return EptMapRequest(obj, tower, handle, max_towers)
+
+
+def encode_ept_map_response(towers: list[bytes], max_towers: int, status: int,
+                            entry_handle: bytes = _NULL_HANDLE) -> bytes:
+    """The NDR [out] parameters of ept_map."""
+    out = bytearray(entry_handle)
+    out += struct.pack("<I", len(towers))
+    # conformant varying array of pointers: max_count, offset, actual_count, referent ids
+    out += struct.pack("<III", max_towers, 0, len(towers))
+    out += b"".join(struct.pack("<I", 0x00020000 + 4 * i) for i in range(len(towers)))
+    for t in towers:  # the deferred referents: twr_t each
+        out += bytes((-len(out)) % 4)
+        out += struct.pack("<II", len(t), len(t)) + t
+    out += bytes((-len(out)) % 4)
+    out += struct.pack("<I", status)
+    return bytes(out)
+
+
+def _ipv4(host: str) -> str:
+    try:
+        socket.inet_aton(host)
+        return host
+    except OSError:
+        return "0.0.0.0"
+
+
+class EndpointMapper:
+    """An endpoint mapper on ``host``:``port``; ``register``/``register_server`` add entries."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, **server_options):
+        self._lock = threading.Lock()
+        self._registrations: list[Registration] = []
+        self.server = RpcServer(self, host, port, **server_options)
+
+    # registrations
+
+    def register(self, interface: uuid.UUID, version: tuple[int, int],
+                 syntaxes: frozenset[str], port: int, host: str = "0.0.0.0") -> None:
+        with self._lock:
+            self._registrations.append(Registration(interface, version, frozenset(syntaxes),
+                                                    port, host))
+
+    def register_server(self, server: RpcServer) -> None:
+        """Every interface ``server``'s handler serves, at ``server``'s address."""
+        host, port = server.address
+        for iface, (major, minor, syntaxes) in server.handler.interfaces().items():
+            self.register(iface, (major, minor), syntaxes, port, host)
+
+    def registrations(self) -> list[Registration]:
+        with self._lock:
+            return list(self._registrations)
+
+    def map(self, tower: d.TcpTower, max_towers: int, local_host: str = "0.0.0.0") -> list[bytes]:
+        """The towers answering ``tower`` (at most ``max_towers``)."""
+        wanted = tower.interface
+        syntax = next((n for n, s in d.TRANSFER_SYNTAXES.items() if s == tower.transfer_syntax),
+                      None)
+        out = []
+        for reg in self.registrations():
+            if (reg.interface != wanted.uuid or reg.version[0] != wanted.major
+                    or reg.version[1] < wanted.minor or syntax not in reg.syntaxes):
+                continue
+            host = reg.host if reg.host not in ("", "0.0.0.0", "::") else local_host
+            answer = d.TcpTower(d.SyntaxId(reg.interface, *reg.version), tower.transfer_syntax,
+                                reg.port, _ipv4(host))
+            out.append(d.encode_tower(answer))
+        return out[:max_towers]
+
+    # the Handler protocol of server.rpc
+
+    def interfaces(self) -> dict[uuid.UUID, tuple[int, int, frozenset[str]]]:
+        return {EPM_INTERFACE: (*EPM_VERSION, frozenset({"ndr"}))}
+
+    def call(self, conn: Connection, interface: uuid.UUID, opnum: int, stub: bytes,
+             ndr64: bool) -> Reply:
+        if opnum == OP_EPT_MAP:
+            try:
+                req = decode_ept_map_request(stub)
+            except d.PduError:
+                return Reply.fault(d.RPC_X_BAD_STUB_DATA)  # MS-RPCE 3.1.3.5.2
+            towers: list[bytes] = []
+            if req.map_tower is not None:
+                try:
+                    towers = self.map(d.decode_tcp_tower(req.map_tower), req.max_towers,
+                                      conn.local[0])
+                except d.PduError:
+                    towers = []  # not an ncacn_ip_tcp tower: nothing registered for it
+            status = 0 if towers else EPT_S_NOT_REGISTERED
+            return Reply.stub(encode_ept_map_response(towers, req.max_towers, status))
+        if opnum == OP_EPT_LOOKUP_HANDLE_FREE:
+            if len(stub) < 20:
+                return Reply.fault(d.RPC_X_BAD_STUB_DATA)
+            return Reply.stub(_NULL_HANDLE + struct.pack("<I", 0))
+        return Reply.fault(d.NCA_S_OP_RNG_ERROR)
+
+    def connection_lost(self, conn: Connection) -> None:
+        pass
+
+    # lifecycle
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.server.address
+
+    def start(self) -> EndpointMapper:
+        self.server.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.server.stop(timeout)
+
+    def __enter__(self) -> EndpointMapper:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,213 @@
+"""Provisioning the reference queue manager from YAML (``mqconform serve --queues FILE``).
+
+```yaml
+queue_manager:
+  computer_name: MQREF            # NetBIOS name of the host (default MQREF)
+  identifier: 11111111-2222-4333-8444-555555555555   # QueueManager.Identifier (default:
+                                  # derived from the computer name, so restarts agree)
+  quota: 1073741824               # QueueManagerQuota, bytes (MS-MQDMPR 3.1.1.1)
+queues:
+  - path: private$\\orders        # the computer part is the queue manager's
+    label: Orders
+    transactional: false
+    quota: 4096                   # Queue.Quota, kilobytes (MS-MQDMPR 3.1.1.2)
+    journal_quota: 4096
+    subqueues: [retry, poison]
+    messages:                     # sent at start, in order
+      - body: "hello"             # or body_hex: "68656c6c6f"
+        label: greeting
+        priority: 3               # 0..7
+        time_to_be_received: 60   # seconds; omitted: infinite
+```
+
+Queues are created with the model's Set Queue Defaults and Create Queue events (MS-MQDMPR
+3.1.7.1.33, 3.1.7.1.3); messages are serialized to real packets by the wire codec and enqueued
+with Enqueue Message (3.1.7.1.9), so what a client receives is a packet a real MSMQ client can
+parse. Every error names the place in the document (``queues[1].messages[0].priority``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from model.adm import LocalMessage, Queue, QueueManager
+from model.message_ops import enqueue_message
+from model.queue_management import create_queue, set_queue_defaults
+from model.runtime import Environment
+
+DEFAULT_COMPUTER_NAME = "MQREF"
+NAMESPACE = uuid.UUID("5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71")
+
+
+class ProvisionError(ValueError):
+    """A provisioning document that cannot be applied; the message names where and why."""
+
+
+@dataclass
+class Provisioned:
+    env: Environment
+    queues: dict[str, Queue]
+
+
+def _check(cond: bool, where: str, why: str) -> None:
+    if not cond:
+        raise ProvisionError(f"{where}: {why}")
+
+
+def _int(value: Any, where: str, lo: int, hi: int) -> int:
+    _check(isinstance(value, int) and not isinstance(value, bool), where, "must be an integer")
+    _check(lo <= value <= hi, where, f"must be between {lo} and {hi}")
+    return value
+
+
+def _str(value: Any, where: str, max_len: int = 260) -> str:
+    _check(isinstance(value, str), where, "must be a string")
+    _check(len(value) <= max_len, where, f"must be at most {max_len} characters")
+    return value
+
+
+def load_document(text: str, source: str = "<queues>") -> dict:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        raise ProvisionError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") \
+            from None
+    if data is None:
+        return {}
+    _check(isinstance(data, dict), source, "the document must be a mapping")
+    unknown = set(data) - {"queue_manager", "queues"}
+    _check(not unknown, source, f"unknown key(s) {sorted(unknown)}")
+    return data
+
+
+def new_queue_manager(spec: dict | None) -> QueueManager:
+    spec = spec or {}
+    _check(isinstance(spec, dict), "queue_manager", "must be a mapping")
+    unknown = set(spec) - {"computer_name", "identifier", "quota"}
+    _check(not unknown, "queue_manager", f"unknown key(s) {sorted(unknown)}")
+    name = _str(spec.get("computer_name", DEFAULT_COMPUTER_NAME), "queue_manager.computer_name",
+                15)
+    _check(bool(name) and "\\" not in name, "queue_manager.computer_name",
+           "must be a non-empty NetBIOS name")
+    if "identifier" in spec:
+        try:
+            identifier = uuid.UUID(str(spec["identifier"]))
+        except ValueError:
+            raise ProvisionError("queue_manager.identifier: not a GUID") from None
+    else:
+        identifier = uuid.uuid5(NAMESPACE, name.upper())
+    quota = _int(spec.get("quota", 1 << 30), "queue_manager.quota", 1, (1 << 63) - 1)
+    return QueueManager(computer_name=name, qualified_computer_name=name,
+                        identifier=identifier, queue_manager_quota=quota)
+
+
+def make_message(spec: dict, where: str) -> LocalMessage:
+    """A message as a client would receive it: the ADM Message serialized to a UserMessage
+    packet by the wire codec and read back, so it carries its packet, Type and Offset."""
+    from model.adm import Message
+    from wire.serialization import deserialize_message_from_buffer, serialize_message_to_buffer
+
+    _check(isinstance(spec, dict), where, "must be a mapping")
+    unknown = set(spec) - {"body", "body_hex", "label", "priority", "time_to_be_received"}
+    _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
+    _check(("body" in spec) != ("body_hex" in spec), where, "give exactly one of body, body_hex")
+    if "body" in spec:
+        body = _str(spec["body"], f"{where}.body", 4 << 20).encode("utf-8")
+    else:
+        try:
+            body = bytes.fromhex(_str(spec["body_hex"], f"{where}.body_hex", 8 << 20))
+        except ValueError:
+            raise ProvisionError(f"{where}.body_hex: not hexadecimal") from None
+    message = Message(body=body,
+                      label=_str(spec.get("label", ""), f"{where}.label", 249),
+                      priority=_int(spec.get("priority", 3), f"{where}.priority", 0, 7),
+                      time_to_be_received=_int(spec.get("time_to_be_received", 0xFFFFFFFF),
+                                               f"{where}.time_to_be_received", 0, 0xFFFFFFFF))
+    return deserialize_message_from_buffer(serialize_message_to_buffer(message))
+
+
+def _pathname(path: str, computer_name: str, where: str) -> str:
+    """A queue path name (MS-MQMQ 2.1.1): ``[computer\\]queue`` or
+    ``[computer\\]private$\\queue``; the computer, if given, must be this queue manager."""
+    parts = path.split("\\")
+    _check(all(parts), where, "has an empty part")
+    if len(parts) == 1 or parts[0].lower() == "private$":
+        return f"{computer_name}\\{path}"
+    _check(parts[0].lower() in (computer_name.lower(), "."), where,
+           f"names computer {parts[0]!r}, not this queue manager ({computer_name})")
+    return "\\".join([computer_name, *parts[1:]])
+
+
+def _status_name(status: Any) -> str:
+    from model.status import name_of
+
+    return name_of(status) if isinstance(status, int) else str(getattr(status, "name", status))
+
+
+def provision(text: str, source: str = "<queues>", env: Environment | None = None,
+              now_ms: int = 0) -> Provisioned:
+    """Build (or extend) a queue manager from a provisioning document."""
+    data = load_document(text, source)
+    if env is None:
+        env = Environment(new_queue_manager(data.get("queue_manager")), now=now_ms)
+    qm = env.local_queue_manager
+    queues_spec = data.get("queues") or []
+    _check(isinstance(queues_spec, list), "queues", "must be a list")
+    created: dict[str, Queue] = {}
+    for i, spec in enumerate(queues_spec):
+        where = f"queues[{i}]"
+        _check(isinstance(spec, dict), where, "must be a mapping")
+        unknown = set(spec) - {"path", "label", "transactional", "quota", "journal_quota",
+                               "subqueues", "messages"}
+        _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
+        path = _str(spec.get("path"), f"{where}.path", 124)
+        pathname = _pathname(path, qm.computer_name, f"{where}.path")
+        _check(pathname.lower() not in created, f"{where}.path", "names a queue twice")
+        queue = Queue(pathname=pathname)
+        set_queue_defaults(env, queue)
+        queue.label = _str(spec.get("label", ""), f"{where}.label", 124)
+        transactional = spec.get("transactional", False)
+        _check(isinstance(transactional, bool), f"{where}.transactional", "must be true/false")
+        queue.transactional = transactional
+        if "quota" in spec:
+            queue.quota = _int(spec["quota"], f"{where}.quota", 1, 0xFFFFFFFF)
+        if "journal_quota" in spec:
+            queue.journal_quota = _int(spec["journal_quota"], f"{where}.journal_quota", 1,
+                                       0xFFFFFFFF)
+        result = create_queue(env, queue, skip_directory=True)
+        _check(result.status == 0 and result.queue is not None, f"{where}.path",
+               f"Create Queue refused it ({_status_name(result.status)})")
+        new_queue = result.queue
+        created[pathname.lower()] = new_queue
+        for j, name in enumerate(spec.get("subqueues") or []):
+            sub_where = f"{where}.subqueues[{j}]"
+            _check(isinstance(name, str) and name and ";" not in name and len(name) <= 32,
+                   sub_where, "must be a subqueue name (1-32 characters, no ';')")
+            sub = Queue(pathname=f"{new_queue.pathname};{name}", queue_type=new_queue.queue_type,
+                        queue_manager=qm, transactional=new_queue.transactional,
+                        private_queue_number=new_queue.private_queue_number,
+                        quota=new_queue.quota)
+            new_queue.subqueue_collection.append(sub)
+        for j, message_spec in enumerate(spec.get("messages") or []):
+            m_where = f"{where}.messages[{j}]"
+            message = make_message(message_spec, m_where)
+            message.arrival_time = env.now // 1000
+            status = enqueue_message(env, new_queue, message)
+            _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")
+    return Provisioned(env, created)
+
+
+def provision_file(path: str | Path, env: Environment | None = None) -> Provisioned:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProvisionError(f"{path}: cannot read ({exc.strerror})") from None
+    return provision(text, str(p), env)

@@ -1,0 +1,831 @@
+"""The connection-oriented DCE/RPC runtime of the reference server, on ncacn_ip_tcp.
+
+It frames PDUs, negotiates presentation contexts, reassembles request fragments, hands the
+stub of each call to a ``Handler`` and sends back, fragmented, the stub or the fault the handler
+answers with. It knows nothing of MSMQ: the handler decodes stubs and runs the model.
+
+Sources (facts, cited where used): [C706] chapter 12 (the connection-oriented protocol and its
+PDUs, through wire.dcerpc) and appendix E (status codes); [MS-RPCE] 3.3.1.5.3 (bind time feature
+negotiation), 3.3.1.5.6 (presentation context and transfer syntax negotiation), 3.3.3.5.1
+(failure semantics: a fault PDU, else close the connection), 3.1.3.5.2 (0x6F7 for an invalid
+octet stream), 2.2.2.5 (bind_nak reasons), 2.2.2.8 (fault PDUs carry no stub).
+
+Threads. One acceptor thread; per connection a reader thread (frames PDUs, negotiates, calls the
+handler) and a writer thread (sends what is queued for the connection, in order, one whole
+response at a time). A handler that cannot answer at once returns ``Reply.later(waiter)`` and
+completes it from any thread with ``waiter.complete(reply)``; the reader goes on with the next
+PDU meanwhile, so other calls on the same connection, and every other connection, go on. The
+number of connections, of calls in flight per connection and of octets per request are bounded;
+``stop()`` closes every socket and joins every thread.
+
+Errors, as C706 12.6 and MS-RPCE 3.3.3.5.1 say: what can be answered with a fault (unknown
+presentation context, bad fragment sequence, an oversized request, a handler's failure) is
+answered with a fault for that call_id and the connection goes on; a bind that cannot be served
+gets a bind_nak; what breaks the framing (bad version, drep or frag_length, a PDU type a client
+does not send, a PDU that never completes) closes the connection. Nothing a client sends makes a
+thread raise out of its loop or wait forever.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import selectors
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from wire import dcerpc as d
+
+log = logging.getLogger(__name__)
+
+#: MS-RPCE 2.2.2.14 features this server grants: it keeps the connection after an orphaned
+#: PDU (3.3.1.5.10); it does no authentication, so no security context multiplexing.
+SERVER_FEATURES = d.KEEP_CONNECTION_ON_ORPHAN
+
+#: the fault statuses a failure inside the handler turns into (MS-RPCE 3.1.3.5.2: an octet
+#: stream the stub cannot decode is 0x6F7; anything else is unspecified)
+_BAD_STUB_EXCEPTIONS = (ValueError, struct.error, IndexError, UnicodeError)
+
+
+# --- the handler side --------------------------------------------------------------------------
+
+
+class Waiter:
+    """A call that completes later: the handler returns ``Reply.later(waiter)`` and calls
+    ``waiter.complete(reply)`` from any thread when the answer is known.
+
+    ``on_abandon`` runs (once, on the runtime's thread) if the call is dropped before it
+    completes: the client sent an orphaned PDU for it, or the connection went away.
+    ``on_cancel`` runs for each co_cancel PDU the client sends for it (C706 12.6.4.6); the call
+    is not ended by it: the handler decides, and the response carries the cancel count.
+    """
+
+    def __init__(self, on_abandon: Callable[[], None] | None = None,
+                 on_cancel: Callable[[], None] | None = None):
+        self._lock = threading.Lock()
+        self._reply: Reply | None = None
+        self._sink: Callable[[Reply], bool] | None = None
+        self._attached = False
+        self._abandoned = False
+        self._on_abandon = on_abandon
+        self._on_cancel = on_cancel
+        self.cancel_count = 0
+
+    @property
+    def done(self) -> bool:
+        return self._reply is not None
+
+    @property
+    def abandoned(self) -> bool:
+        return self._abandoned
+
+    def complete(self, reply: Reply) -> bool:
+        """Answer the call. False if it was already answered or has been abandoned."""
+        if not isinstance(reply, Reply) or reply.kind == "later":
+            raise ValueError("a waiter completes with Reply.stub(...) or Reply.fault(...)")
+        with self._lock:
+            if self._reply is not None or self._abandoned:
+                return False
+            self._reply = reply
+            sink = self._sink
+        return sink(reply) if sink is not None else True
+
+    # runtime side
+    def _attach(self, sink: Callable[[Reply], bool]) -> None:
+        with self._lock:
+            if self._attached:
+                raise ValueError("this waiter already belongs to a call")
+            self._attached = True
+            self._sink = sink
+            reply = self._reply
+        if reply is not None:
+            sink(reply)
+
+    def _abandon(self) -> None:
+        with self._lock:
+            if self._reply is not None or self._abandoned:
+                return
+            self._abandoned = True
+            self._sink = None
+        if self._on_abandon is not None:
+            try:
+                self._on_abandon()
+            except Exception:  # the handler's callback must not take the runtime down
+                log.exception("on_abandon callback failed")
+
+    def _cancel(self) -> None:
+        self.cancel_count += 1
+        if self._on_cancel is not None:
+            try:
+                self._on_cancel()
+            except Exception:
+                log.exception("on_cancel callback failed")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a handler answers: ``Reply.stub(bytes)``, ``Reply.fault(status)`` or
+    ``Reply.later(waiter)``."""
+
+    kind: str
+    data: bytes = b""
+    status: int = 0
+    waiter: Waiter | None = field(default=None, compare=False)
+
+    @classmethod
+    def stub(cls, data: bytes) -> Reply:
+        return cls("stub", data=bytes(data))
+
+    @classmethod
+    def fault(cls, status: int) -> Reply:
+        # MS-RPCE 3.3.3.5.1: a server MUST NOT send status 0 (ERROR_SUCCESS) in a fault
+        if not 0 < status <= 0xFFFFFFFF:
+            raise ValueError(f"fault status {status:#x} is not a nonzero 32-bit value")
+        return cls("fault", status=status)
+
+    @classmethod
+    def later(cls, waiter: Waiter) -> Reply:
+        return cls("later", waiter=waiter)
+
+
+class Handler(Protocol):
+    def interfaces(self) -> dict[uuid.UUID, tuple[int, int, frozenset[str]]]:
+        """The interfaces served: UUID -> (major, minor, {"ndr", "ndr64"})."""
+        ...
+
+    def call(self, conn: Connection, interface: uuid.UUID, opnum: int, stub: bytes,
+             ndr64: bool) -> Reply:
+        """One call's stub (reassembled); the opnum range is the handler's to check."""
+        ...
+
+    def connection_lost(self, conn: Connection) -> None:
+        """The connection is gone (once per accepted connection): run the rundown."""
+        ...
+
+
+# --- presentation context negotiation (pure) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A negotiated presentation context: the interface and the transfer syntax it uses."""
+
+    interface: uuid.UUID
+    version: tuple[int, int]
+    transfer_syntax: d.SyntaxId
+
+    @property
+    def ndr64(self) -> bool:
+        return self.transfer_syntax == d.NDR64
+
+
+def _reject(reason: int) -> d.ContextResultItem:
+    return d.ContextResultItem(d.ContResult.PROVIDER_REJECTION, reason)
+
+
+def negotiate_contexts(
+    proposed: Sequence[d.ContextElement],
+    served: Mapping[uuid.UUID, tuple[int, int, frozenset[str]]],
+    prefer_ndr64: bool = True,
+    existing: Mapping[int, Binding] | None = None,
+) -> tuple[tuple[d.ContextResultItem, ...], dict[int, Binding], int | None]:
+    """Answer one bind or alter_context: (results in proposal order, newly accepted contexts,
+    the granted bind time feature bitmask or None if the client offered none).
+
+    * C706 12.6.4.4: an unknown interface, or one whose major version differs or whose minor
+      version is newer than ours, is rejected with abstract_syntax_not_supported; one for which
+      no proposed transfer syntax is one we serve, with proposed_transfer_syntaxes_not_supported.
+    * MS-RPCE 3.3.1.5.6: of the elements proposing the same interface the server accepts at most
+      one transfer syntax, its preferred one if proposed (NDR64 where the interface has it and
+      ``prefer_ndr64``), else the first one proposed that it supports; the other elements are
+      rejected with proposed_transfer_syntaxes_not_supported.
+    * MS-RPCE 3.3.1.5.3: an element whose transfer syntax starts 6CB71C2C-9812-4540 offers bind
+      time features; it is answered negotiate_ack with, in the reason field, the offered
+      features this server supports.
+    """
+    existing = existing or {}
+    results: list[d.ContextResultItem | None] = [None] * len(proposed)
+    accepted: dict[int, Binding] = {}
+    features: int | None = None
+    seen: set[int] = set()
+    candidates: dict[uuid.UUID, list[tuple[int, list[str]]]] = {}
+    for i, el in enumerate(proposed):
+        ts = el.transfer_syntaxes
+        if len(ts) == 1 and d.is_bind_time_feature_negotiation(ts[0]):
+            features = d.feature_bitmask(ts[0]) & SERVER_FEATURES
+            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, features)
+            continue
+        if el.context_id in seen:  # one p_cont_id twice in one PDU
+            results[i] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
+            continue
+        seen.add(el.context_id)
+        entry = served.get(el.abstract_syntax.uuid)
+        if (entry is None or el.abstract_syntax.major != entry[0]
+                or el.abstract_syntax.minor > entry[1]):
+            results[i] = _reject(d.ProviderReason.ABSTRACT_SYNTAX_NOT_SUPPORTED)
+            continue
+        names = [name for t in ts for name, s in d.TRANSFER_SYNTAXES.items()
+                 if t == s and name in entry[2]]
+        if not names:
+            results[i] = _reject(d.ProviderReason.PROPOSED_TRANSFER_SYNTAXES_NOT_SUPPORTED)
+            continue
+        candidates.setdefault(el.abstract_syntax.uuid, []).append((i, names))
+    for iface, cands in candidates.items():
+        major, minor, syntaxes = served[iface]
+        preferred = "ndr64" if prefer_ndr64 and "ndr64" in syntaxes else "ndr"
+        chosen, names = next((c for c in cands if preferred in c[1]), cands[0])
+        for i, _ in cands:
+            if i != chosen:
+                results[i] = _reject(d.ProviderReason.PROPOSED_TRANSFER_SYNTAXES_NOT_SUPPORTED)
+        syntax = d.TRANSFER_SYNTAXES[preferred if preferred in names else names[0]]
+        binding = Binding(iface, (major, minor), syntax)
+        cid = proposed[chosen].context_id
+        if cid in existing and existing[cid] != binding:  # a live context cannot change
+            results[chosen] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
+            continue
+        results[chosen] = d.ContextResultItem(d.ContResult.ACCEPTANCE, 0, syntax)
+        accepted[cid] = binding
+    return tuple(r for r in results if r is not None), accepted, features
+
+
+# --- one connection ------------------------------------------------------------------------------
+
+
+class _Closing(Exception):
+    """The connection must close (after what is queued has been sent)."""
+
+
+@dataclass
+class _Partial:
+    context_id: int
+    opnum: int
+    header: d.Header
+    chunks: list[bytes]
+    size: int
+
+
+@dataclass
+class _Call:
+    call_id: int
+    context_id: int
+    waiter: Waiter | None = None
+    cancel_count: int = 0
+
+
+class Connection:
+    """One accepted transport connection and the association on it (MS-RPCE 3.3.1.1.1)."""
+
+    def __init__(self, server: RpcServer, sock: socket.socket, conn_id: int):
+        self.server = server
+        self.id = conn_id
+        self.peer: tuple[str, int] = sock.getpeername()[:2]
+        self.local: tuple[str, int] = sock.getsockname()[:2]
+        #: the handler's per-connection state (e.g. the context handles it gave out)
+        self.state: dict = {}
+        self.contexts: dict[int, Binding] = {}
+        self.bound = False
+        self.assoc_group_id = 0
+        self.features = 0
+        # until a bind negotiates them: what C706 lets us assume of any peer
+        self.max_xmit_frag = min(server.max_frag, d.MUST_RECV_FRAG_SIZE)
+        self.max_recv_frag = self.max_xmit_frag
+        self._recv_limit = max(server.max_frag, d.MUST_RECV_FRAG_SIZE)
+        self._sock = sock
+        self._lock = threading.Lock()
+        self._out: queue.Queue = queue.Queue()
+        self._partial: dict[int, _Partial] = {}
+        self._discarding: set[int] = set()
+        self._calls: dict[int, _Call] = {}
+        self._closed = False
+        self._reader = threading.Thread(target=self._run, name=f"rpc-conn-{conn_id}", daemon=True)
+        self._writer = threading.Thread(target=self._write_loop, name=f"rpc-send-{conn_id}",
+                                        daemon=True)
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.id} {self.peer[0]}:{self.peer[1]}>"
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Drop the connection (the reader notices and tears it down)."""
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _start(self) -> None:
+        self._writer.start()
+        self._reader.start()
+
+    # --- reading ---
+
+    def _recv_exact(self, n: int, sel: selectors.BaseSelector, deadline: float | None) -> bytes:
+        """n octets, or b"" at a clean EOF before the first; _Closing on EOF mid-way, on a PDU
+        not completed by ``deadline``, or when the server stops."""
+        buf = bytearray()
+        while len(buf) < n:
+            if self.server.stopping:
+                raise _Closing("server stopping")
+            wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+            if wait <= 0:
+                raise _Closing("PDU not completed in time")
+            if not sel.select(wait):
+                continue
+            try:
+                chunk = self._sock.recv(min(n - len(buf), 65536))
+            except (BlockingIOError, InterruptedError, TimeoutError):
+                continue
+            except OSError as exc:
+                raise _Closing(f"receive failed: {exc}") from None
+            if not chunk:
+                if buf:
+                    raise _Closing(f"connection closed inside a PDU ({len(buf)}/{n} octets)")
+                return b""
+            buf += chunk
+        return bytes(buf)
+
+    def _read_pdu(self, sel: selectors.BaseSelector) -> bytes | None:
+        """One whole PDU framed by frag_length (C706 12.6.3.1), or None at a clean EOF."""
+        first = self._recv_exact(1, sel, None)
+        if not first:
+            return None
+        deadline = time.monotonic() + self.server.pdu_timeout
+        head = first + self._recv_exact(d.HEADER_SIZE - 1, sel, deadline)
+        if len(head) < d.HEADER_SIZE:
+            raise _Closing("connection closed inside a PDU header")
+        try:
+            h = d.decode_header(head)
+        except d.PduError as exc:
+            if exc.field in ("rpc_vers", "rpc_vers_minor") and head[2] == d.PType.BIND:
+                # C706 12.6.4.5: a bind in a version we do not speak gets a bind_nak naming
+                # the versions we do (5.0), then the connection closes
+                call_id = struct.unpack("<I", head[12:16])[0]
+                nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+                self._send([d.encode_pdu(nak, call_id)])
+            raise _Closing(f"bad header: {exc}") from None
+        limit = self._recv_limit
+        if h.frag_length > limit:
+            raise _Closing(f"frag_length {h.frag_length} exceeds the {limit}-octet limit")
+        rest = self._recv_exact(h.frag_length - d.HEADER_SIZE, sel, deadline)
+        if len(rest) < h.frag_length - d.HEADER_SIZE:
+            raise _Closing("connection closed inside a PDU")
+        return head + rest
+
+    def _run(self) -> None:
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self._sock, selectors.EVENT_READ)
+            while True:
+                raw = self._read_pdu(sel)
+                if raw is None:
+                    break
+                self._on_pdu(raw)
+        except _Closing as exc:
+            log.debug("%r closing: %s", self, exc)
+        except Exception:  # a bug here must end one connection, not the server
+            log.exception("%r: unexpected error; closing", self)
+        finally:
+            sel.close()
+            self._teardown()
+
+    def _teardown(self) -> None:
+        with self._lock:
+            self._closed = True
+            calls = list(self._calls.values())
+            self._calls.clear()
+            self._partial.clear()
+        for call in calls:
+            if call.waiter is not None:
+                call.waiter._abandon()
+        self._out.put(None)
+        self._writer.join(self.server.io_timeout)
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        try:
+            self.server.handler.connection_lost(self)
+        except Exception:
+            log.exception("%r: connection_lost failed", self)
+        self.server._forget(self)
+
+    # --- writing ---
+
+    def _send(self, frames: list[bytes]) -> None:
+        self._out.put(frames)
+
+    def _write_loop(self) -> None:
+        broken = False
+        while True:
+            item = self._out.get()
+            if item is None:
+                return
+            if broken:
+                continue
+            try:
+                for frame in item:
+                    self._sock.sendall(frame)
+            except OSError as exc:
+                log.debug("%r: send failed: %s", self, exc)
+                broken = True
+                self.close()
+
+    # --- dispatch ---
+
+    def _on_pdu(self, raw: bytes) -> None:
+        try:
+            pdu = d.decode_pdu(raw)
+        except d.PduError as exc:
+            self._on_malformed(raw, exc)
+            return
+        body = pdu.body
+        if isinstance(body, d.AlterContext):
+            self._on_bind(pdu, alter=True)
+        elif isinstance(body, d.Bind):
+            self._on_bind(pdu, alter=False)
+        elif isinstance(body, d.Request):
+            self._on_request(pdu)
+        elif isinstance(body, d.Orphaned):
+            self._on_orphaned(pdu.call_id)
+        elif isinstance(body, d.CoCancel):
+            self._on_cancel(pdu.call_id)
+        elif isinstance(body, d.Auth3 | d.Shutdown):
+            pass  # rpc_auth_3 completes an authentication we never start; shutdown is ours
+        else:  # bind_ack, response, fault, ...: server-to-client PDUs (C706 12.6.4)
+            raise _Closing(f"a client does not send {d.PType(pdu.ptype).name}")
+
+    def _on_malformed(self, raw: bytes, exc: d.PduError) -> None:
+        """The header framed it but the body does not decode."""
+        h = d.decode_header(raw)
+        log.debug("%r: malformed PDU: %s", self, exc)
+        if h.ptype == d.PType.BIND:
+            # MS-RPCE 2.2.2.5: a protocol error while processing a bind
+            nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+            self._send([d.encode_pdu(nak, h.call_id)])
+        elif h.ptype in (d.PType.REQUEST, d.PType.ALTER_CONTEXT):
+            with self._lock:
+                self._partial.pop(h.call_id, None)
+            self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+        elif h.ptype in (d.PType.CO_CANCEL, d.PType.ORPHANED, d.PType.AUTH3):
+            pass
+        else:
+            raise _Closing(f"undecodable PDU: {exc}")
+
+    def _fault(self, call_id: int, context_id: int, status: int, executed: bool = False,
+               cancel_count: int = 0) -> None:
+        """A fault PDU (C706 12.6.4.7; no stub, MS-RPCE 2.2.2.8); a call the runtime refused
+        before the handler saw it is flagged PFC_DID_NOT_EXECUTE."""
+        flags = d.PFC_WHOLE | (0 if executed else d.PFC_DID_NOT_EXECUTE)
+        body = d.Fault(context_id, status, cancel_count=min(cancel_count, 255))
+        self._send([d.encode_pdu(body, call_id, flags)])
+
+    # bind / alter_context
+
+    def _on_bind(self, pdu: d.Pdu, alter: bool) -> None:
+        h, b = pdu.header, pdu.body
+        assert isinstance(b, d.Bind)
+        if not alter and self.bound:
+            # a second bind on an association is a protocol error (MS-RPCE 2.2.2.5)
+            nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+            self._send([d.encode_pdu(nak, h.call_id)])
+            return
+        if alter and not self.bound:
+            self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+            return
+        if pdu.auth is not None:
+            # this server runs no security provider
+            if alter:
+                self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+            else:
+                nak = d.BindNak(d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED)
+                self._send([d.encode_pdu(nak, h.call_id)])
+            return
+        if not b.contexts:
+            if alter:
+                self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+            else:
+                nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+                self._send([d.encode_pdu(nak, h.call_id)])
+            return
+        try:
+            served = dict(self.server.handler.interfaces())
+        except Exception:
+            log.exception("%r: handler.interfaces() failed", self)
+            served = {}
+        results, accepted, features = negotiate_contexts(
+            b.contexts, served, self.server.prefer_ndr64, self.contexts)
+        with self._lock:
+            self.contexts.update(accepted)
+        if features is not None:
+            self.features = features
+        flags = d.PFC_WHOLE | (h.pfc_flags & d.PFC_CONC_MPX)
+        if alter:
+            body = d.AlterContextResp(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id,
+                                      b"", results)
+        else:
+            # C706 12.6.4.4: the server's fragment sizes may not exceed what the client
+            # proposed; MustRecvFragSize (1432) is the floor every implementation receives
+            limit = self.server.max_frag
+            floor = min(limit, d.MUST_RECV_FRAG_SIZE)
+            self.max_xmit_frag = max(min(limit, b.max_recv_frag), floor)
+            self.max_recv_frag = max(min(limit, b.max_xmit_frag), floor)
+            self._recv_limit = max(self.max_recv_frag, d.MUST_RECV_FRAG_SIZE)
+            self.assoc_group_id = b.assoc_group_id or self.server._new_group()
+            self.bound = True
+            port = str(self.server.address[1]).encode("ascii")
+            body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id, port,
+                             results)
+        self._send([d.encode_pdu(body, h.call_id, flags)])
+
+    # request fragments (C706 12.6.4.9; fragment rules of 12.6 "Fragmentation")
+
+    def _on_request(self, pdu: d.Pdu) -> None:
+        h, req = pdu.header, pdu.body
+        assert isinstance(req, d.Request)
+        cid, flags = h.call_id, h.pfc_flags
+        first, last = bool(flags & d.PFC_FIRST_FRAG), bool(flags & d.PFC_LAST_FRAG)
+        srv = self.server
+        if pdu.auth is not None:  # no security context was ever negotiated
+            self._drop_fragments(cid, last)
+            self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)
+            return
+        if first:
+            self._discarding.discard(cid)
+            with self._lock:
+                restarted = self._partial.pop(cid, None) is not None
+                duplicate = cid in self._calls
+            if restarted or duplicate:
+                # a first fragment for a call already under way
+                self._drop_fragments(cid, last)
+                self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)
+                return
+            if last:
+                self._dispatch(cid, req.context_id, req.opnum, req.stub, h)
+                return
+            if len(self._partial) >= srv.max_calls:
+                self._drop_fragments(cid, last)
+                self._fault(cid, req.context_id, d.NCA_S_SERVER_TOO_BUSY)
+                return
+            if self._partial_octets() + len(req.stub) > srv.max_request:
+                self._drop_fragments(cid, last)
+                self._fault(cid, req.context_id, d.NCA_S_FAULT_REMOTE_NO_MEMORY)
+                return
+            self._partial[cid] = _Partial(req.context_id, req.opnum, h, [req.stub], len(req.stub))
+            return
+        if cid in self._discarding:  # the rest of a call already answered with a fault
+            if last:
+                self._discarding.discard(cid)
+            return
+        part = self._partial.get(cid)
+        if part is None:
+            self._drop_fragments(cid, last)
+            self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)  # no first fragment
+            return
+        if req.context_id != part.context_id or req.opnum != part.opnum:
+            self._drop_fragments(cid, last)
+            self._fault(cid, part.context_id, d.NCA_S_PROTO_ERROR)
+            return
+        if self._partial_octets() + len(req.stub) > srv.max_request:
+            self._drop_fragments(cid, last)
+            self._fault(cid, part.context_id, d.NCA_S_FAULT_REMOTE_NO_MEMORY)
+            return
+        part.chunks.append(req.stub)
+        part.size += len(req.stub)
+        if last:
+            del self._partial[cid]
+            self._dispatch(cid, part.context_id, part.opnum, b"".join(part.chunks), part.header)
+
+    def _partial_octets(self) -> int:
+        """Octets held for requests still being reassembled on this connection (all calls
+        together stay within max_request)."""
+        return sum(p.size for p in self._partial.values())
+
+    def _drop_fragments(self, cid: int, last: bool) -> None:
+        """Forget a call's partial request; ignore its remaining fragments."""
+        self._partial.pop(cid, None)
+        if not last:
+            self._discarding.add(cid)
+            if len(self._discarding) > 4 * self.server.max_calls:
+                raise _Closing("too many abandoned fragmented calls")
+
+    def _dispatch(self, cid: int, context_id: int, opnum: int, stub: bytes,
+                  header: d.Header) -> None:
+        binding = self.contexts.get(context_id)
+        if binding is None:
+            # C706 appendix E: nca_s_invalid_pres_context_id
+            self._fault(cid, context_id, d.NCA_S_INVALID_PRES_CONTEXT_ID)
+            return
+        if not header.ndr_native:
+            # our stubs are little-endian/ASCII/IEEE NDR only (C706 14.1)
+            self._fault(cid, context_id, d.NCA_S_UNSUPPORTED_TYPE)
+            return
+        with self._lock:
+            if len(self._calls) >= self.server.max_calls:
+                busy = True
+            else:
+                busy = False
+                call = _Call(cid, context_id)
+                self._calls[cid] = call
+        if busy:
+            self._fault(cid, context_id, d.NCA_S_SERVER_TOO_BUSY)
+            return
+        try:
+            reply = self.server.handler.call(self, binding.interface, opnum, stub, binding.ndr64)
+            if not isinstance(reply, Reply):
+                raise TypeError(f"handler returned {type(reply).__name__}, not a Reply")
+            if reply.kind == "later":
+                assert reply.waiter is not None
+                call.waiter = reply.waiter
+                reply.waiter._attach(lambda r: self._finish(cid, r))
+                return
+        except Exception as exc:
+            status = (d.RPC_X_BAD_STUB_DATA if isinstance(exc, _BAD_STUB_EXCEPTIONS)
+                      else d.NCA_S_FAULT_UNSPEC)
+            log.warning("%r: handler failed on opnum %d: %r -> fault %#x", self, opnum, exc,
+                        status)
+            reply = Reply.fault(status)
+        self._finish(cid, reply)
+
+    def _finish(self, cid: int, reply: Reply) -> bool:
+        """Send a call's answer (response fragments or a fault). False if the call is gone."""
+        with self._lock:
+            call = self._calls.pop(cid, None)
+            if call is None or self._closed:
+                return False
+            cancels = min(call.cancel_count, 255)
+            if reply.kind == "fault":
+                body = d.Fault(call.context_id, reply.status, cancel_count=cancels)
+                self._send([d.encode_pdu(body, cid)])
+                return True
+            frames = []
+            remaining = len(reply.data)
+            offset = 0
+            for flags, chunk in d.fragment_stub(reply.data, self.max_xmit_frag, d.RESPONSE_SIZE):
+                # C706 12.6.4.10: alloc_hint, the octets of stub still to come
+                body = d.Response(call.context_id, chunk, remaining - offset, cancels)
+                frames.append(d.encode_pdu(body, cid, flags))
+                offset += len(chunk)
+            self._send(frames)
+            return True
+
+    # orphaned / co_cancel
+
+    def _on_orphaned(self, cid: int) -> None:
+        """C706 12.6.4.8: the client abandons the call: no response will be sent for it."""
+        with self._lock:
+            self._partial.pop(cid, None)
+            call = self._calls.pop(cid, None)
+        self._discarding.discard(cid)
+        if call is not None and call.waiter is not None:
+            call.waiter._abandon()
+
+    def _on_cancel(self, cid: int) -> None:
+        """C706 12.6.4.6: a cancel request for a call in progress; counted and passed on."""
+        with self._lock:
+            call = self._calls.get(cid)
+            if call is not None:
+                call.cancel_count += 1
+        if call is not None and call.waiter is not None:
+            call.waiter._cancel()
+
+
+# --- the server ----------------------------------------------------------------------------------
+
+
+class RpcServer:
+    """Serves ``handler`` over ncacn_ip_tcp on ``host``:``port`` (0: any free port).
+
+    ``max_frag`` is the largest fragment the server sends or accepts (negotiated down to what
+    the client proposes, never below C706's 1432 unless max_frag itself is smaller); the
+    requests being reassembled on a connection hold at most ``max_request`` octets together;
+    at most ``max_connections`` connections, each with at most ``max_calls`` calls in flight;
+    a PDU once begun must arrive within ``pdu_timeout`` seconds; a send that does not finish
+    within ``io_timeout`` seconds drops the connection.
+    """
+
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0,
+                 max_frag: int = 5840, *, max_request: int = 8 << 20, max_connections: int = 64,
+                 max_calls: int = 64, pdu_timeout: float = 30.0, io_timeout: float = 30.0,
+                 prefer_ndr64: bool = True):
+        if not 64 <= max_frag <= d.MAX_FRAG_LENGTH:
+            raise ValueError(f"max_frag {max_frag} is outside 64..{d.MAX_FRAG_LENGTH}")
+        self.handler = handler
+        self.host = host
+        self.port = port
+        self.max_frag = max_frag
+        self.max_request = max_request
+        self.max_connections = max_connections
+        self.max_calls = max_calls
+        self.pdu_timeout = pdu_timeout
+        self.io_timeout = io_timeout
+        self.prefer_ndr64 = prefer_ndr64
+        self.stopping = False
+        self._listener: socket.socket | None = None
+        self._acceptor: threading.Thread | None = None
+        self._conns: dict[int, Connection] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._groups = itertools.count(0x1000)
+        self._address: tuple[str, int] | None = None
+
+    @property
+    def address(self) -> tuple[str, int]:
+        if self._address is None:
+            raise RuntimeError("the server is not started")
+        return self._address
+
+    @property
+    def connections(self) -> list[Connection]:
+        with self._lock:
+            return list(self._conns.values())
+
+    def start(self) -> RpcServer:
+        """Listen (MS-MQRR 3.1.3: the server listens on the protocol sequence of 2.1)."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        sock.listen(32)
+        sock.settimeout(0.25)
+        self._listener = sock
+        self._address = sock.getsockname()[:2]
+        self.stopping = False
+        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
+                                          name=f"rpc-accept-{self._address[1]}")
+        self._acceptor.start()
+        return self
+
+    def __enter__(self) -> RpcServer:
+        return self if self._listener is not None else self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _new_group(self) -> int:
+        return next(self._groups)
+
+    def _accept_loop(self) -> None:
+        assert self._listener is not None
+        while not self.stopping:
+            try:
+                sock, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                if self.stopping:
+                    return
+                time.sleep(0.05)
+                continue
+            with self._lock:
+                full = len(self._conns) >= self.max_connections
+            if full:
+                log.warning("connection limit (%d) reached; refusing one", self.max_connections)
+                sock.close()
+                continue
+            try:
+                sock.settimeout(self.io_timeout)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                conn = Connection(self, sock, next(self._ids))
+            except OSError:
+                sock.close()
+                continue
+            with self._lock:
+                self._conns[conn.id] = conn
+            conn._start()
+
+    def _forget(self, conn: Connection) -> None:
+        with self._lock:
+            self._conns.pop(conn.id, None)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the listener and every connection; join the threads (each connection's
+        connection_lost runs before this returns, unless a handler call hangs)."""
+        self.stopping = True
+        if self._listener is not None:
+            try:  # wakes a blocked accept() at once on Linux; the 0.25 s poll covers the rest
+                self._listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self._listener.close()
+        if self._acceptor is not None:
+            self._acceptor.join(timeout)
+        deadline = time.monotonic() + timeout
+        conns = self.connections
+        for conn in conns:
+            conn.close()
+        for conn in conns:
+            conn._reader.join(max(0.0, deadline - time.monotonic()))
+            if conn._reader.is_alive():
+                log.warning("%r did not finish within %.1fs (a handler call hangs?)", conn,
+                            timeout)
+        self._listener = None
+        self._acceptor = None
