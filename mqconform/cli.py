@@ -6,8 +6,10 @@
     mqconform spec stats                        counts and coverage checks
     mqconform spec trace                        citations of requirement IDs in the tree
     mqconform spec report --out DIR             catalog.json + index.html (traceability)
+    mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
 
-Exit codes: 0 success; 1 a check failed (stats, trace); 2 bad usage or an unknown ID.
+Exit codes: 0 success; 1 a check failed (stats, trace) or an endpoint could not be reached;
+2 bad usage, an unknown ID, method or field, or a bad value.
 """
 
 from __future__ import annotations
@@ -193,6 +195,48 @@ def cmd_spec_report(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- call
+
+def cmd_call(args: argparse.Namespace) -> int:
+    from wire import client as wc
+
+    try:
+        call = wc.call_from_arguments(args.method, args.fields)
+        endpoint = wc.parse_endpoint(args.endpoint)
+    except wc.ArgumentError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with wc.RpcClient(timeout=args.timeout, epm_port=args.epm_port) as client:
+            client.connect(endpoint, ndr64=args.ndr64, interface=call.interface)
+            result = client.call(call)
+    except wc.EncodeError as exc:  # a value that does not fit its field
+        raise UsageError(str(exc)) from None
+    except (wc.RpcError, wc.DecodeError) as exc:  # unreachable, timed out, bad answer
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(wc.result_to_dict(result), sys.stdout, indent=1, ensure_ascii=False)
+        print()
+    else:
+        print(wc.format_result(result))
+    return 0
+
+
+# ---------------------------------------------------------------------------- serve
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from server.main import ServeError, run
+
+    for name in ("port", "epm_port", "control_port"):
+        value = getattr(args, name)
+        if value is not None and not 0 <= value <= 65535:
+            raise UsageError(f"--{name.replace('_', '-')} {value}: not a TCP port")
+    try:
+        return run(args)
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None
+
+
 # ---------------------------------------------------------------------------- parser
 
 class _Parser(argparse.ArgumentParser):
@@ -246,12 +290,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = spec_sub.add_parser("report", help="write catalog.json and index.html")
     p.add_argument("--out", default="reports", help="directory (default: reports)")
     p.set_defaults(func=cmd_spec_report)
+
+    p = sub.add_parser("call", help="call one RemoteRead or qmmgmt method on an endpoint")
+    p.add_argument("endpoint", metavar="ENDPOINT", help="ncacn_ip_tcp:HOST[PORT]; without "
+                   "[PORT] the endpoint mapper is asked")
+    p.add_argument("method", metavar="METHOD", help="e.g. R_GetServerPort, R_OpenQueue")
+    p.add_argument("fields", metavar="KEY=VALUE", nargs="*",
+                   help="fields of the call (ints, constant names, format names, hex octets)")
+    p.add_argument("--ndr64", action="store_true", help="bind RemoteRead with NDR64")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    p.add_argument("--epm-port", type=int, default=135, help="endpoint mapper port")
+    p.set_defaults(func=cmd_call)
+    _add_serve(sub)
     return parser
+
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the reference queue manager (RemoteRead, qmmgmt)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                   "(default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=2103,
+                   help="RemoteRead/qmmgmt port (default 2103; 0 picks a free one)")
+    p.add_argument("--epm-port", type=int, default=None,
+                   help="run an endpoint mapper on this port (135 needs root; 0 = any)")
+    p.add_argument("--queues", help="provisioning file (YAML): queue manager, queues, messages")
+    p.add_argument("--control-port", type=int, default=None,
+                   help="enable the control API (JSON over HTTP; not MSMQ) on this port")
+    p.set_defaults(func=cmd_serve)
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return args.func(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

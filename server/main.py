@@ -1,0 +1,89 @@
+"""``mqconform serve``: run the reference queue manager until interrupted."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from model.runtime import Environment
+from server.provision import ProvisionError, new_queue_manager, provision_file
+
+DEFAULT_PORT = 2103  # MS-MQRR 3.1.4.1: the default RemoteRead port
+
+
+class ServeError(Exception):
+    """The server cannot start (a port in use, a bad provisioning file); one line, exit 2."""
+
+
+@dataclass
+class Running:
+    handler: Any
+    rpc: Any
+    epm: Any
+    control: Any
+
+    def endpoints(self) -> list[str]:
+        host, port = self.rpc.address
+        lines = [f"RemoteRead and qmmgmt on ncacn_ip_tcp:{host}[{port}]"]
+        if self.epm is not None:
+            lines.append(f"endpoint mapper on ncacn_ip_tcp:{host}[{self.epm.address[1]}]")
+        if self.control is not None:
+            chost, cport = self.control.address
+            lines.append(f"control API on http://{chost}:{cport}/ (not part of MSMQ)")
+        return lines
+
+    def stop(self) -> None:
+        for part in (self.control, self.epm, self.rpc):
+            if part is not None:
+                part.stop()
+        self.handler.stop()
+
+
+def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | None = None,
+          queues: str | None = None, control_port: int | None = None) -> Running:
+    from server.app import serve
+    from server.control import ControlServer
+
+    try:
+        env = (provision_file(queues).env if queues
+               else Environment(new_queue_manager(None)))
+    except ProvisionError as exc:
+        raise ServeError(str(exc)) from None
+    try:
+        handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port)
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    control = None
+    if control_port is not None:
+        try:
+            control = ControlServer(handler, host=host, port=control_port).start()
+        except OSError as exc:
+            rpc.stop()
+            handler.stop()
+            raise ServeError(f"cannot listen on {host}:{control_port} for the control API: "
+                             f"{exc.strerror or exc}") from None
+    return Running(handler, rpc, epm, control)
+
+
+def run(args: Any) -> int:
+    running = start(host=args.host, port=args.port, epm_port=args.epm_port,
+                    queues=args.queues, control_port=args.control_port)
+    for line in running.endpoints():
+        print(line, flush=True)
+    stopped = threading.Event()
+
+    def _stop(*_: Any) -> None:
+        stopped.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stopped.wait(0.5):
+            pass
+    finally:
+        running.stop()
+    print("stopped", file=sys.stderr)
+    return 0

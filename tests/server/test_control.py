@@ -1,0 +1,60 @@
+"""The control API: precondition set-up for the suite, with clear errors; not part of MSMQ."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from server.main import start
+
+
+@pytest.fixture
+def running():
+    r = start(host="127.0.0.1", port=0, control_port=0)
+    yield r
+    r.stop()
+
+
+def request(r, method, path, body=None, raw=None):
+    host, port = r.control.address
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(f"http://{host}:{port}{path}", method=method, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_create_send_list_delete_reset(running):
+    assert request(running, "POST", "/queues", {"path": "private$\\q1"})[0] == 201
+    status, sent = request(running, "POST", "/queues/private$%5Cq1/messages", {"body": "x"})
+    assert status == 201 and sent["lookup_id"] > 0
+    [q] = request(running, "GET", "/queues")[1]
+    assert q["path"] == "MQREF\\private$\\q1" and q["messages"]["Available"] == 1
+    assert request(running, "DELETE", "/queues/private$%5Cq1")[0] == 200
+    assert request(running, "GET", "/queues")[1] == []
+    request(running, "POST", "/queues", {"path": "private$\\q2"})
+    assert request(running, "POST", "/reset")[1] == {"deleted": 1}
+
+
+@pytest.mark.parametrize("method,path,body,code,text", [
+    ("POST", "/queues/private$%5Cnope/messages", {"body": "x"}, 404, "no queue"),
+    ("POST", "/queues", {"path": "a", "bad": 1}, 400, "unknown key"),
+    ("POST", "/queues/x/messages", None, 404, "no queue"),
+    ("GET", "/elsewhere", None, 404, "no route"),
+    ("POST", "/transactions/zz/commit", None, 400, "not hexadecimal"),
+])
+def test_bad_requests_get_an_error_and_the_server_keeps_serving(running, method, path, body,
+                                                                code, text):
+    status, answer = request(running, method, path, body)
+    assert status == code and text in answer["error"]
+    assert request(running, "GET", "/queues")[0] == 200
+
+
+def test_a_body_that_is_not_json_is_refused(running):
+    status, answer = request(running, "POST", "/queues", raw=b"{not json")
+    assert status == 400 and "not JSON" in answer["error"]

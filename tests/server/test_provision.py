@@ -1,0 +1,65 @@
+"""Provisioning documents: queues and messages built through the model, errors that name the
+place and never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.adm import MessagePositionState, QueueType
+from server.provision import ProvisionError, provision
+
+
+def test_queues_subqueues_and_messages_are_created():
+    made = provision("""
+queue_manager: {computer_name: HOST1}
+queues:
+  - path: private$\\orders
+    transactional: true
+    subqueues: [retry]
+    messages:
+      - {body: one, label: first, priority: 5}
+      - {body_hex: "00ff"}
+  - path: public1
+""")
+    orders = made.queues["host1\\private$\\orders"]
+    assert orders.queue_type is QueueType.Private and orders.transactional
+    assert [s.pathname for s in orders.subqueue_collection] == ["HOST1\\private$\\orders;retry"]
+    bodies = [p.message_reference.body for p in orders.message_position_list]
+    assert bodies == [b"one", b"\x00\xff"]  # priority 5 first
+    assert all(p.state is MessagePositionState.Available for p in orders.message_position_list)
+    first = orders.message_position_list.head.message_reference
+    assert first.label == "first" and first.packet and first.offset
+    assert made.queues["host1\\public1"].queue_type is QueueType.Public
+
+
+@pytest.mark.parametrize("text,where", [
+    ("queues: 5", "queues: must be a list"),
+    ("queues: [{path: 7}]", "queues[0].path: must be a string"),
+    ("queues: [{path: a, colour: red}]", "queues[0]: unknown key(s) ['colour']"),
+    ("queues: [{path: a, messages: [{body: x, priority: 9}]}]",
+     "queues[0].messages[0].priority: must be between 0 and 7"),
+    ("queues: [{path: a, messages: [{body: x, body_hex: '00'}]}]",
+     "queues[0].messages[0]: give exactly one of body, body_hex"),
+    ("queues: [{path: a, messages: [{body_hex: zz}]}]", "queues[0].messages[0].body_hex"),
+    ("queues: [{path: 'other\\q'}]", "names computer 'other'"),
+    ("queues: [{path: a}, {path: A}]", "queues[1].path: names a queue twice"),
+    ("queue_manager: {identifier: nope}", "queue_manager.identifier: not a GUID"),
+    ("queues: [ {path: a", "not valid YAML"),
+    ("- just a list", "the document must be a mapping"),
+])
+def test_bad_documents_are_refused_with_the_place_named(text, where):
+    with pytest.raises(ProvisionError) as err:
+        provision(text, "q.yaml")
+    assert where in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_serve_with_a_bad_provisioning_file_exits_2_in_one_line(mqconform, tmp_path):
+    bad = tmp_path / "q.yaml"
+    bad.write_text("queues: [{path: a, messages: [{body: x, priority: 9}]}]\n")
+    proc = mqconform("serve", "--port", "0", "--queues", str(bad))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("error: queues[0].messages[0].priority: must be between "
+                                   "0 and 7")
+    missing = mqconform("serve", "--port", "0", "--queues", str(tmp_path / "none.yaml"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
