@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import socket
 import struct
 import types
 import uuid
@@ -249,6 +250,10 @@ class _Association:
 
     def close(self) -> None:
         self.closed = True
+        try:  # shutdown first: it wakes a call blocked in recv and sends the FIN at once
+            self.dce.get_rpc_transport().get_socket().shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
         try:
             self.dce.disconnect()
         except (OSError, DCERPCException, AttributeError):

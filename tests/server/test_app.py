@@ -195,3 +195,106 @@ def test_qmmgmt_answers_over_the_same_port(running):
             pObjectFormat=MgmtObject(type=MgmtObjectType.MGMT_MACHINE, pQueueFormat=None),
             cp=1, aProp=(1,), apVar=(c.PropVariant(1),)))
         assert not out.raised
+
+
+ALL_OPNUMS_QUEUES = """
+queues:
+  - path: private$\\tx
+    transactional: true
+    subqueues: [retry]
+    messages: [{body: a}, {body: b}, {body: c}, {body: d}, {body: e}]
+"""
+
+
+@pytest.mark.parametrize("ndr64", [False, True], ids=["NDR", "NDR64"])
+def test_every_remoteread_opnum_over_the_wire(tmp_path, ndr64):
+    """Each RemoteRead method at least once, in NDR and in NDR64, answered as the model says."""
+    path = tmp_path / "q.yaml"
+    path.write_text(ALL_OPNUMS_QUEUES)
+    r = start(host="127.0.0.1", port=0, queues=str(path))
+    seen = set()
+    try:
+        with RpcClient(timeout=10) as cl:
+            cl.connect(endpoint(r), ndr64=ndr64)
+
+            def call(x):
+                seen.add(x.opnum)
+                return cl.call(x, timeout=30)
+
+            tx = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\tx"))
+            retry = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\tx;retry"))
+            assert call(c.R_GetServerPort()).status == r.rpc.address[1]
+            ctx = call(c.R_OpenQueue(pQueueFormat=tx, dwAccess=c.RECEIVE_ACCESS,
+                                     pClientId=uuid.uuid4())).pphContext
+            cursor = call(c.R_CreateCursor(phContext=ctx)).phCursor
+            peek = call(c.R_StartReceive(phContext=ctx, hCursor=cursor,
+                                         ulAction=c.MQ_ACTION_PEEK_CURRENT,
+                                         dwMaxBodySize=1024))
+            assert peek.status == MQ_OK
+            assert call(c.R_CloseCursor(phContext=ctx, hCursor=cursor)).status == MQ_OK
+            got = call(c.R_StartReceive(phContext=ctx, dwRequestId=1, dwMaxBodySize=1024))
+            assert got.status == MQ_OK
+            assert call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_NACK,
+                                       dwRequestId=1)).status == MQ_OK
+            pending = call(c.R_CancelReceive(phContext=ctx, dwRequestId=99))
+            assert pending.status != MQ_OK  # nothing waits under that request
+            moved = call(c.R_OpenQueueForMove(pQueueFormat=retry, pClientId=uuid.uuid4()))
+            assert not moved.raised
+            lookup = (got.pSequenceId & ((1 << 56) - 1))
+            move = call(c.R_MoveMessage(phContextFrom=ctx, ullContextTo=moved.pMoveContext,
+                                        LookupId=lookup, pTransactionId=bytes(16)))
+            assert move.status == MQ_OK
+            xact = bytes(range(16))
+            assert call(c.R_QMEnlistRemoteTransaction(
+                pTransactionId=xact, cbPropagationToken=4, pbPropagationToken=b"tokn",
+                pQueueFormat=tx)).status == MQ_OK
+            txr = call(c.R_StartTransactionalReceive(phContext=ctx, pTransactionId=xact,
+                                                     dwRequestId=2, dwMaxBodySize=1024))
+            assert txr.status == MQ_OK
+            ack_class = call(c.R_SetUserAcknowledgementClass(
+                phContext=ctx, LookupId=txr.pSequenceId, usClass=0))
+            assert ack_class.status == MQ_OK
+            assert call(c.R_EndTransactionalReceive(phContext=ctx, dwAck=c.RR_ACK,
+                                                    dwRequestId=2)).status == MQ_OK
+            assert call(c.R_PurgeQueue(phContext=ctx)).status == MQ_OK
+            closed = call(c.R_CloseQueue(pphContext=ctx))
+            assert closed.status == MQ_OK and closed.pphContext is None
+    finally:
+        r.stop()
+    assert seen == {0} | set(range(2, 16))
+
+
+def test_every_qmmgmt_opnum_over_the_wire(running):
+    from model.formats import MgmtObject, MgmtObjectType
+
+    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE, pQueueFormat=None)
+    with client(running) as cl:
+        info = cl.call(c.R_QMMgmtGetInfo(pObjectFormat=machine, cp=2, aProp=(1, 2),
+                                         apVar=(c.PropVariant(1), c.PropVariant(1))))
+        assert info.status == MQ_OK and len(info.apVar) == 2
+        queue = MgmtObject(type=MgmtObjectType.MGMT_QUEUE, pQueueFormat=ORDERS)
+        action = cl.call(c.R_QMMgmtAction(pObjectFormat=queue, lpwszAction="NO-SUCH"))
+        assert action.status != MQ_OK
+
+
+@pytest.mark.req("MS-MQRR/3.1.6.2/R1")
+def test_a_connection_dropped_during_a_pending_receive_leaves_the_message_available(running):
+    cl = client(running)
+    ctx = open_queue(cl, EMPTY)
+    t = threading.Thread(target=lambda: _quietly(lambda: receive(cl, ctx, timeout=60_000)))
+    t.start()
+    time.sleep(0.3)
+    cl.close()  # the receive is still pending
+    t.join(10)
+    time.sleep(0.3)
+    control(running, "POST", "/queues/private$%5Cempty/messages", {"body": "kept"})
+    [empty] = [q for q in control(running, "GET", "/queues") if q["path"].endswith("empty")]
+    assert empty["messages"]["Available"] == 1 and empty["messages"]["Locked"] == 0
+    assert empty["open"] == 0
+
+
+def _quietly(fn):
+    try:
+        fn()
+    except Exception:  # the connection is closed under the call on purpose
+        pass
