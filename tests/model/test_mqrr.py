@@ -399,3 +399,16 @@ def test_set_user_acknowledgement_class_marks_the_transactional_receive_rejected
     assert rig.server.call(c.R_SetUserAcknowledgementClass(
         phContext=ctx, LookupId=other.lookup_identifier, usClass=4)).status == \
         MQ_ERROR_TRANSACTION_USAGE
+
+
+@pytest.mark.req("MS-MQRR/3.1.6.2/R8")
+def test_a_message_returned_by_rundown_goes_to_a_receive_waiting_on_another_handle(rig):
+    first, second = rig.context(), rig.context()
+    m = rig.send()
+    assert rig.receive(first, request=1).status == MQ_OK
+    assert isinstance(rig.receive(second, request=2, timeout=5000, token="w"), Pending)
+    assert rig.server.rundown(first) == MQ_OK
+    [done] = rig.server.take_completions()
+    assert done.token == "w" and done.result.status == MQ_OK
+    assert m.message_position_reference.state is Locked
+    assert (2, second) in rig.server.pending_request_table.entries

@@ -83,6 +83,16 @@ class RemoteReadMachine(RuleBasedStateMachine):
         assert lookup not in self.acked, "a message acknowledged earlier was delivered again"
         self.received[(handle, request)] = lookup
 
+    def _assert_returned(self, m):
+        """A message given back (NACK, cleanup, rundown) is Available again, or Deleted by a
+        purge, or Locked by a receive that was waiting for it - never left locked by nobody."""
+        state = m.message_position_reference.state
+        if state is Locked:
+            assert m.lookup_identifier in self.received.values(), \
+                "a returned message is still locked but no receive holds it"
+        else:
+            assert state in (Available, Deleted)
+
     # ------------------------------------------------------------------ rules
     @rule(priority=st.integers(0, 7), size=st.integers(0, 64))
     def send(self, priority, size):
@@ -188,9 +198,10 @@ class RemoteReadMachine(RuleBasedStateMachine):
         for key, m in before.items():
             handle, request = key
             if (request, handle) not in self.server.pending_request_table.entries:
-                # cleaned up by the timer: the message is back (or was purged)
-                assert m.message_position_reference.state in (Available, Deleted)
+                # cleaned up by the timer: the message is back (or was purged), or a receive
+                # that was waiting has taken it at once
                 self.received.pop(key, None)
+                self._assert_returned(m)
 
     @precondition(lambda self: self.handles)
     @rule(data=st.data())
@@ -199,11 +210,11 @@ class RemoteReadMachine(RuleBasedStateMachine):
         self.handles.remove(handle)
         held = [self._by_lookup(v) for k, v in self.received.items() if k[0] == handle]
         assert self.server.rundown(handle) == MQ_OK
-        for m in held:
-            assert m.message_position_reference.state in (Available, Deleted)
-        self._collect()  # the handle's waiting receives end as cancelled
-        assert not [t for t, v in self.waiting.items() if v[0] == handle]
         self.received = {k: v for k, v in self.received.items() if k[0] != handle}
+        self._collect()  # the handle's waiting receives end as cancelled; others may take
+        assert not [t for t, v in self.waiting.items() if v[0] == handle]
+        for m in held:
+            self._assert_returned(m)
         self.cursors = [x for x in self.cursors if x[0] != handle]
 
     # ------------------------------------------------------------------ invariants
