@@ -7,6 +7,8 @@
     mqconform spec trace                        citations of requirement IDs in the tree
     mqconform spec report --out DIR             catalog.json + index.html (traceability)
     mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
+    mqconform run [--target T] [--report-dir D] [--select ID] [--strict] [-- PYTEST ARGS]
+                                                the conformance suite (exit 1: a failure)
 
 Exit codes: 0 success; 1 a check failed (stats, trace) or an endpoint could not be reached;
 2 bad usage, an unknown ID, method or field, or a bad value.
@@ -222,6 +224,51 @@ def cmd_call(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- run
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The conformance suite: pytest on conformance/cases with conformance.plugin. Exit 0
+    when no case failed unexpectedly, 1 otherwise; 2 for a bad target file, an unreachable
+    endpoint or an unknown requirement ID (checked here, before pytest starts)."""
+    import pytest
+
+    import conformance.cases
+    from conformance.targetfile import TargetFileError, load
+    from conformance.targets import RpcTarget, TargetError
+
+    catalog = _catalog()
+    ids = [r.id for r in catalog]
+    for prefix in args.select:
+        if not any(i == prefix or i.startswith(prefix.rstrip("/") + "/")
+                   or i.startswith(prefix + ".") for i in ids):
+            raise UsageError(f"--select {prefix}: unknown requirement ID")
+    target = args.target or "reference"
+    try:
+        spec = load(target, catalog)
+    except TargetFileError as exc:
+        raise UsageError(str(exc)) from None
+    if spec.endpoint not in ("reference", "model"):
+        try:  # reachable? (one line, exit 2, rather than every case failing)
+            RpcTarget(spec.endpoint, spec.ndr64, timeout=spec.timeout,
+                      epm_port=spec.epm_port).close()
+        except TargetError as exc:
+            raise UsageError(f"target {spec.name}: unreachable: {exc}") from None
+    cases = Path(conformance.cases.__file__).parent
+    argv = [str(cases), "-p", "conformance.plugin", "-p", "no:cacheprovider",
+            "--import-mode=importlib", "--mq-target", target, "--report-dir", args.report_dir,
+            "-q"]
+    for prefix in args.select:
+        argv += ["--select", prefix]
+    if args.strict:
+        argv.append("--mq-strict")
+    rc = pytest.main(argv + list(args.pytest_args))
+    if rc in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        return 0
+    if rc == pytest.ExitCode.TESTS_FAILED:
+        return 1
+    return 2 if rc == pytest.ExitCode.USAGE_ERROR else 1
+
+
 # ---------------------------------------------------------------------------- serve
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -303,7 +350,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epm-port", type=int, default=135, help="endpoint mapper port")
     p.set_defaults(func=cmd_call)
     _add_serve(sub)
+    _add_run(sub)
     return parser
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the conformance suite against a target")
+    p.add_argument("--target", help="target file (YAML), reference (default: the embedded "
+                   "server) or model")
+    p.add_argument("--report-dir", default="reports", help="results.json and junit.xml "
+                   "(default: reports)")
+    p.add_argument("--select", action="append", default=[], metavar="ID",
+                   help="only cases of requirement IDs with this prefix (repeatable)")
+    p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")
+    p.add_argument("pytest_args", nargs="*", metavar="-- PYTEST ARGS",
+                   help="passed to pytest after --")
+    p.set_defaults(func=cmd_run)
 
 
 def _add_serve(sub: argparse._SubParsersAction) -> None:

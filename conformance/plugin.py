@@ -1,0 +1,240 @@
+"""The suite as a pytest plugin (``pytest -p conformance.plugin --mq-target ...``).
+
+Options: ``--mq-target FILE|reference|model``, ``--report-dir DIR``, ``--select ID-prefix``
+(repeatable), ``--mq-strict`` (pytest owns ``--strict``). Cases are tests marked
+``@pytest.mark.req(...)`` that use the ``mq``
+fixture (conformance.session.Case). Each case's verdict replaces pytest's outcome: a failure is
+a pytest failure only when it is unexpected; an expected failure shows as xfailed; inconclusive
+and not-applicable cases show as skipped with the reason. ``--report-dir`` gets results.json
+(the source of truth) and junit.xml (requirement IDs as properties).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import verdicts as v
+from conformance.session import Case, CaseFailed, NotApplicable, Suite
+from conformance.sut import Inconclusive
+from conformance.targets import TargetError
+
+STATE = pytest.StashKey[dict]()
+COVERED_DOCS = ("MS-MQRR", "MS-MQMR")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mqconform", "MSMQ RemoteRead/qmmgmt conformance")
+    group.addoption("--mq-target", default=None,
+                    help="target file (YAML), or reference (embedded server) or model")
+    group.addoption("--report-dir", default=None, help="write results.json and junit.xml here")
+    group.addoption("--select", action="append", default=[],
+                    help="run only cases of requirement IDs with this prefix")
+    group.addoption("--mq-strict", action="store_true",
+                    help="SHOULD-level failures fail the run")
+
+
+def check_select(prefixes: list[str], catalog: Any) -> None:
+    """An unknown requirement-ID prefix is a usage error."""
+    ids = [r.id for r in catalog]
+    for p in prefixes:
+        if not any(i == p or i.startswith(p.rstrip("/") + "/") or i.startswith(p + ".")
+                   for i in ids):
+            raise pytest.UsageError(f"--select {p}: no requirement ID starts with it")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from conformance.targetfile import TargetFileError
+    from conformance.targetfile import load as load_target
+    from spec.catalog import load
+
+    config.addinivalue_line("markers", "req(*ids): the requirement IDs a case checks")
+    catalog = load()
+    check_select(config.getoption("--select"), catalog)
+    target = config.getoption("--mq-target")
+    spec = None
+    if target is not None:
+        try:
+            spec = load_target(target, catalog)
+        except TargetFileError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    config.stash[STATE] = {"catalog": catalog, "spec": spec, "suite": None, "results": [],
+                           "started": time.time()}
+
+
+def _ids(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(i for m in item.iter_markers("req") for i in m.args)
+
+
+def _matches(ids: tuple[str, ...], prefixes: list[str]) -> bool:
+    return any(i == p or i.startswith(p.rstrip("/") + "/") or i.startswith(p + ".")
+               for i in ids for p in prefixes)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    prefixes = config.getoption("--select")
+    if not prefixes:
+        return
+    keep, drop = [], []
+    for item in items:
+        (keep if _matches(_ids(item), prefixes) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _suite(config: pytest.Config) -> Suite:
+    state = config.stash[STATE]
+    if state["suite"] is None:
+        from conformance.targetfile import load as load_target
+
+        spec = state["spec"] or load_target("model", state["catalog"])
+        try:
+            state["suite"] = Suite(spec, strict=config.getoption("--mq-strict"),
+                                   catalog=state["catalog"])
+        except TargetError as exc:
+            pytest.exit(f"error: {exc}", returncode=2)
+    return state["suite"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if session.config.stash[STATE]["spec"] is not None:
+        _suite(session.config)  # an unreachable endpoint stops the run before any case
+
+
+@pytest.fixture
+def mq(request: pytest.FixtureRequest):
+    suite = _suite(request.config)
+    case = Case(suite, request.node.nodeid, _ids(request.node))
+    request.node.stash[CASE] = case
+    yield case
+
+
+CASE = pytest.StashKey[Case]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    case = item.stash.get(CASE, None)
+    if case is None or report.when not in ("call", "setup"):
+        return
+    if report.when == "setup" and report.passed:
+        return
+    if report.when == "setup" and not report.failed:
+        return
+    exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, Inconclusive):
+        result = case.finish(inconclusive=str(exc))
+    elif isinstance(exc, NotApplicable):
+        result = case.finish(not_applicable=str(exc))
+    elif exc is None or isinstance(exc, CaseFailed):
+        result = case.finish()
+    else:
+        result = case.finish(error=f"{type(exc).__name__}: {exc}")
+    item.config.stash[STATE]["results"].append(result)
+    if result.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           f"{result.verdict}: {result.messages[-1]}")
+    elif result.verdict == v.FAIL and not result.unexpected:
+        report.outcome = "skipped"
+        if result.expected_failure:
+            report.wasxfail = result.expected_failure
+        else:
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               "warning (SHOULD): " + "; ".join(result.warnings))
+    elif result.verdict == v.FAIL:
+        report.outcome = "failed"
+        if exc is None or isinstance(exc, CaseFailed):
+            report.longrepr = "\n".join(result.messages + ["calls:"] + [
+                f"  {r.call}\n    -> {r.observed.splitlines()[0]} {r.observed.splitlines()[1]}"
+                for r in result.calls])
+
+
+def coverage(catalog: Any, results: list[v.CaseResult]) -> dict[str, dict]:
+    passing = {i for r in results if r.verdict == v.PASS for i in r.ids}
+    out = {}
+    for doc in COVERED_DOCS:
+        wire = [r.id for r in catalog if r.doc == doc and r.testability == "wire"
+                and not r.retired]
+        covered = sum(1 for i in wire if i in passing)
+        out[doc] = {"wire": len(wire), "covered_by_passing_case": covered,
+                    "percent": round(100 * covered / len(wire), 2) if wire else 0.0}
+    return out
+
+
+def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    results: list[v.CaseResult] = state["results"]
+    suite = state["suite"]
+    spec = suite.spec if suite else state["spec"]
+    doc = {
+        "target": {"name": spec.name if spec else None,
+                   "endpoint": spec.endpoint if spec else None,
+                   "ndr64": spec.ndr64 if spec else None,
+                   "capabilities": spec.capabilities if spec else {}},
+        "started": state["started"], "finished": time.time(),
+        "strict": config.getoption("--mq-strict"), "select": config.getoption("--select"),
+        "summary": v.summarize(results),
+        "coverage": coverage(state["catalog"], results),
+        "cases": [r.as_dict() for r in results],
+        "requirements": v.by_requirement(results),
+    }
+    out = directory / "results.json"
+    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    junit = directory / "junit.xml"
+    summary = doc["summary"]
+    suite_el = ET.Element("testsuite", name="mqconform", tests=str(len(results)),
+                          failures=str(summary["unexpected_failures"]),
+                          skipped=str(summary["inconclusive"] + summary["not-applicable"]))
+    for r in results:
+        case_el = ET.SubElement(suite_el, "testcase", name=r.case, time=f"{r.duration:.3f}")
+        props = ET.SubElement(case_el, "properties")
+        for rid in r.ids:
+            ET.SubElement(props, "property", name="requirement", value=rid)
+        ET.SubElement(props, "property", name="verdict", value=r.verdict)
+        ET.SubElement(props, "property", name="target", value=r.target)
+        if r.verdict == v.FAIL and r.unexpected:
+            ET.SubElement(case_el, "failure", message=r.messages[0][:200]).text = \
+                "\n".join(r.messages)
+        elif r.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE) or r.verdict == v.FAIL:
+            ET.SubElement(case_el, "skipped", message=f"{r.verdict}: "
+                          + (r.expected_failure or "; ".join(r.messages))[:200])
+    ET.ElementTree(suite_el).write(junit, encoding="utf-8", xml_declaration=True)
+    return [out, junit]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return
+    report_dir = session.config.getoption("--report-dir")
+    if report_dir:
+        write_reports(Path(report_dir), state, session.config)
+    if state["suite"] is not None:
+        state["suite"].close()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config
+                            ) -> None:
+    state = config.stash.get(STATE, None)
+    if not state or not state["results"]:
+        return
+    s = v.summarize(state["results"])
+    cov = coverage(state["catalog"], state["results"])
+    terminalreporter.write_sep("-", "mqconform verdicts")
+    terminalreporter.write_line(
+        f"{s['pass']} pass, {s['fail']} fail ({s['unexpected_failures']} unexpected, "
+        f"{s['expected_failures']} expected), {s['inconclusive']} inconclusive, "
+        f"{s['not-applicable']} not applicable; {s['expected_failures_passed']} expected "
+        f"failure(s) passed; {s['warnings']} warning(s)")
+    terminalreporter.write_line("wire coverage: " + ", ".join(
+        f"{d} {c['covered_by_passing_case']}/{c['wire']} ({c['percent']} %)"
+        for d, c in cov.items()))

@@ -1,0 +1,187 @@
+"""The target file (YAML): what the suite runs against.
+
+```yaml
+name: windows-2022               # shown in reports (default: the endpoint)
+endpoint: ncacn_ip_tcp:10.0.0.5[2103]   # or `reference` (start the embedded server) or `model`
+ndr64: false                     # bind RemoteRead with NDR64
+computer_name: MQREF             # the target's NetBIOS name, used in queue format names
+epm_port: 135                    # endpoint mapper, when the endpoint has no [port]
+timeout: 10                      # seconds per call
+credentials: {user: x, password: y}   # placeholder: not used yet
+capabilities: {ndr64: true, transactions: true, subqueues: true, move: true, qmmgmt: true}
+sut_control:
+  kind: reference                # reference | command | none
+  url: http://127.0.0.1:8080     # reference with an external endpoint: its control API
+  commands:                      # command: shell templates per action (conformance/sut.py)
+    create_queue: "powershell -c New-MsmqQueue -Name {name}"
+expectations:                    # known deviations: the case fails, the run does not
+  - id: MS-MQRR/3.1.4.6/R14
+    reason: purge without receive access answers MQ_ERROR_ACCESS_DENIED
+```
+
+Every error is one line naming the key (``capabilities.ndr64: must be true or false``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.sut import ACTIONS
+from conformance.targets import DEFAULT_CAPABILITIES
+
+KEYS = {"name", "endpoint", "ndr64", "computer_name", "epm_port", "timeout", "credentials",
+        "capabilities", "sut_control", "expectations"}
+ENDPOINT = re.compile(r"^ncacn_ip_tcp:[^\[\]\s]+(\[\d{1,5}\])?$")
+
+
+class TargetFileError(ValueError):
+    """A target file that cannot be used; one line naming the key."""
+
+
+@dataclass
+class TargetSpec:
+    endpoint: str
+    name: str
+    ndr64: bool = False
+    computer_name: str = "MQREF"
+    epm_port: int = 135
+    timeout: float = 10.0
+    credentials: dict = field(default_factory=dict)
+    capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
+    sut_kind: str = "reference"
+    sut_url: str | None = None
+    sut_commands: dict[str, str] = field(default_factory=dict)
+    expectations: dict[str, str] = field(default_factory=dict)
+    source: str = "<target>"
+
+
+def _need(cond: bool, where: str, why: str) -> None:
+    if not cond:
+        raise TargetFileError(f"{where}: {why}")
+
+
+def parse(data: Any, source: str = "<target>", catalog: Any = None) -> TargetSpec:
+    _need(isinstance(data, dict), source, "the document must be a mapping")
+    unknown = sorted(set(data) - KEYS)
+    _need(not unknown, f"{source}: {unknown[0]}" if unknown else source, "unknown key")
+    endpoint = data.get("endpoint")
+    _need(isinstance(endpoint, str), f"{source}: endpoint", "required, a string")
+    _need(endpoint in ("reference", "model") or bool(ENDPOINT.match(endpoint)),
+          f"{source}: endpoint", "must be ncacn_ip_tcp:HOST[PORT], reference or model")
+    spec = TargetSpec(endpoint=endpoint, name=str(data.get("name") or endpoint), source=source)
+    for key in ("ndr64",):
+        if key in data:
+            _need(isinstance(data[key], bool), f"{source}: {key}", "must be true or false")
+            spec.ndr64 = data[key]
+    if "computer_name" in data:
+        v = data["computer_name"]
+        _need(isinstance(v, str) and 0 < len(v) <= 15 and "\\" not in v,
+              f"{source}: computer_name", "must be a NetBIOS name (1-15 characters)")
+        spec.computer_name = v
+    if "epm_port" in data:
+        v = data["epm_port"]
+        _need(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536,
+              f"{source}: epm_port", "must be a TCP port")
+        spec.epm_port = v
+    if "timeout" in data:
+        v = data["timeout"]
+        _need(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+              f"{source}: timeout", "must be a positive number of seconds")
+        spec.timeout = float(v)
+    if "credentials" in data:
+        _need(isinstance(data["credentials"], dict), f"{source}: credentials",
+              "must be a mapping")
+        spec.credentials = dict(data["credentials"])
+    caps = data.get("capabilities", {})
+    _need(isinstance(caps, dict), f"{source}: capabilities", "must be a mapping")
+    for k, v in caps.items():
+        _need(isinstance(v, bool), f"{source}: capabilities.{k}", "must be true or false")
+        spec.capabilities[str(k)] = v
+    if spec.ndr64:
+        _need(spec.capabilities.get("ndr64", True), f"{source}: ndr64",
+              "set, but capabilities.ndr64 is false")
+    _sut(data.get("sut_control"), spec, source)
+    _expectations(data.get("expectations"), spec, source, catalog)
+    return spec
+
+
+def _sut(sut: Any, spec: TargetSpec, source: str) -> None:
+    if sut is None:
+        spec.sut_kind = "reference" if spec.endpoint in ("reference", "model") else "none"
+        return
+    if isinstance(sut, str):
+        sut = {"kind": sut}
+    _need(isinstance(sut, dict), f"{source}: sut_control", "must be a mapping or a kind")
+    unknown = sorted(set(sut) - {"kind", "url", "commands"})
+    _need(not unknown, f"{source}: sut_control.{unknown[0] if unknown else ''}", "unknown key")
+    kind = sut.get("kind")
+    _need(kind in ("reference", "command", "none"), f"{source}: sut_control.kind",
+          "must be reference, command or none")
+    spec.sut_kind = kind
+    if kind == "reference":
+        url = sut.get("url")
+        if spec.endpoint in ("reference", "model"):
+            _need(url is None, f"{source}: sut_control.url", "only for an external endpoint")
+        else:
+            _need(isinstance(url, str) and url.startswith("http://"),
+                  f"{source}: sut_control.url", "required for an external endpoint: "
+                  "http://HOST:PORT of its control API")
+        spec.sut_url = url
+    if kind == "command":
+        commands = sut.get("commands")
+        _need(isinstance(commands, dict) and bool(commands), f"{source}: sut_control.commands",
+              "required: a mapping of action to shell template")
+        for action, template in commands.items():
+            _need(action in ACTIONS, f"{source}: sut_control.commands.{action}",
+                  f"unknown action (one of {', '.join(ACTIONS)})")
+            _need(isinstance(template, str) and template.strip(),
+                  f"{source}: sut_control.commands.{action}", "must be a shell template")
+        spec.sut_commands = dict(commands)
+
+
+def _expectations(items: Any, spec: TargetSpec, source: str, catalog: Any) -> None:
+    if items is None:
+        return
+    _need(isinstance(items, list), f"{source}: expectations", "must be a list")
+    if catalog is None:
+        from spec.catalog import load
+
+        catalog = load()
+    known = {r.id for r in catalog}
+    for i, item in enumerate(items):
+        where = f"{source}: expectations[{i}]"
+        _need(isinstance(item, dict), where, "must be a mapping with id and reason")
+        unknown = sorted(set(item) - {"id", "reason"})
+        _need(not unknown, f"{where}.{unknown[0] if unknown else ''}", "unknown key")
+        rid = item.get("id")
+        _need(isinstance(rid, str), f"{where}.id", "required, a requirement ID")
+        _need(rid in known, f"{where}.id", f"unknown requirement ID {rid}")
+        reason = item.get("reason")
+        _need(isinstance(reason, str) and reason.strip(), f"{where}.reason",
+              "required: why the deviation is expected")
+        spec.expectations[rid] = reason
+
+
+def load(target: str, catalog: Any = None) -> TargetSpec:
+    """``target``: ``reference``, ``model``, an endpoint (no SUT control) or the path of a
+    target file."""
+    if target in ("reference", "model") or ENDPOINT.match(target):
+        return parse({"endpoint": target}, target, catalog)
+    p = Path(target)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TargetFileError(f"{target}: cannot read ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{target}:{mark.line + 1}" if mark else target
+        raise TargetFileError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") \
+            from None
+    return parse(data, target, catalog)

@@ -1,0 +1,198 @@
+"""Targets: what the suite's cases call, in the model's vocabulary (model.calls).
+
+``ModelTarget`` runs the model (model/mqrr.py, model/mqmr.py) in process on an Environment built
+by server/provision.py, as the reference server builds its own; ``RpcTarget`` speaks DCE/RPC to
+any ``ncacn_ip_tcp:host[port]`` through wire.client.RpcClient. Both answer ``call(typed_call)``
+with a typed Result and block while a call waits (a receive with a timeout); both open a second
+connection of the same association group with ``connect_second()`` (to cancel a waiting receive
+as a Windows client does).
+
+A ModelTarget's time is either ``real`` (model milliseconds follow time.monotonic, as in the
+reference server) or ``virtual`` (a waiting call advances model time straight to the next timer:
+the oracle's clock, which makes a 10 s receive timeout instant).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from model import calls as c
+from model.mqmr import QMMgmtServer
+from model.mqrr import RemoteReadServer
+from model.outcome import Outcome
+from model.runtime import Environment, Pending
+from server.provision import new_queue_manager, provision
+
+DEFAULT_CAPABILITIES = {"ndr64": True, "transactions": True, "subqueues": True, "move": True,
+                        "qmmgmt": True}
+
+
+class TargetError(Exception):
+    """A target that cannot be reached or used; one line."""
+
+
+@dataclass
+class Capabilities:
+    declared: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
+
+    def has(self, name: str) -> bool:
+        return bool(self.declared.get(name, False))
+
+
+class Target(Protocol):
+    name: str
+    capabilities: Capabilities
+
+    def call(self, typed_call: c.Call) -> c.Result: ...
+
+    def connect_second(self) -> Target: ...
+
+    def close(self) -> None: ...
+
+
+# ------------------------------------------------------------------------------ the model
+
+class ModelQueueManager:
+    """One model queue manager shared by the ModelTarget connections on it. It has the
+    ``env``, ``lock`` and ``_deliver`` that server.control.ControlApi needs, so the reference
+    SUT control drives it exactly as it drives the server."""
+
+    def __init__(self, env: Environment, port: int = 2103, clock: str = "real",
+                 monotonic: Callable[[], float] = time.monotonic):
+        self.env = env
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.remote_read = RemoteReadServer(env, port=port)
+        self.qmmgmt = QMMgmtServer(env)
+        self.clock = clock
+        self._monotonic = monotonic
+        self._start = monotonic()
+        self._tokens = itertools.count(1)
+        self._done: dict[int, Outcome] = {}
+
+    @classmethod
+    def from_yaml(cls, text: str = "", port: int = 2103, clock: str = "real",
+                  computer_name: str | None = None) -> ModelQueueManager:
+        if text.strip():
+            env = provision(text, "<model>").env
+        else:
+            env = Environment(new_queue_manager({"computer_name": computer_name}
+                                                if computer_name else None))
+        return cls(env, port=port, clock=clock)
+
+    def _now(self) -> int:
+        return int((self._monotonic() - self._start) * 1000)
+
+    def _advance(self) -> None:
+        if self.clock == "real":
+            self.env.advance(max(self.env.now, self._now()))
+
+    def _deliver(self) -> None:
+        for done in self.env.take_completions():
+            self._done[done.token] = done.result
+        self.changed.notify_all()
+
+    def outcome(self, typed_call: c.Call, wait_limit: float = 60.0) -> Outcome:
+        """Run one call and return the model's Outcome, waiting for it if it waits."""
+        with self.lock:
+            self._advance()
+            token = next(self._tokens)
+            server = self.remote_read if typed_call.interface == c.REMOTEREAD else self.qmmgmt
+            out = server.call(typed_call, token=token) if server is self.remote_read \
+                else server.call(typed_call)
+            self._deliver()
+            if not isinstance(out, Pending):
+                return out
+            give_up = time.monotonic() + wait_limit
+            while token not in self._done:
+                deadline = self.env.next_deadline()
+                if self.clock == "virtual":
+                    if deadline is None:
+                        raise TargetError(f"{type(typed_call).__name__} waits and nothing "
+                                          f"can end the wait")
+                    self.env.advance(int(deadline))
+                    self._deliver()
+                    continue
+                if time.monotonic() > give_up:
+                    raise TargetError(f"{type(typed_call).__name__}: no answer within "
+                                      f"{wait_limit} s")
+                wait = 0.05 if deadline is None else max(0.0, (deadline - self._now()) / 1000)
+                self.changed.wait(timeout=min(wait, 0.05) + 0.001)
+                self._advance()
+                self._deliver()
+            return self._done.pop(token)
+
+
+class ModelTarget:
+    """The model in process (ARCHITECTURE.md "The suite")."""
+
+    def __init__(self, qm: ModelQueueManager | None = None, name: str = "model",
+                 capabilities: Capabilities | None = None):
+        self.qm = qm or ModelQueueManager.from_yaml()
+        self.name = name
+        self.capabilities = capabilities or Capabilities()
+        self.endpoint = "model"
+
+    @property
+    def computer_name(self) -> str:
+        return self.qm.env.local_queue_manager.computer_name
+
+    def outcome(self, typed_call: c.Call) -> Outcome:
+        return self.qm.outcome(typed_call)
+
+    def call(self, typed_call: c.Call) -> c.Result:
+        return self.qm.outcome(typed_call).result
+
+    def connect_second(self) -> ModelTarget:
+        return ModelTarget(self.qm, self.name, self.capabilities)
+
+    def close(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------------ over RPC
+
+class RpcTarget:
+    """Any RemoteRead/qmmgmt endpoint over ncacn_ip_tcp (wire.client.RpcClient)."""
+
+    def __init__(self, endpoint: str, ndr64: bool = False, name: str | None = None,
+                 capabilities: Capabilities | None = None, timeout: float = 10.0,
+                 epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0):
+        from wire.client import ArgumentError, RpcClient, RpcError
+
+        self.endpoint = endpoint
+        self.ndr64 = ndr64
+        self.name = name or endpoint
+        self.capabilities = capabilities or Capabilities()
+        self.computer_name = computer_name
+        self._options = {"timeout": timeout, "epm_port": epm_port}
+        self.client = RpcClient(assoc_group=assoc_group, **self._options)
+        try:
+            self.client.connect(endpoint, ndr64=ndr64)
+        except (RpcError, ArgumentError) as exc:
+            raise TargetError(f"{endpoint}: {exc}") from None
+
+    @property
+    def port(self) -> int:
+        return self.client._associations[c.REMOTEREAD].port
+
+    def call(self, typed_call: c.Call) -> c.Result:
+        from wire.client import RpcError
+
+        try:
+            return self.client.call(typed_call)
+        except RpcError as exc:
+            raise TargetError(f"{self.endpoint}: {exc}") from None
+
+    def connect_second(self) -> RpcTarget:
+        return RpcTarget(self.endpoint, self.ndr64, self.name, self.capabilities,
+                         computer_name=self.computer_name,
+                         assoc_group=self.client.assoc_group, **self._options)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,118 @@
+"""Verdicts and the per-case result record.
+
+A case's verdict is one of PASS, FAIL, INCONCLUSIVE (a precondition could not be provisioned)
+and NOT_APPLICABLE (a capability the target declares absent). A FAIL whose failing checks are
+all SHOULD/SHOULD NOT/MAY-level requirements is a warning (not unexpected) unless ``strict``; a
+FAIL on a requirement the target file lists in ``expectations`` is an expected failure; a PASS
+on such a requirement is reported as an expected failure that passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, FAIL, INCONCLUSIVE, NOT_APPLICABLE = "pass", "fail", "inconclusive", "not-applicable"
+VERDICTS = (PASS, FAIL, INCONCLUSIVE, NOT_APPLICABLE)
+WEAK_LEVELS = frozenset({"SHOULD", "SHOULD NOT", "MAY"})
+
+
+@dataclass
+class Check:
+    ids: tuple[str, ...]
+    ok: bool
+    message: str
+
+
+@dataclass
+class CallRecord:
+    """One call of a case: the typed call, the target's result and what the model allows."""
+
+    call: str
+    observed: str
+    expected: str | None = None
+    rule: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"call": self.call, "observed": self.observed, "expected": self.expected,
+                "rule": self.rule}
+
+
+@dataclass
+class CaseResult:
+    case: str
+    ids: tuple[str, ...]
+    target: str
+    verdict: str = PASS
+    messages: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+    expected_failure: str | None = None  # the expectation's reason, when one applies
+    unexpected: bool = False  # a failure that gates the run
+    expected_failure_passed: bool = False
+    duration: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {"case": self.case, "ids": list(self.ids), "target": self.target,
+                "verdict": self.verdict, "unexpected": self.unexpected,
+                "expected_failure": self.expected_failure,
+                "expected_failure_passed": self.expected_failure_passed,
+                "messages": self.messages, "warnings": self.warnings,
+                "calls": [c.as_dict() for c in self.calls],
+                "duration": round(self.duration, 4)}
+
+
+def decide(result: CaseResult, checks: list[Check], levels: dict[str, str],
+           expectations: dict[str, str], strict: bool, error: str | None = None) -> CaseResult:
+    """Fill in ``result``'s verdict from its checks (``error``: an exception that ended the
+    case early and is not a check, e.g. a target that stopped answering)."""
+    failed = [ch for ch in checks if not ch.ok]
+    expected = [expectations[i] for i in result.ids if i in expectations]
+    if error is not None:
+        result.verdict = FAIL
+        result.messages.append(error)
+    elif failed:
+        result.verdict = FAIL
+        result.messages.extend(ch.message for ch in failed)
+    else:
+        result.verdict = PASS
+    if result.verdict == FAIL:
+        ids = {i for ch in failed for i in (ch.ids or result.ids)}
+        weak = error is None and ids and all(levels.get(i) in WEAK_LEVELS for i in ids)
+        if expected:
+            result.expected_failure = "; ".join(expected)
+        elif weak and not strict:
+            result.warnings.extend(ch.message for ch in failed)
+        else:
+            result.unexpected = True
+    elif result.verdict == PASS and expected:
+        result.expected_failure = "; ".join(expected)
+        result.expected_failure_passed = True
+    return result
+
+
+def summarize(results: list[CaseResult]) -> dict[str, Any]:
+    counts = {v: 0 for v in VERDICTS}
+    for r in results:
+        counts[r.verdict] += 1
+    counts["unexpected_failures"] = sum(r.unexpected for r in results)
+    counts["expected_failures"] = sum(1 for r in results
+                                      if r.verdict == FAIL and r.expected_failure)
+    counts["expected_failures_passed"] = sum(r.expected_failure_passed for r in results)
+    counts["warnings"] = sum(1 for r in results if r.warnings)
+    counts["cases"] = len(results)
+    return counts
+
+
+def by_requirement(results: list[CaseResult]) -> dict[str, dict]:
+    """Per requirement: the worst verdict over its cases (fail > inconclusive > pass >
+    not-applicable) and the cases."""
+    order = {FAIL: 3, INCONCLUSIVE: 2, PASS: 1, NOT_APPLICABLE: 0}
+    out: dict[str, dict] = {}
+    for r in results:
+        for rid in r.ids:
+            entry = out.setdefault(rid, {"verdict": None, "cases": []})
+            entry["cases"].append(r.case)
+            if entry["verdict"] is None or order[r.verdict] > order[entry["verdict"]]:
+                entry["verdict"] = r.verdict
+    return dict(sorted(out.items()))

@@ -1,0 +1,132 @@
+"""The conformance suite end to end: ``mqconform run`` against the model and against the
+embedded reference server started here on a free port; the reports it writes; exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from server.main import start
+from spec.catalog import load
+
+MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*MQCONFORM, "run", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture
+def reference(tmp_path):
+    r = start(host="127.0.0.1", port=0, control_port=0)
+    yield r
+    r.stop()
+
+
+def target_file(tmp_path: Path, r, **extra) -> Path:
+    host, port = r.rpc.address
+    chost, cport = r.control.address
+    lines = [f'endpoint: "ncacn_ip_tcp:{host}[{port}]"', "name: reference-over-tcp",
+             f"sut_control: {{kind: reference, url: 'http://{chost}:{cport}'}}"]
+    lines += [f"{k}: {v}" for k, v in extra.items()]
+    path = tmp_path / "target.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def check_reports(report_dir: Path) -> dict:
+    results = json.loads((report_dir / "results.json").read_text())
+    cases, summary = results["cases"], results["summary"]
+    assert summary["cases"] == len(cases) >= 25
+    assert summary["pass"] == len(cases) and summary["unexpected_failures"] == 0
+    passing = {i for c in cases if c["verdict"] == "pass" for i in c["ids"]}
+    catalog = load()
+    wire = {r.id for r in catalog if r.doc == "MS-MQRR" and r.testability == "wire"
+            and not r.retired}
+    cov = results["coverage"]["MS-MQRR"]
+    assert cov["wire"] == len(wire)
+    assert cov["covered_by_passing_case"] == len(wire & passing) > 0
+    assert set(results["requirements"]) == {i for c in cases for i in c["ids"]}
+    assert all(c["calls"] for c in cases)  # every case logs its call sequence
+    junit = ET.parse(report_dir / "junit.xml").getroot()
+    assert int(junit.get("tests")) == len(cases) and junit.get("failures") == "0"
+    props = {p.get("value") for p in junit.iter("property") if p.get("name") == "requirement"}
+    assert props == set(results["requirements"])
+    return results
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.7/R50")
+def test_the_suite_passes_against_the_model(tmp_path):
+    out = run("--target", "model", "--report-dir", str(tmp_path / "r"), cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = check_reports(tmp_path / "r")
+    assert results["target"]["endpoint"] == "model"
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.2/R24")
+def test_the_suite_passes_against_the_reference_server_over_tcp(tmp_path, reference):
+    path = target_file(tmp_path, reference)
+    out = run("--target", str(path), "--report-dir", str(tmp_path / "r"), cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = check_reports(tmp_path / "r")
+    assert results["target"]["name"] == "reference-over-tcp"
+
+
+def test_the_suite_with_no_target_starts_the_embedded_server(tmp_path):
+    out = run("--select", "MS-MQRR/3.1.4.6", cwd=tmp_path)  # trace: ignore
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = json.loads((tmp_path / "reports" / "results.json").read_text())
+    assert results["target"]["endpoint"] == "reference"
+    assert {i for c in results["cases"] for i in c["ids"]} <= {
+        "MS-MQRR/3.1.4.6/R11", "MS-MQRR/3.1.4.6/R13", "MS-MQRR/3.1.4.6/R14"}
+    assert results["summary"]["pass"] == 2
+
+
+def test_a_deviating_target_fails_the_run_with_exit_1(tmp_path, reference):
+    # the target file names the wrong computer: the server finds none of the queues the
+    # format names designate, where the model (told this name) does
+    path = target_file(tmp_path, reference, computer_name="ELSEWHERE")
+    out = run("--target", str(path), "--report-dir", str(tmp_path / "r"),
+              "--select", "MS-MQRR/3.1.4.3", cwd=tmp_path)  # trace: ignore
+    assert out.returncode == 1, out.stdout + out.stderr
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    [case] = results["cases"]
+    assert case["verdict"] == "fail" and case["unexpected"]
+    assert "MQ_ERROR_QUEUE_NOT_FOUND" in case["messages"][0]
+
+
+def test_an_expected_failure_does_not_fail_the_run_and_one_that_passes_is_reported(
+        tmp_path, reference):
+    path = target_file(tmp_path, reference, computer_name="ELSEWHERE")
+    path.write_text(path.read_text() + "expectations:\n"
+                    "  - {id: MS-MQRR/3.1.4.3/R15, reason: known}\n")
+    out = run("--target", str(path), "--report-dir", str(tmp_path / "r"),
+              "--select", "MS-MQRR/3.1.4.3", cwd=tmp_path)  # trace: ignore
+    assert out.returncode == 0, out.stdout + out.stderr
+    [case] = json.loads((tmp_path / "r" / "results.json").read_text())["cases"]
+    assert case["verdict"] == "fail" and not case["unexpected"]
+    assert case["expected_failure"] == "known"
+    good = target_file(tmp_path, reference)
+    good.write_text(good.read_text() + "expectations:\n"
+                    "  - {id: MS-MQRR/3.1.4.3/R15, reason: known}\n")
+    out = run("--target", str(good), "--report-dir", str(tmp_path / "g"),
+              "--select", "MS-MQRR/3.1.4.3", cwd=tmp_path)  # trace: ignore
+    assert out.returncode == 0
+    summary = json.loads((tmp_path / "g" / "results.json").read_text())["summary"]
+    assert summary["expected_failures_passed"] == 1
+
+
+def test_without_sut_control_every_case_is_inconclusive(tmp_path, reference):
+    host, port = reference.rpc.address
+    out = run("--target", f"ncacn_ip_tcp:{host}[{port}]", "--report-dir", str(tmp_path / "r"),
+              "--select", "MS-MQRR/3.1.4.6", cwd=tmp_path)  # trace: ignore
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert [c["verdict"] for c in results["cases"]] == ["inconclusive", "inconclusive"]
+    assert "cannot create queue" in results["cases"][0]["messages"][0]

@@ -1,0 +1,82 @@
+"""Target files and SUT control: one-line errors naming the key; `mqconform run` exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.sut import CommandControl, Inconclusive
+from conformance.targetfile import TargetFileError, load, parse
+from mqconform.cli import main
+
+
+@pytest.mark.parametrize("doc,key", [
+    ({"endpoint": "tcp://x"}, "endpoint"),
+    ({}, "endpoint"),
+    ({"endpoint": "model", "colour": 1}, "colour"),
+    ({"endpoint": "model", "ndr64": "yes"}, "ndr64"),
+    ({"endpoint": "model", "capabilities": {"move": 1}}, "capabilities.move"),
+    ({"endpoint": "model", "sut_control": {"kind": "ssh"}}, "sut_control.kind"),
+    ({"endpoint": "model", "sut_control": {"kind": "command"}}, "sut_control.commands"),
+    ({"endpoint": "model", "sut_control": {"kind": "command", "commands": {"fly": "x"}}},
+     "sut_control.commands.fly"),
+    ({"endpoint": "ncacn_ip_tcp:h[1]", "sut_control": "reference"}, "sut_control.url"),
+    ({"endpoint": "model",
+      "expectations": [{"id": "MS-MQRR/9.9/R1", "reason": "x"}]},  # trace: ignore
+     "expectations[0].id"),
+    ({"endpoint": "model", "expectations": [{"id": "MS-MQRR/3.1.4.3/R15"}]},
+     "expectations[0].reason"),
+])
+def test_a_bad_target_file_names_the_key(doc, key):
+    with pytest.raises(TargetFileError) as err:
+        parse(doc, "t.yaml")
+    message = str(err.value)
+    assert f"t.yaml: {key}" in message and "\n" not in message
+
+
+def test_a_good_target_file_loads(tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text("endpoint: 'ncacn_ip_tcp:10.0.0.5[2103]'\nndr64: true\n"
+                 "capabilities: {transactions: false}\n"
+                 "sut_control: {kind: command, commands: {create_queue: 'true {path}'}}\n"
+                 "expectations:\n  - {id: MS-MQRR/3.1.4.6/R14, reason: differs}\n")
+    spec = load(str(p))
+    assert spec.ndr64 and not spec.capabilities["transactions"]
+    assert spec.capabilities["move"] and spec.sut_kind == "command"
+    assert spec.expectations == {"MS-MQRR/3.1.4.6/R14": "differs"}
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("endpoint: [", "not valid YAML"),
+    ("endpoint: model\nexpectations: [{id: NOPE/1, reason: r}]", "unknown requirement ID"),
+])
+def test_mqconform_run_rejects_a_bad_target_file_with_exit_2(tmp_path, capsys, text, needle):
+    p = tmp_path / "t.yaml"
+    p.write_text(text)
+    assert main(["run", "--target", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+
+
+def test_mqconform_run_rejects_an_unknown_requirement_and_an_unreachable_endpoint(capsys):
+    assert main(["run", "--target", "model", "--select", "MS-MQRR/99"]) == 2  # trace: ignore
+    assert "unknown requirement ID" in capsys.readouterr().err
+    assert main(["run", "--target", "ncacn_ip_tcp:127.0.0.1[1]"]) == 2
+    err = capsys.readouterr().err
+    assert "unreachable" in err and err.count("\n") == 1
+
+
+def test_command_control_quotes_values_for_the_shell(tmp_path):
+    out = tmp_path / "made"
+    control = CommandControl({"create_queue": f"printf %s {{path}} > {out}"})
+    hostile = "private$\\q; touch " + str(tmp_path / "pwned")
+    control.create_queue(hostile)
+    assert out.read_text() == hostile
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_command_control_failure_or_missing_template_is_inconclusive():
+    control = CommandControl({"create_queue": "echo no such queue >&2; exit 3"})
+    with pytest.raises(Inconclusive, match="exited 3: no such queue"):
+        control.create_queue("private$\\q")
+    with pytest.raises(Inconclusive, match="no template for send_message"):
+        control.send_message("private$\\q", b"x")
