@@ -76,6 +76,18 @@ def _matches(ids: tuple[str, ...], prefixes: list[str]) -> bool:
                for i in ids for p in prefixes)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag: str, function):
+    """A Gherkin tag that is a requirement ID (``@MS-MQRR/3.1.4.7/R50``) becomes a
+    ``req`` marker, so scenarios are selected, reported and traced like every other case."""
+    from spec.catalog import ID_PATTERN
+
+    if ID_PATTERN.match(tag):
+        pytest.mark.req(tag)(function)
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     prefixes = config.getoption("--select")
     if not prefixes:

@@ -83,9 +83,9 @@ def test_the_suite_with_no_target_starts_the_embedded_server(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     results = json.loads((tmp_path / "reports" / "results.json").read_text())
     assert results["target"]["endpoint"] == "reference"
-    assert {i for c in results["cases"] for i in c["ids"]} <= {
-        "MS-MQRR/3.1.4.6/R11", "MS-MQRR/3.1.4.6/R13", "MS-MQRR/3.1.4.6/R14"}
-    assert results["summary"]["pass"] == 2
+    ids = {i for c in results["cases"] for i in c["ids"]}
+    assert ids and all(i.startswith("MS-MQRR/3.1.4.6/") for i in ids)  # trace: ignore
+    assert results["summary"]["pass"] == len(results["cases"]) >= 2
 
 
 def test_a_deviating_target_fails_the_run_with_exit_1(tmp_path, reference):
@@ -128,5 +128,6 @@ def test_without_sut_control_every_case_is_inconclusive(tmp_path, reference):
               "--select", "MS-MQRR/3.1.4.6", cwd=tmp_path)  # trace: ignore
     assert out.returncode == 0, out.stdout + out.stderr
     results = json.loads((tmp_path / "r" / "results.json").read_text())
-    assert [c["verdict"] for c in results["cases"]] == ["inconclusive", "inconclusive"]
+    verdicts = [c["verdict"] for c in results["cases"]]
+    assert len(verdicts) >= 2 and set(verdicts) == {"inconclusive"}
     assert "cannot create queue" in results["cases"][0]["messages"][0]

@@ -1,0 +1,13 @@
+"""The Gherkin scenarios of features/, bound to the step definitions of conformance/steps/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_bdd import scenarios
+
+from conformance.steps.remoteread import *  # noqa: F401,F403 - pytest-bdd finds steps by name
+
+FEATURES = Path(__file__).resolve().parents[2] / "features"
+
+scenarios(str(FEATURES))
