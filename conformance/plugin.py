@@ -6,7 +6,10 @@ Options: ``--mq-target FILE|reference|model``, ``--report-dir DIR``, ``--select 
 fixture (conformance.session.Case). Each case's verdict replaces pytest's outcome: a failure is
 a pytest failure only when it is unexpected; an expected failure shows as xfailed; inconclusive
 and not-applicable cases show as skipped with the reason. ``--report-dir`` gets results.json
-(the source of truth) and junit.xml (requirement IDs as properties).
+(the source of truth), junit.xml (requirement IDs as properties), index.html
+(conformance/report.py) and, for a target over RPC, wire.pcap: every exchange of the run,
+recorded by captures.recorder; each call record in results.json names its frames there. The
+model target has no wire, so no wire.pcap (results.json's ``wire`` says so).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from conformance import targets
 from conformance import verdicts as v
 from conformance.session import Case, CaseFailed, NotApplicable, Suite
 from conformance.sut import Inconclusive
@@ -64,7 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = {"catalog": catalog, "spec": spec, "suite": None, "results": [],
-                           "started": time.time()}
+                           "started": time.time(), "recorder": None, "written": []}
 
 
 def _ids(item: pytest.Item) -> tuple[str, ...]:
@@ -106,12 +110,31 @@ def _suite(config: pytest.Config) -> Suite:
         from conformance.targetfile import load as load_target
 
         spec = state["spec"] or load_target("model", state["catalog"])
+        if spec.endpoint != "model":
+            _start_recording(state)
         try:
             state["suite"] = Suite(spec, strict=config.getoption("--mq-strict"),
                                    catalog=state["catalog"])
         except TargetError as exc:
+            _stop_recording()
             pytest.exit(f"error: {exc}", returncode=2)
     return state["suite"]
+
+
+def _start_recording(state: dict) -> None:
+    """Every RpcTarget of the run records into one recorder; every call record claims the
+    frames of its call (verdicts.wire_frames)."""
+    from captures.recorder import Recorder
+
+    recorder = Recorder()
+    state["recorder"] = recorder
+    targets.RECORDER = recorder
+    v.wire_frames = recorder.claim
+
+
+def _stop_recording() -> None:
+    targets.RECORDER = None
+    v.wire_frames = None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -122,12 +145,43 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.fixture
 def mq(request: pytest.FixtureRequest):
     suite = _suite(request.config)
+    recorder = request.config.stash[STATE]["recorder"]
+    request.node.stash[FIRST_FRAME] = recorder.frame_count + 1 if recorder else 0
+    if recorder is not None:
+        recorder.claim()  # nothing from before the case
     case = Case(suite, request.node.nodeid, _ids(request.node))
     request.node.stash[CASE] = case
     yield case
 
 
 CASE = pytest.StashKey[Case]()
+FIRST_FRAME = pytest.StashKey[int]()
+SOURCE = pytest.StashKey[dict]()
+
+
+def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any
+                               ) -> None:
+    request.node.stash[SOURCE] = {"path": _relative(feature.filename),
+                                  "line": scenario.line_number,
+                                  "name": f"Scenario: {scenario.name}"}
+
+
+def _relative(path: Any) -> str:
+    from spec.trace import repo_root
+
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(repo_root()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def _source(item: pytest.Item) -> dict:
+    found = item.stash.get(SOURCE, None)
+    if found is not None:
+        return found
+    return {"path": _relative(item.path), "line": (item.location[1] or 0) + 1,
+            "name": item.name}
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -135,6 +189,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
     case = item.stash.get(CASE, None)
+    if case is None and report.failed and report.when in ("call", "setup") and _ids(item):
+        _record_broken(item, call)  # failed before its mq fixture existed: still a result
+        return
     if case is None or report.when not in ("call", "setup"):
         return
     if report.when == "setup" and report.passed:
@@ -150,6 +207,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         result = case.finish()
     else:
         result = case.finish(error=f"{type(exc).__name__}: {exc}")
+    result.source = _source(item)
+    recorder = item.config.stash[STATE]["recorder"]
+    first = item.stash.get(FIRST_FRAME, 0)
+    if recorder is not None and first and recorder.frame_count >= first:
+        result.frames = {"first": first, "last": recorder.frame_count}
     item.config.stash[STATE]["results"].append(result)
     if result.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE):
         report.outcome = "skipped"
@@ -168,6 +230,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.longrepr = "\n".join(result.messages + ["calls:"] + [
                 f"  {r.call}\n    -> {r.observed.splitlines()[0]} {r.observed.splitlines()[1]}"
                 for r in result.calls])
+
+
+def _record_broken(item: pytest.Item, call: pytest.CallInfo) -> None:
+    """A case that failed before it had an ``mq`` fixture (a missing step definition, a
+    broken fixture) is an unexpected failure in results.json too, not a silent gap."""
+    state = item.config.stash[STATE]
+    spec = state["suite"].spec if state["suite"] else state["spec"]
+    exc = call.excinfo.value if call.excinfo is not None else None
+    text = " ".join(f"{type(exc).__name__}: {exc}".split()) if exc else "failed"
+    result = v.CaseResult(case=item.nodeid, ids=_ids(item),
+                          target=spec.name if spec else "model", verdict=v.FAIL,
+                          messages=[f"the case could not run: {text}"], unexpected=True,
+                          source=_source(item))
+    state["results"].append(result)
 
 
 def coverage(catalog: Any, results: list[v.CaseResult]) -> dict[str, dict]:
@@ -196,6 +272,7 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
         "strict": config.getoption("--mq-strict"), "select": config.getoption("--select"),
         "summary": v.summarize(results),
         "coverage": coverage(state["catalog"], results),
+        "wire": _wire(directory, state, spec),
         "cases": [r.as_dict() for r in results],
         "requirements": v.by_requirement(results),
     }
@@ -220,18 +297,45 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
             ET.SubElement(case_el, "skipped", message=f"{r.verdict}: "
                           + (r.expected_failure or "; ".join(r.messages))[:200])
     ET.ElementTree(suite_el).write(junit, encoding="utf-8", xml_declaration=True)
-    return [out, junit]
+    written = [out, junit]
+    if doc["wire"]["pcap"]:
+        written.append(directory / doc["wire"]["pcap"])
+    from conformance.report import write_index
+
+    written.append(write_index(directory, doc, state["catalog"]))
+    return written
+
+
+def _wire(directory: Path, state: dict, spec: Any) -> dict:
+    """wire.pcap of the run (written here), or why there is none."""
+    recorder = state["recorder"]
+    stale = directory / "wire.pcap"
+    if recorder is None:
+        stale.unlink(missing_ok=True)  # not this run's
+        why = ("the model target runs in process: there is no wire, so no wire.pcap"
+               if spec is None or spec.endpoint == "model" else "no call reached the target")
+        return {"pcap": None, "frames": 0, "connections": 0, "calls": 0, "note": why}
+    recorder.close()
+    frames = recorder.write(stale)
+    return {"pcap": stale.name, "frames": frames, "connections": recorder.connection_count,
+            "calls": recorder.calls,
+            "note": "recorded from the client's sockets; Ethernet/IP/TCP headers synthesized "
+                    "around the octets exchanged (captures/recorder.py)"}
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
-    report_dir = session.config.getoption("--report-dir")
-    if report_dir:
-        write_reports(Path(report_dir), state, session.config)
     if state["suite"] is not None:
-        state["suite"].close()
+        state["suite"].close()  # first: the recording ends with every connection's FIN
+    try:
+        report_dir = session.config.getoption("--report-dir")
+        if report_dir:
+            state["written"] = write_reports(Path(report_dir), state, session.config)
+    finally:
+        if state["recorder"] is not None:
+            _stop_recording()
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config
@@ -250,3 +354,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_line("wire coverage: " + ", ".join(
         f"{d} {c['covered_by_passing_case']}/{c['wire']} ({c['percent']} %)"
         for d, c in cov.items()))
+    for path in state["written"]:
+        if path.name == "index.html":
+            terminalreporter.write_line(f"report: {path.resolve()}")
+        elif path.suffix == ".pcap":
+            terminalreporter.write_line(f"wire: {path.resolve()} "
+                                        f"({state['recorder'].frame_count} frames)")

@@ -7,6 +7,20 @@ messages, same R_GetServerPort port). The target's context and cursor handles ar
 oracle's as the two hand them out; the verdict compares the target's result against the model's
 Outcome (``Outcome.conforms``, and for receives the message returned), never against what the
 reference server happens to do.
+
+Calls that wait (a receive with a timeout that no message satisfies yet) are started with
+``Case.start``: the target gets the call on a thread and a connection of its own (in the suite's
+association group, as a Windows client opens a second connection of its binding), the oracle
+gets it at once and answers Pending. While such a call is pending the oracle's virtual clock
+follows real time: before every oracle call it is moved to the oracle time that corresponds to
+"now" on the wall clock since the first pending call started, so that a timeout fires in the
+oracle when it fires on the target, and a message sent or a cancel made in between reaches the
+oracle's waiting call as it reaches the target's. ``Case.finish_call`` waits for the target's
+answer, brings the oracle to the moment of that answer (with TIME_SLACK_MS of timer
+granularity) and checks the answer against the oracle's completion: a target that answers while
+the documents still keep the call waiting fails the check, and so does one that does not answer.
+Scenarios keep the margins wide (a message sent 0.2 s into a 10 s wait; a 0.2-0.3 s timeout
+that nothing satisfies), so a verdict never depends on scheduling noise.
 """
 
 from __future__ import annotations
@@ -14,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import secrets
+import threading
 import time
 import uuid
 from typing import Any
@@ -25,9 +40,21 @@ from conformance.targets import Capabilities, ModelQueueManager, ModelTarget, Rp
 from model import calls as c
 from model.formats import QueueFormat, parse_format_name, to_queue_format
 from model.outcome import Outcome
+from model.runtime import Pending
 from model.status import name_of
 
 CONTEXT_FIELDS = ("phContext", "pphContext", "phContextFrom")
+#: what the oracle is given in place of a context handle the calling association was never
+#: given (MS-MQRR 2.2.4: strict context handles): a handle the oracle never issued
+FOREIGN_CONTEXT = b"\x00\x00\x00\x00" + uuid.UUID(int=0xF0_4E_16_00).bytes_le
+#: how much earlier than the oracle's clock a target may end a wait: timer granularity (a
+#: Windows timer ticks every 15.6 ms) and the few milliseconds a server's clock may round away
+TIME_SLACK_MS = 50
+#: how long a started call is given to reach an RPC target and begin waiting before the case
+#: goes on (an RPC target gives no sign that a call waits; a ModelTarget does)
+SETTLE_S = 0.2
+#: how long finish_call waits for a target's answer beyond the call's own ulTimeout
+ANSWER_LIMIT_S = 10.0
 
 
 class NotApplicable(Exception):
@@ -100,6 +127,13 @@ class Suite:
         self.oracle = ModelTarget(ModelQueueManager.from_yaml(
             port=port, clock="virtual", computer_name=spec.computer_name), name="oracle")
         self.oracle_sut = self._in_process_control(self.oracle.qm)
+        #: the target's address as a client reaches it: a DIRECT=TCP format name with it names
+        #: a queue of the target's own (MS-MQRR 2.2.3), so the oracle counts it as local too
+        self.address = (self.target.client.endpoint.host if isinstance(self.target, RpcTarget)
+                        else "127.0.0.1")
+        for model in (self.oracle, self.target):
+            if isinstance(model, ModelTarget):
+                model.qm.env.local_addresses = (self.address,)
 
     @staticmethod
     def _in_process_control(qm: ModelQueueManager) -> ReferenceControl:
@@ -147,6 +181,83 @@ class Suite:
             self._running = None
 
 
+class ModelAssociation:
+    """A connection in an association group of its own to a ModelTarget's queue manager. The
+    in-process model has no RPC runtime; this stands in for what one does with strict context
+    handles (MS-MQRR 2.2.4.1, 2.2.4.2; C706 and MS-RPCE context handle rules), as the reference
+    server's runtime does (server/app.py): a call with a context handle this association was
+    not given, or a NULL one, is refused with a fault before the model sees it."""
+
+    def __init__(self, target: ModelTarget):
+        self.target = target
+        self.name = target.name
+        self.capabilities = target.capabilities
+        self.held: set[bytes] = set()
+
+    def call(self, typed_call: c.Call) -> c.Result:
+        from server.app import NCA_S_FAULT_CONTEXT_MISMATCH, RPC_X_SS_IN_NULL_CONTEXT
+
+        if not isinstance(typed_call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
+            for name in CONTEXT_FIELDS:
+                if not hasattr(typed_call, name):
+                    continue
+                value = getattr(typed_call, name)
+                fault = RPC_X_SS_IN_NULL_CONTEXT if value is None else \
+                    NCA_S_FAULT_CONTEXT_MISMATCH if bytes(value) not in self.held else 0
+                if fault:
+                    return c.RESULTS[type(typed_call)](status=fault, raised=True)
+        result = self.target.call(typed_call)
+        if getattr(result, "pphContext", None) and not result.raised and isinstance(
+                typed_call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
+            self.held.add(bytes(result.pphContext))
+        if isinstance(typed_call, c.R_CloseQueue) and result.status == 0 and not result.raised:
+            self.held.discard(bytes(typed_call.pphContext))
+        return result
+
+    def connect_second(self) -> ModelAssociation:
+        return self  # the group's connections share its handles
+
+    def close(self) -> None:
+        pass
+
+
+@dataclasses.dataclass(eq=False)
+class PendingCall:
+    """A call started with ``Case.start``: on the target on a thread of its own, on the oracle
+    as a Pending (or an Outcome, if the oracle answers at once). ``Case.finish_call`` ends it."""
+
+    call: c.Call
+    target: Any
+    ids: tuple[str, ...]
+    started: float  # time.monotonic() when the target was sent the call
+    own_connection: bool = False  # the target is a connection opened for this call alone
+    oracle: Outcome | Pending | None = None
+    observed: c.Result | None = None
+    error: BaseException | None = None
+    answered: float | None = None  # time.monotonic() when the target answered
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    finished: bool = False
+    dead_context: bool = False  # see Case._dead_context
+    frames: dict | None = None  # where the call is in the run's wire capture, if recorded
+
+    def run(self) -> None:
+        try:
+            self.observed = self.target.call(self.call)
+        except BaseException as exc:  # noqa: BLE001 - handed to the case by finish_call
+            self.error = exc
+        self.answered = time.monotonic()
+        claim = v.wire_frames  # a recorder notes a call's frames for the thread that made it
+        self.frames = claim() if claim is not None else None
+        self.done.set()
+
+    @property
+    def wait_ms(self) -> float:
+        """The call's own wait (ulTimeout), in milliseconds; infinite as float('inf')."""
+        timeout = getattr(self.call, "ulTimeout", 0) or 0
+        return float("inf") if timeout == c.INFINITE_TIMEOUT else float(timeout)
+
+
 class Case:
     """The ``mq`` fixture: one case's view of the suite."""
 
@@ -160,6 +271,22 @@ class Case:
         self.checks: list[v.Check] = []
         self._contexts: dict[bytes, bytes] = {}
         self._cursors: dict[tuple[bytes, int], int] = {}
+        #: the target's lookup identifiers (pSequenceId) -> the oracle's, as receives return
+        #: them, so that a LookupId the target gave is sent to the oracle as the oracle's own
+        self._lookups: dict[int, int] = {}
+        self._paths: dict[QueueFormat, str] = {}
+        #: association groups: 0 is the suite's (its target and every connect_second of it);
+        #: each separate() connection is a group of its own. Context handles by the group
+        #: that opened them.
+        self._groups: dict[int, int] = {}
+        self._group_of: dict[bytes, int] = {}
+        self._live: set[tuple[int, bytes]] = set()  # (group, handle) opened and not closed
+        self._connections: list[Any] = []
+        self._pending: list[PendingCall] = []
+        self._anchor: tuple[float, int] | None = None  # (real time, oracle ms) of the first
+        #: the oracle's Outcome for the case's last call checked (for checks that compare a
+        #: field of the target's result with the model's, e.g. a packet's header)
+        self.last_outcome: Outcome | None = None
         self._started = time.monotonic()
 
     # ---------------------------------------------------------------- preconditions
@@ -175,49 +302,312 @@ class Case:
         specs = [m if isinstance(m, dict) else {"body": m} for m in messages]
         self.sut.provision(path, specs, transactional=transactional)
         self.suite.oracle_sut.provision(path, specs, transactional=transactional)
-        return self.format_of(path)
+        fmt = self.format_of(path)
+        self._paths[fmt] = path
+        return fmt
 
     def format_of(self, path: str) -> QueueFormat:
         return to_queue_format(parse_format_name(
             f"DIRECT=OS:{self.suite.spec.computer_name}\\{path}"))
 
+    def path_of(self, fmt: QueueFormat) -> str:
+        """The path name of a queue this case made with ``queue``."""
+        return self._paths[fmt]
+
+    def send(self, fmt: QueueFormat, message: bytes | dict) -> None:
+        """A message arrives in a queue this case made, on the target and on the oracle (through
+        SUT control); a call waiting for it on either may complete."""
+        spec = message if isinstance(message, dict) else {"body": message}
+        path = self._paths[fmt]
+        self.sut.send_message(path, spec["body"], spec.get("label", ""), spec.get("priority", 3))
+        self._sync()
+        self.suite.oracle_sut.send_message(path, spec["body"], spec.get("label", ""),
+                                           spec.get("priority", 3))
+
+    # ---------------------------------------------------------------- connections
+    def second(self) -> Any:
+        """A new connection in the suite's association group (the context handles the case
+        opened are valid on it); closed when the case ends."""
+        conn = self.target.connect_second()
+        self._connections.append(conn)
+        self._groups[id(conn)] = 0
+        return conn
+
+    def separate(self) -> Any:
+        """A new connection in an association group of its own, as another client's: the
+        context handles the case opened elsewhere are not its own (MS-MQRR 2.2.4). On the
+        in-process model, a ModelAssociation stands in for the RPC runtime's part."""
+        target = self.target
+        if isinstance(target, ModelTarget):
+            conn = ModelAssociation(target)
+        elif not isinstance(target, RpcTarget):
+            raise NotApplicable(f"{type(target).__name__} has no association groups")
+        else:
+            conn = RpcTarget(target.endpoint, target.ndr64, name=target.name,
+                             capabilities=target.capabilities,
+                             computer_name=target.computer_name, **target._options)
+        self._connections.append(conn)
+        self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
+        return conn
+
+    def _group(self, target: Any) -> int:
+        return self._groups.get(id(target), 0)
+
     # ---------------------------------------------------------------- calling
-    def _to_oracle(self, call: c.Call) -> c.Call:
+    def _to_oracle(self, call: c.Call, target: Any = None) -> c.Call:
         changes: dict[str, Any] = {}
+        group = self._group(target)
         for name in CONTEXT_FIELDS:
             value = getattr(call, name, None)
             if value is not None:
-                changes[name] = self._contexts.get(bytes(value), value)
+                mine = bytes(value)
+                if self._group_of.get(mine, group) != group:
+                    changes[name] = FOREIGN_CONTEXT  # not this association's (2.2.4)
+                else:
+                    changes[name] = self._contexts.get(mine, value)
         cursor = getattr(call, "hCursor", 0)
         if cursor:
             changes["hCursor"] = self._cursors.get((bytes(call.phContext or b""), cursor),
                                                    cursor)
+        lookup = getattr(call, "LookupId", 0)
+        if lookup:
+            changes["LookupId"] = self._lookups.get(lookup, lookup)
         return dataclasses.replace(call, **changes) if changes else call
 
-    def _learn(self, call: c.Call, observed: c.Result, expected: c.Result) -> None:
+    def _learn(self, call: c.Call, observed: c.Result, expected: c.Result,
+               target: Any = None) -> None:
         mine, theirs = getattr(observed, "pphContext", None), getattr(expected, "pphContext",
                                                                        None)
         if isinstance(call, (c.R_OpenQueue, c.R_OpenQueueForMove)) and mine and theirs:
             self._contexts[bytes(mine)] = bytes(theirs)
+            self._group_of[bytes(mine)] = self._group(target)
+            self._live.add((self._group(target), bytes(mine)))
+        if (isinstance(call, c.R_CloseQueue) and call.pphContext and observed.status == 0
+                and not observed.raised):
+            self._live.discard((self._group(target), bytes(call.pphContext)))
         if isinstance(call, c.R_CreateCursor) and observed.phCursor and expected.phCursor:
             self._cursors[(bytes(call.phContext or b""), observed.phCursor)] = expected.phCursor
+        if (hasattr(observed, "pSequenceId") and observed.status == 0 == expected.status
+                and not observed.raised and observed.pSequenceId and expected.pSequenceId):
+            self._lookups.setdefault(observed.pSequenceId, expected.pSequenceId)
 
     def call(self, typed_call: c.Call, ids: tuple[str, ...] | list[str] | str = (),
              target: Any = None) -> c.Result:
         """Call the target and the oracle; check the target's result against the model's
         Outcome (the requirement IDs checked: ``ids``, else the case's). Returns the target's
-        result; a non-conforming one ends the case."""
-        observed = (target or self.target).call(typed_call)
-        outcome = self.oracle.outcome(self._to_oracle(typed_call))
-        self._learn(typed_call, observed, outcome.result)
-        self.check(outcome, observed, ids=ids, call=typed_call)
+        result; a non-conforming one ends the case. While a started call is pending, the call
+        runs as one that starts and finishes at once, on the oracle's real-time clock."""
+        target = target or self.target
+        if self._pending:
+            return self.finish_call(self._begin(typed_call, ids, target, inline=True))
+        dead = self._dead_context(typed_call, target)
+        observed = target.call(typed_call)
+        outcome = self.oracle.outcome(self._to_oracle(typed_call, target))
+        self._learn(typed_call, observed, outcome.result, target)
+        self.check(outcome, observed, ids=ids, call=typed_call, dead_context=dead)
         return observed
+
+    def _dead_context(self, call: c.Call, target: Any) -> bool:
+        """Whether the call carries a context handle its association does not hold (NULL,
+        closed, never issued, another group's). The RPC runtime may refuse such a call with
+        a fault before the method runs (C706 and MS-RPCE context handle rules, MS-MQRR 2.2.4:
+        strict handles), so a fault is as good as the method's own failure there."""
+        if isinstance(call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
+            return False
+        group = self._group(target)
+        for name in CONTEXT_FIELDS:
+            if hasattr(call, name):
+                value = getattr(call, name)
+                if value is None or (group, bytes(value)) not in self._live:
+                    return True
+        return False
+
+    # ---------------------------------------------------------------- calls that wait
+    def start(self, typed_call: c.Call, target: Any = None,
+              ids: tuple[str, ...] | list[str] | str = ()) -> PendingCall:
+        """Send a call that may wait (a receive with a timeout) and go on without its answer:
+        the target gets it on a thread, over ``target`` or, by default, a new connection of
+        the suite's association group (closed when the call is finished); the oracle gets it
+        at once. Returns once the call has had time to reach the target and begin waiting.
+        ``finish_call`` takes the answer and checks it."""
+        own = target is None
+        if own:
+            target = self.target.connect_second()
+        return self._begin(typed_call, ids, target, inline=False, own_connection=own)
+
+    def finish_call(self, pending: PendingCall, ids: tuple[str, ...] | list[str] | str = (),
+                    limit: float | None = None) -> c.Result:
+        """Wait for the target's answer to a started call (its ulTimeout plus ANSWER_LIMIT_S
+        at most, or ``limit`` seconds) and check it against the oracle's completion."""
+        if pending.finished:
+            raise RuntimeError("finish_call: this call was finished already")
+        ids = tuple((ids,) if isinstance(ids, str) else ids) or pending.ids
+        if limit is None:
+            wait = pending.wait_ms
+            limit = ANSWER_LIMIT_S + (0.0 if wait == float("inf") else wait / 1000)
+        answered = pending.done.wait(limit)
+        pending.finished = True
+        self._pending.remove(pending)
+        name = type(pending.call).__name__
+        if not answered:
+            self._abandon(pending)
+            self._close_anchor()
+            return self._fail(ids, pending.call, f"{name}: no answer within {limit:.1f} s"
+                              f" (ulTimeout {pending.wait_ms:.0f} ms)")
+        if pending.own_connection:
+            self._close(pending.target)
+        if pending.error is not None:
+            self._abandon(pending, target_done=True)
+            self._close_anchor()
+            raise pending.error
+        outcome = pending.oracle
+        if isinstance(outcome, Pending):
+            outcome = self._completion(outcome, pending.answered + TIME_SLACK_MS / 1000)
+        elapsed = (pending.answered - pending.started) * 1000
+        self._close_anchor()
+        if outcome is None:
+            self._abandon(pending, target_done=True)
+            observed = pending.observed
+            self.record.calls.append(self._record(
+                pending.frames, call=call_text(pending.call), observed=result_text(observed),
+                expected="still waiting"))
+            return self._fail(ids, None, f"{name}: answered {status_text(observed)} after "
+                              f"{elapsed:.0f} ms, but the documents keep the call waiting "
+                              f"(ulTimeout {pending.wait_ms:.0f} ms; nothing satisfied it)")
+        self._learn(pending.call, pending.observed, outcome.result, pending.target)
+        self.check(outcome, pending.observed, ids=ids, call=pending.call,
+                   dead_context=pending.dead_context, frames=pending.frames)
+        return pending.observed
+
+    def _begin(self, typed_call: c.Call, ids: Any, target: Any, inline: bool,
+               own_connection: bool = False) -> PendingCall:
+        ids = tuple((ids,) if isinstance(ids, str) else ids)
+        if self._anchor is None:
+            self._anchor = (time.monotonic(), self.oracle.qm.env.now)
+        parked = self._parked(target)
+        pending = PendingCall(typed_call, target, ids, time.monotonic(), own_connection)
+        pending.dead_context = self._dead_context(typed_call, target)
+        self._pending.append(pending)
+        if inline:
+            pending.run()
+        else:
+            pending.thread = threading.Thread(target=pending.run, daemon=True,
+                                              name=f"mq-{type(typed_call).__name__}")
+            pending.thread.start()
+        self._sync(pending.started)
+        pending.oracle = self._oracle_start(self._to_oracle(typed_call, target))
+        if not inline and isinstance(pending.oracle, Pending):
+            self._settle(pending, parked)
+        return pending
+
+    @staticmethod
+    def _parked(target: Any) -> int:
+        return len(target.qm.env.waiting_tokens()) if isinstance(target, ModelTarget) else 0
+
+    def _settle(self, pending: PendingCall, parked: int) -> None:
+        """Give the target's call time to arrive and begin waiting: a ModelTarget shows it (a
+        new parked operation); over RPC, SETTLE_S."""
+        if not isinstance(pending.target, ModelTarget):
+            pending.done.wait(SETTLE_S)
+            return
+        give_up = time.monotonic() + 5.0
+        while (not pending.done.is_set() and self._parked(pending.target) <= parked
+               and time.monotonic() < give_up):
+            time.sleep(0.001)
+
+    def _oracle_start(self, call: c.Call) -> Outcome | Pending:
+        """The oracle's answer, or Pending if the call waits (its completion lands in the
+        oracle's table of done calls as later calls or its clock satisfy it)."""
+        qm = self.oracle.qm
+        with qm.lock:
+            token = next(qm._tokens)
+            if call.interface == c.REMOTEREAD:
+                out = qm.remote_read.call(call, token=token)
+            else:
+                out = qm.qmmgmt.call(call)
+            qm._deliver()
+        return out
+
+    def _sync(self, at: float | None = None) -> None:
+        """While a call is pending, bring the oracle's clock to the real time ``at`` (now by
+        default), firing the oracle's timers due by then."""
+        if self._anchor is None:
+            return
+        real, oracle_ms = self._anchor
+        ms = oracle_ms + int(((time.monotonic() if at is None else at) - real) * 1000)
+        qm = self.oracle.qm
+        with qm.lock:
+            if ms > qm.env.now:
+                qm.env.advance(ms)
+                qm._deliver()
+
+    def _completion(self, pending: Pending, at: float) -> Outcome | None:
+        """The oracle's completion of a pending call, its clock brought to ``at`` first; None
+        if the oracle still waits."""
+        qm = self.oracle.qm
+        self._sync(at)
+        with qm.lock:
+            qm._deliver()
+            return qm._done.pop(pending.token, None)
+
+    def _close_anchor(self) -> None:
+        if not self._pending:
+            self._anchor = None
+
+    def _abandon(self, pending: PendingCall, target_done: bool = False) -> None:
+        """End what is left of a started call: the oracle's wait, and the target's if it still
+        waits (R_CancelReceive for a receive on a ModelTarget; closing its connection over
+        RPC, which the server treats as an orphaned call)."""
+        call = pending.call
+        cancel = None
+        if getattr(call, "phContext", None) is not None and hasattr(call, "dwRequestId"):
+            cancel = c.R_CancelReceive(phContext=call.phContext, dwRequestId=call.dwRequestId)
+        if isinstance(pending.oracle, Pending):
+            qm = self.oracle.qm
+            with qm.lock:
+                if cancel is not None and pending.oracle.token in qm.env.waiting_tokens():
+                    qm.remote_read.call(self._to_oracle(cancel, pending.target))
+                qm._deliver()
+                qm._done.pop(pending.oracle.token, None)
+        if not target_done and not pending.done.is_set():
+            if isinstance(pending.target, ModelTarget) and cancel is not None:
+                try:
+                    pending.target.call(cancel)
+                except Exception:  # noqa: BLE001 - best effort: the case is over
+                    pass
+            elif pending.own_connection:
+                self._close(pending.target)
+            pending.done.wait(2.0)
+
+    def _close(self, target: Any) -> None:
+        try:
+            target.close()
+        except Exception:  # noqa: BLE001 - a connection that will not close is gone anyway
+            pass
+
+    def _fail(self, ids: tuple[str, ...], call: c.Call | None, message: str) -> c.Result:
+        self.checks.append(v.Check(ids or self.record.ids, False, message))
+        raise CaseFailed(message)
+
+    def assert_that(self, ok: bool, what: str, ids: tuple[str, ...] | list[str] | str = ()
+                    ) -> bool:
+        """Record a check of the target's result that the documents state directly (a
+        relation between output fields, a value from outside the model); False ends the
+        case."""
+        ids = (ids,) if isinstance(ids, str) else tuple(ids)
+        self.checks.append(v.Check(ids or self.record.ids, bool(ok), what))
+        if not ok:
+            raise CaseFailed(what)
+        return True
 
     def check(self, expected: Outcome | c.Result | int, observed: c.Result,
               ids: tuple[str, ...] | list[str] | str = (), call: c.Call | None = None,
-              what: str = "") -> bool:
+              what: str = "", dead_context: bool = False, frames: dict | None = None
+              ) -> bool:
         """Record one check: ``observed`` against an Outcome (its rule and tolerance), a
-        Result (its status) or a bare status. A failure raises CaseFailed."""
+        Result (its status) or a bare status. A failure raises CaseFailed. With
+        ``dead_context`` (a handle the association does not hold) an RPC fault conforms
+        wherever the outcome is a failure."""
         ids = (ids,) if isinstance(ids, str) else tuple(ids)
         if isinstance(expected, Outcome):
             outcome = expected
@@ -225,8 +615,11 @@ class Case:
             outcome = Outcome(expected)
         else:
             outcome = Outcome(type(observed)(status=expected))
+        self.last_outcome = outcome
         problems = []
-        if not outcome.conforms(observed):
+        refused = dead_context and observed.raised and observed.status != 0 \
+            and outcome.status != 0
+        if not outcome.conforms(observed) and not refused:
             want = ("any failure" if outcome.any_failure else status_text(outcome.result))
             problems.append(f"status {status_text(observed)}, the documents ask for {want}"
                             + (f" ({outcome.rule})" if outcome.rule else ""))
@@ -235,10 +628,12 @@ class Case:
             problems.extend(self._compare_message(outcome.result, observed))
         name = type(call).__name__ if call is not None else (what or type(observed).__name__)
         message = f"{name}: " + "; ".join(problems) if problems else f"{name}: conforms"
-        self.record.calls.append(v.CallRecord(
-            call=call_text(call) if call is not None else (what or name),
+        self.record.calls.append(self._record(
+            frames, call=call_text(call) if call is not None else (what or name),
             observed=result_text(observed), expected=status_text(outcome.result)
-            + (" or any failure" if outcome.any_failure else ""), rule=outcome.rule))
+            + (" or any failure" if outcome.any_failure else "")
+            + (" or an RPC fault (a handle the association does not hold)"
+               if dead_context and outcome.status != 0 else ""), rule=outcome.rule))
         check = v.Check(ids or self.record.ids, not problems, message)
         self.checks.append(check)
         if problems:
@@ -246,7 +641,13 @@ class Case:
         return True
 
     @staticmethod
-    def _compare_message(expected: c.Result, observed: c.Result) -> list[str]:
+    def _record(frames: dict | None, **fields: Any) -> v.CallRecord:
+        """A call record; ``frames`` when the call's frames were taken on another thread (a
+        started call's), else the record claims the frames of this thread's last call."""
+        return v.CallRecord(frames=frames, **fields) if frames is not None \
+            else v.CallRecord(**fields)
+
+    def _compare_message(self, expected: c.Result, observed: c.Result) -> list[str]:
         out = []
         if observed.pdwNumberOfSections != expected.pdwNumberOfSections:
             out.append(f"{observed.pdwNumberOfSections} section(s), the model returns "
@@ -258,27 +659,33 @@ class Case:
         got, body = message_body(observed), message_body(expected)
         if got != body:
             out.append(f"message body {got!r}, the model returns {body!r} (MS-MQRR/3.1.4.7/R31)")
+        known = self._lookups.get(observed.pSequenceId)
+        if observed.pSequenceId and known is not None and known != expected.pSequenceId:
+            out.append(f"pSequenceId 0x{observed.pSequenceId:X} names another message than the "
+                       f"model returns (MS-MQRR/3.1.4.7/R17)")
         return out
 
     # ---------------------------------------------------------------- shortcuts
     def open(self, fmt: QueueFormat, access: int = c.RECEIVE_ACCESS,
-             ids: tuple[str, ...] = ()) -> bytes:
-        out = self.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access,
+             ids: tuple[str, ...] = (), target: Any = None,
+             share: int = c.MQ_DENY_NONE) -> bytes:
+        out = self.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access, dwShareMode=share,
                                       pClientId=uuid.UUID(int=0x4D51), fNonRoutingServer=1),
-                        ids=ids)
+                        ids=ids, target=target)
         if out.raised or not out.pphContext:
             raise CaseFailed(f"R_OpenQueue gave no context handle ({status_text(out)})")
         return out.pphContext
 
     def receive(self, ctx: bytes, action: int = c.MQ_ACTION_RECEIVE, request: int = 1,
-                ids: tuple[str, ...] = (), **fields: Any) -> c.Result:
+                ids: tuple[str, ...] = (), target: Any = None, **fields: Any) -> c.Result:
         fields.setdefault("dwMaxBodySize", 1 << 16)
         fields.setdefault("dwMaxCompoundMessageSize", 1 << 16)
         return self.call(c.R_StartReceive(phContext=ctx, ulAction=action, dwRequestId=request,
-                                          **fields), ids=ids)
+                                          **fields), ids=ids, target=target)
 
     def finish(self, error: str | None = None, inconclusive: str | None = None,
                not_applicable: str | None = None) -> v.CaseResult:
+        self._cleanup()
         self.record.duration = time.monotonic() - self._started
         if inconclusive is not None or not_applicable is not None:
             self.record.verdict = v.INCONCLUSIVE if inconclusive is not None \
@@ -288,5 +695,17 @@ class Case:
         return v.decide(self.record, self.checks, self.suite.levels,
                         self.suite.spec.expectations, self.suite.strict, error)
 
+    def _cleanup(self) -> None:
+        """End the calls still pending and close the connections the case opened."""
+        for pending in list(self._pending):
+            pending.finished = True
+            self._abandon(pending)
+            if pending.own_connection:
+                self._close(pending.target)
+        self._pending.clear()
+        self._anchor = None
+        for conn in self._connections:
+            self._close(conn)
+        self._connections.clear()
 
-__all__ = ["Case", "CaseFailed", "Inconclusive", "NotApplicable", "Suite"]
+__all__ = ["Case", "CaseFailed", "Inconclusive", "NotApplicable", "PendingCall", "Suite"]

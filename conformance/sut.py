@@ -7,6 +7,10 @@
   before it is put in the template;
 * ``NoControl``: nothing can be set up.
 
+Besides queues and messages, a control can end a transaction (``end_transaction``: Transaction
+Commit or Abort, MS-MQDMPR 3.1.4.4/3.1.4.5) and set the Pending Request Cleanup Timer
+(``set_cleanup_timer``, MS-MQRR 3.1.2.2: its duration is implementation-dependent).
+
 An action that cannot be carried out raises ``Inconclusive``: the case is reported as
 inconclusive, never passed.
 """
@@ -21,7 +25,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import quote
 
-ACTIONS = ("create_queue", "send_message", "delete_queue", "reset")
+ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
+           "commit_transaction", "abort_transaction", "set_cleanup_timer")
 
 
 class Inconclusive(Exception):
@@ -31,7 +36,8 @@ class Inconclusive(Exception):
 class SutControl:
     kind = "none"
 
-    def create_queue(self, path: str, transactional: bool = False, label: str = "") -> None:
+    def create_queue(self, path: str, transactional: bool = False, label: str = "",
+                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
         raise Inconclusive(f"sut_control {self.kind}: cannot create queue {path}")
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3) -> None:
@@ -43,10 +49,48 @@ class SutControl:
     def reset(self) -> None:
         raise Inconclusive(f"sut_control {self.kind}: cannot reset")
 
+    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
+        """An outgoing queue for a remote format name (what an application that opens it for
+        send leaves), optionally in an OutgoingQueue.State (MS-MQDMPR 3.1.1.3) by name."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot make an outgoing queue for "
+                           f"{format_name}")
+
+    def configure_queue_manager(self, spec: dict) -> dict:
+        """Set QueueManager configuration attributes (MS-MQDMPR 3.1.1.1: directory_integrated,
+        directory_offline, foreign_system, directory_server_list); returns the previous
+        values, to be set back."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot configure the queue manager "
+                           f"({', '.join(sorted(spec))})")
+
+    def create_queue_from(self, spec: dict) -> None:
+        """Create a queue from a provisioning document's queue entry (path, transactional,
+        label, subqueues, ...); only the keys create_queue takes unless overridden."""
+        if set(spec) - {"path", "transactional", "label"}:
+            raise Inconclusive(f"sut_control {self.kind}: cannot create queue "
+                               f"{spec.get('path')} with {sorted(set(spec) - {'path'})}")
+        self.create_queue(spec["path"], transactional=spec.get("transactional", False),
+                          label=spec.get("label", ""))
+
+    def end_transaction(self, identifier: bytes, commit: bool) -> None:
+        """Commit or abort the transaction with this identifier (its 16 XACTUOW bytes)."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot "
+                           f"{'commit' if commit else 'abort'} a transaction")
+
+    def set_cleanup_timer(self, ms: int) -> int | None:
+        """Set the Pending Request Cleanup Timer (MS-MQRR 3.1.2.2) of the requests that start
+        from now on to ``ms`` milliseconds; returns the previous setting if known."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot set the Pending Request Cleanup "
+                           f"Timer")
+
     def provision(self, path: str, messages: list[dict] | None = None,
-                  transactional: bool = False) -> None:
-        """Create a queue and send it messages ({"body": bytes, "label", "priority"})."""
-        self.create_queue(path, transactional=transactional)
+                  transactional: bool = False,
+                  subqueues: list[str] | tuple[str, ...] = ()) -> None:
+        """Create a queue (with these subqueues) and send it messages ({"body": bytes,
+        "label", "priority"})."""
+        if subqueues:
+            self.create_queue(path, transactional=transactional, subqueues=tuple(subqueues))
+        else:
+            self.create_queue(path, transactional=transactional)
         for m in messages or []:
             self.send_message(path, m["body"], m.get("label", ""), m.get("priority", 3))
 
@@ -87,8 +131,11 @@ class ReferenceControl(SutControl):
         except (ProvisionError, LookupError) as exc:
             raise Inconclusive(f"control {name}: {exc}") from None
 
-    def create_queue(self, path: str, transactional: bool = False, label: str = "") -> None:
+    def create_queue(self, path: str, transactional: bool = False, label: str = "",
+                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
         spec = {"path": path, "transactional": transactional, "label": label}
+        if subqueues:
+            spec["subqueues"] = list(subqueues)
         if self.api is not None:
             self._do("create_queue", spec)
         else:
@@ -113,11 +160,59 @@ class ReferenceControl(SutControl):
         else:
             self._http("POST", "/reset", {})
 
+    def end_transaction(self, identifier: bytes, commit: bool) -> None:
+        if self.api is not None:
+            out = self._do("end_transaction", bytes(identifier), commit)
+        else:
+            out = self._http("POST", f"/transactions/{bytes(identifier).hex()}/"
+                             f"{'commit' if commit else 'abort'}", {})
+        status = (out or {}).get("status", 0) if isinstance(out, dict) else 0
+        if status:
+            raise Inconclusive(f"control: transaction {bytes(identifier).hex()} "
+                               f"{'commit' if commit else 'abort'} answered {status:#x}")
+
+    def set_cleanup_timer(self, ms: int) -> int | None:
+        """In process, the queue manager's RemoteRead server; over HTTP, ``POST /settings``
+        {"pending_request_cleanup_ms"} (a control API without that route: Inconclusive)."""
+        if self.api is not None:
+            app = getattr(self.api, "app", None)
+            server = getattr(app, "remote_read", None)
+            if server is None or not hasattr(server, "cleanup_ms"):
+                return super().set_cleanup_timer(ms)
+            with app.lock:
+                previous, server.cleanup_ms = server.cleanup_ms, int(ms)
+            return previous
+        out = self._http("POST", "/settings", {"pending_request_cleanup_ms": int(ms)})
+        return out.get("previous") if isinstance(out, dict) else None
+
+    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
+        spec = {"format_name": format_name}
+        if state is not None:
+            spec["state"] = state
+        if self.api is not None:
+            self._do("open_outgoing", spec)
+        else:
+            self._http("POST", "/outgoing", spec)
+
+    def configure_queue_manager(self, spec: dict) -> dict:
+        if self.api is not None:
+            return self._do("configure", dict(spec))
+        return self._http("POST", "/queue_manager", dict(spec))
+
+    def create_queue_from(self, spec: dict) -> None:
+        if self.api is not None:
+            self._do("create_queue", dict(spec))
+        else:
+            self._http("POST", "/queues", dict(spec))
+
 
 class CommandControl(SutControl):
     """Shell templates per action. Placeholders: {path} (queue path name), {name} (the queue
     name without ``private$\\``), {transactional} (true/false), {body} (text), {body_hex},
-    {label}, {priority}. Values are quoted with shlex.quote."""
+    {label}, {priority}; {subqueue} for create_subqueue; {transaction} (the XACTUOW in hex)
+    for commit_transaction and abort_transaction; {ms} for set_cleanup_timer. Values are
+    quoted with shlex.quote. Without a create_subqueue template, subqueues are taken to exist
+    implicitly (as Windows MSMQ creates them on first use)."""
 
     kind = "command"
 
@@ -149,9 +244,13 @@ class CommandControl(SutControl):
     def _values(path: str) -> dict[str, str]:
         return {"path": path, "name": path.split("\\")[-1]}
 
-    def create_queue(self, path: str, transactional: bool = False, label: str = "") -> None:
+    def create_queue(self, path: str, transactional: bool = False, label: str = "",
+                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
         self.run("create_queue", transactional=str(transactional).lower(), label=label,
                  **self._values(path))
+        if "create_subqueue" in self.templates:
+            for name in subqueues:
+                self.run("create_subqueue", subqueue=name, **self._values(path))
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3) -> None:
         self.run("send_message", body=body.decode("utf-8", "replace"), body_hex=body.hex(),
@@ -162,3 +261,11 @@ class CommandControl(SutControl):
 
     def reset(self) -> None:
         self.run("reset")
+
+    def end_transaction(self, identifier: bytes, commit: bool) -> None:
+        self.run("commit_transaction" if commit else "abort_transaction",
+                 transaction=bytes(identifier).hex())
+
+    def set_cleanup_timer(self, ms: int) -> int | None:
+        self.run("set_cleanup_timer", ms=int(ms))
+        return None

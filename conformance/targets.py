@@ -157,12 +157,20 @@ class ModelTarget:
 
 # ------------------------------------------------------------------------------ over RPC
 
+#: The recorder (captures.recorder.Recorder) an RpcTarget records to when it is given none:
+#: conformance.plugin sets it for a run, so the targets the session opens are all recorded.
+RECORDER = None
+
+
 class RpcTarget:
-    """Any RemoteRead/qmmgmt endpoint over ncacn_ip_tcp (wire.client.RpcClient)."""
+    """Any RemoteRead/qmmgmt endpoint over ncacn_ip_tcp (wire.client.RpcClient). With a
+    ``recorder`` (or the module's RECORDER), every octet exchanged goes into it, and each call
+    notes its frames there (``recorder.note_call``) for the call record to claim."""
 
     def __init__(self, endpoint: str, ndr64: bool = False, name: str | None = None,
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
-                 epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0):
+                 epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
+                 recorder=None):
         from wire.client import ArgumentError, RpcClient, RpcError
 
         self.endpoint = endpoint
@@ -170,8 +178,10 @@ class RpcTarget:
         self.name = name or endpoint
         self.capabilities = capabilities or Capabilities()
         self.computer_name = computer_name
+        self.recorder = recorder if recorder is not None else RECORDER
         self._options = {"timeout": timeout, "epm_port": epm_port}
-        self.client = RpcClient(assoc_group=assoc_group, **self._options)
+        self.client = RpcClient(assoc_group=assoc_group, recorder=self.recorder,
+                                **self._options)
         try:
             self.client.connect(endpoint, ndr64=ndr64)
         except (RpcError, ArgumentError) as exc:
@@ -184,15 +194,20 @@ class RpcTarget:
     def call(self, typed_call: c.Call) -> c.Result:
         from wire.client import RpcError
 
+        mark = self.recorder.mark() if self.recorder is not None else None
         try:
             return self.client.call(typed_call)
         except RpcError as exc:
             raise TargetError(f"{self.endpoint}: {exc}") from None
+        finally:
+            if mark is not None:
+                self.recorder.note_call(mark)
 
     def connect_second(self) -> RpcTarget:
         return RpcTarget(self.endpoint, self.ndr64, self.name, self.capabilities,
                          computer_name=self.computer_name,
-                         assoc_group=self.client.assoc_group, **self._options)
+                         assoc_group=self.client.assoc_group, recorder=self.recorder,
+                         **self._options)
 
     def close(self) -> None:
         self.client.close()

@@ -9,6 +9,7 @@ on such a requirement is reported as an expected failure that passed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,18 +25,32 @@ class Check:
     message: str
 
 
+#: Where a new CallRecord finds its frames when it is given none: during a recorded run,
+#: conformance.plugin sets it to the recorder's ``claim`` (the frames of the last call the
+#: creating thread made on the target, taken once); None otherwise (the model has no wire).
+wire_frames: Callable[[], dict | None] | None = None
+
+
 @dataclass
 class CallRecord:
-    """One call of a case: the typed call, the target's result and what the model allows."""
+    """One call of a case: the typed call, the target's result and what the model allows;
+    ``frames``: where it is in wire.pcap (captures.recorder.Recorder.exchange: first/last
+    frame, request and response [first, last], call_id, opnum, tcp_stream), None without a
+    wire."""
 
     call: str
     observed: str
     expected: str | None = None
     rule: str | None = None
+    frames: dict | None = None
+
+    def __post_init__(self) -> None:
+        if self.frames is None and wire_frames is not None:
+            self.frames = wire_frames()
 
     def as_dict(self) -> dict:
         return {"call": self.call, "observed": self.observed, "expected": self.expected,
-                "rule": self.rule}
+                "rule": self.rule, "frames": self.frames}
 
 
 @dataclass
@@ -51,6 +66,8 @@ class CaseResult:
     unexpected: bool = False  # a failure that gates the run
     expected_failure_passed: bool = False
     duration: float = 0.0
+    source: dict | None = None  # where the case is written: path, line, name (scenario)
+    frames: dict | None = None  # the case's frames in wire.pcap: first, last
 
     def as_dict(self) -> dict:
         return {"case": self.case, "ids": list(self.ids), "target": self.target,
@@ -59,7 +76,8 @@ class CaseResult:
                 "expected_failure_passed": self.expected_failure_passed,
                 "messages": self.messages, "warnings": self.warnings,
                 "calls": [c.as_dict() for c in self.calls],
-                "duration": round(self.duration, 4)}
+                "duration": round(self.duration, 4), "source": self.source,
+                "frames": self.frames}
 
 
 def decide(result: CaseResult, checks: list[Check], levels: dict[str, str],

@@ -533,6 +533,27 @@ def _system_queue(qm: Any, **attributes: Any) -> Queue:
     return Queue(queue_type=QueueType.System, queue_manager=qm, **attributes)
 
 
+def create_system_queues(qm: Any) -> None:
+    """The system queues Initialization (3.1.3) creates where they are missing: the
+    dead-letter, transactional dead-letter and journal queues in QueueCollection, the
+    order-acknowledgment and change-notification queues outside it."""
+    if qm.system_deadletter_queue is None:
+        qm.system_deadletter_queue = _system_queue(qm)
+        qm.queue_collection.append(qm.system_deadletter_queue)
+    if qm.system_transactional_deadletter_queue is None:
+        # the transactional dead-letter queue holds transactional messages: Transactional
+        qm.system_transactional_deadletter_queue = _system_queue(qm, transactional=True)
+        qm.queue_collection.append(qm.system_transactional_deadletter_queue)
+    if qm.system_journal_queue is None:
+        qm.system_journal_queue = _system_queue(qm)
+        qm.queue_collection.append(qm.system_journal_queue)
+    # MS-MQDMPR/3.1.3/R15: kept out of QueueCollection, where Open Queue looks queues up
+    if qm.order_acknowledgment_queue is None:
+        qm.order_acknowledgment_queue = _system_queue(qm)
+    if qm.change_notification_queue is None:
+        qm.change_notification_queue = _system_queue(qm)
+
+
 # ---------------------------------------------------------------------------------------------
 # 3.1.3 Initialization
 # ---------------------------------------------------------------------------------------------
@@ -616,21 +637,7 @@ def initialization(env: Environment, provisioning: bool, host: Host) -> Initiali
                 start(env)
 
     # the system queues
-    if qm.system_deadletter_queue is None:
-        qm.system_deadletter_queue = _system_queue(qm)
-        qm.queue_collection.append(qm.system_deadletter_queue)
-    if qm.system_transactional_deadletter_queue is None:
-        # the transactional dead-letter queue holds transactional messages: Transactional
-        qm.system_transactional_deadletter_queue = _system_queue(qm, transactional=True)
-        qm.queue_collection.append(qm.system_transactional_deadletter_queue)
-    if qm.system_journal_queue is None:
-        qm.system_journal_queue = _system_queue(qm)
-        qm.queue_collection.append(qm.system_journal_queue)
-    # MS-MQDMPR/3.1.3/R15: kept out of QueueCollection, where Open Queue looks queues up
-    if qm.order_acknowledgment_queue is None:
-        qm.order_acknowledgment_queue = _system_queue(qm)
-    if qm.change_notification_queue is None:
-        qm.change_notification_queue = _system_queue(qm)
+    create_system_queues(qm)
 
     # the outgoing queues
     for queue in qm.queue_collection:

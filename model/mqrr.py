@@ -31,6 +31,7 @@ from model import calls as c
 from model.adm import (
     LocalMessageType,
     MessageClass,
+    MessagePositionState,
     MessageSeekAction,
     OpenQueueDescriptor,
     PendingRequestEntry,
@@ -87,6 +88,8 @@ LOOKUP_TABLE = {
 #: QUEUE_FORMAT types R_OpenQueue accepts (MS-MQRR 3.1.4.2, pQueueFormat)
 OPEN_QUEUE_FORMAT_TYPES = frozenset({1, 2, 3, 4, 8})  # PUBLIC PRIVATE DIRECT MACHINE SUBQUEUE
 XACTUOW_ZERO = bytes(c.XACTUOW_SIZE)
+#: cbPropagationToken: [range(0, 131072)] in the IDL (MS-MQRR 6)
+MAX_PROPAGATION_TOKEN = 131072
 
 
 
@@ -462,8 +465,11 @@ class RemoteReadServer:
 
         steps = self.OPEN_STEPS[move]
         if self._validate_open(call, move) is not None:  # invalid
+            # R_OpenQueue names the status (MS-MQRR/3.1.4.2/R23); R_OpenQueueForMove's
+            # processing names none for its parameter rules, only that a failure is thrown
+            # and that the client treats all thrown HRESULTs alike (MS-MQRR/3.1.4.11/R25)
             return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["invalid"]),
-                         raised=True)
+                         raised=True, any_failure=move)
         format_name = from_queue_format(call.pQueueFormat)
         if find_queue(self.env, format_name) is None:  # lookup
             return _fail(result_type, MQ_ERROR_QUEUE_NOT_FOUND, _first(steps["lookup"]),
@@ -484,8 +490,10 @@ class RemoteReadServer:
         context = self._new_context(desc)  # context
         if move:
             # move_context: a value that logically references the handle; taken from the
-            # context handle's UUID so that it is unpredictable to other clients
-            move_context = int.from_bytes(context[4:12], "little") or desc.handle
+            # context handle's UUID so that it is unpredictable to other clients: its last 8
+            # octets, where the handles' UUIDs differ (Environment.ids counts in the last 48
+            # bits), so that no two open handles share one
+            move_context = int.from_bytes(context[-8:], "little") or desc.handle
             self._move_contexts[move_context] = desc
             return Outcome(c.R_OpenQueueForMoveResult(pMoveContext=move_context,
                                                       pphContext=context),
@@ -740,8 +748,11 @@ class RemoteReadServer:
         index = getattr(queue, "_positions_by_lookup_id", None)
         position = index.get(lookup_id) if index is not None else None
         if position is None:
+            # a position Move Message left Deleted (MS-MQDMPR 3.1.7.1.16: it stays in the
+            # list) holds a message that is no longer in this queue
             for p in queue.message_position_list:
-                if p.message_reference.lookup_identifier == lookup_id:
+                if (p.message_reference.lookup_identifier == lookup_id
+                        and p.state is not MessagePositionState.Deleted):
                     position = p
                     break
         return position.message_reference if position is not None else None
@@ -774,9 +785,15 @@ class RemoteReadServer:
         """The body of R_EndReceive and R_EndTransactionalReceive (END_STEPS)."""
         context = bytes(call.phContext) if call.phContext is not None else b""
         if call.dwAck not in (c.RR_ACK, c.RR_NACK):  # dwAck: range(1,2) in the IDL
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["ack"]))
+            # the RPC runtime's strict NDR check (MS-MQRR/3.1.4/R1) refuses the value with a
+            # fault before the method runs; the method itself is given no status for it
+            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["ack"]),
+                         any_failure=True)
         if not any(k[1] == context for k in self.pending_request_table.entries):  # no_entries
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["no_entries"]))
+            # a NULL, closed or unknown handle never reaches the method over RPC: the runtime
+            # refuses it first (strict context handles, MS-MQRR 2.2.4), with a fault
+            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["no_entries"]),
+                         any_failure=self.descriptor(call.phContext) is None)
         entry = self._remove_entry((call.dwRequestId, context))  # lookup_entry
         if entry is None:
             return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["lookup_entry"]))
@@ -861,6 +878,11 @@ class RemoteReadServer:
         if not token or call.cbPropagationToken != len(token):
             return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
                          "MS-MQRR/3.1.4.12/R8", any_failure=True)
+        # [range(0, 131072)] on cbPropagationToken (MS-MQRR 6): the RPC runtime's strict NDR
+        # check (MS-MQRR/3.1.4/R1) refuses a larger token before the method runs
+        if call.cbPropagationToken > MAX_PROPAGATION_TOKEN:
+            return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
+                         "MS-MQRR/3.1.4.12/R6", any_failure=True)
         # MS-MQRR/3.1.4.12/R9 MS-MQRR/3.1.4.12/R10: pQueueFormat is ignored
         # MS-MQRR/3.1.4.12/R12: the failures above
         # MS-MQRR/3.1.4.12/R1 MS-MQRR/3.1.4.12/R14: enlisting with the transaction manager

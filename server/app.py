@@ -218,6 +218,11 @@ def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: in
 
     handler = ReferenceQueueManager(env)
     rpc = RpcServer(handler, host=host, port=port, **rpc_options).start()
+    # the addresses that name this computer in a DIRECT=TCP format name (MS-MQMQ 2.1.2; MS-MQRR
+    # 2.2.3 supports TCP): the one it listens on, and loopback (model/queue_management.py
+    # _is_local_machine reads env.local_addresses)
+    env.local_addresses = tuple(dict.fromkeys(
+        a for a in (host, "127.0.0.1") if a not in ("", "0.0.0.0", "::")))
     handler.remote_read.port = rpc.address[1]  # R_GetServerPort answers the real port
     epm = None
     if epm_port is not None:

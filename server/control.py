@@ -6,10 +6,22 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
     GET    /queues                          the queues with their message counts by state
     POST   /queues                          {"path", "transactional", "label", "quota",
                                              "subqueues"} (the provisioning document's keys)
+                                            and "queue_type" ("Connector": a connector queue)
     DELETE /queues/<path>                   Delete Queue (MS-MQDMPR 3.1.7.1.4)
     POST   /queues/<path>/messages          {"body" | "body_hex", "label", "priority",
                                              "time_to_be_received"} -> {"lookup_id"}
     POST   /transactions/<hex>/commit|abort Transaction Commit/Abort (MS-MQDMPR 3.1.4.4/5)
+    POST   /queue_manager                   {"directory_integrated", "directory_offline",
+                                             "foreign_system", "directory_server_list"}:
+                                            set these QueueManager attributes (MS-MQDMPR
+                                            3.1.1.1) -> their previous values
+    POST   /outgoing                        {"format_name", "state"}: an outgoing queue, as an
+                                            application that opens a remote format name for
+                                            send makes one (Open Queue with SendAccess,
+                                            MS-MQDMPR 3.1.7.1.5, then Close Queue); "state"
+                                            (an OutgoingQueueState name, optional) stands for
+                                            the transfer protocol this server does not run
+    POST   /settings                        {"pending_request_cleanup_ms": N} -> {"previous"}
     POST   /reset                           delete every queue the control API or the
                                             provisioning document created
 
@@ -28,7 +40,7 @@ from urllib.parse import unquote
 
 from model.adm import MessagePositionState
 from model.message_ops import enqueue_message
-from server.provision import ProvisionError, make_message, provision
+from server.provision import ProvisionError, arrival_time, make_message, provision
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
@@ -68,10 +80,49 @@ class ControlApi:
         return out
 
     def create_queue(self, spec: dict) -> dict:
+        from model.adm import QueueType
+
+        spec = dict(spec)
+        queue_type = spec.pop("queue_type", None)
+        if queue_type not in (None, "Private", "Connector"):
+            raise ProvisionError("queue_type: Private or Connector")
         with self.app.lock:
             made = provision(json.dumps({"queues": [spec]}), "request", env=self.env)
             [queue] = made.queues.values()
+            if queue_type == "Connector":
+                queue.queue_type = QueueType.Connector
+                queue.private_queue_number = None
             return {"path": queue.pathname}
+
+    #: the QueueManager attributes POST /queue_manager sets: the configuration a queue manager
+    #: gets from its installation and its directory, which no protocol message changes
+    CONFIGURABLE = ("directory_integrated", "directory_offline", "foreign_system",
+                    "directory_server_list")
+
+    def configure(self, spec: dict) -> dict:
+        """Set QueueManager attributes of CONFIGURABLE; returns their previous values (a
+        document to POST back). DirectoryOffline is False whenever DirectoryIntegrated is
+        (MS-MQDMPR 3.1.1.1): a request that breaks the rule is refused."""
+        unknown = set(spec) - set(self.CONFIGURABLE)
+        if unknown:
+            raise ProvisionError(f"queue_manager: unknown key(s) {sorted(unknown)}")
+        for key, value in spec.items():
+            if key == "directory_server_list":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ProvisionError(f"queue_manager.{key}: a list of strings")
+            elif not isinstance(value, bool):
+                raise ProvisionError(f"queue_manager.{key}: true or false")
+        with self.app.lock:
+            qm = self.env.local_queue_manager
+            merged = {k: spec.get(k, getattr(qm, k)) for k in self.CONFIGURABLE}
+            if merged["directory_offline"] and not merged["directory_integrated"]:
+                raise ProvisionError("queue_manager.directory_offline: only when "
+                                     "directory_integrated")
+            previous = {k: (list(getattr(qm, k)) if k == "directory_server_list"
+                            else getattr(qm, k)) for k in spec}
+            for key, value in spec.items():
+                setattr(qm, key, list(value) if key == "directory_server_list" else value)
+            return previous
 
     def delete_queue(self, path: str) -> dict:
         from model.queue_management import delete_queue
@@ -86,7 +137,7 @@ class ControlApi:
         with self.app.lock:
             queue = self._queue(path)
             message = make_message(spec, "message")
-            message.arrival_time = self.env.now // 1000
+            message.arrival_time = arrival_time()
             status = enqueue_message(self.env, queue, message)
             if status != 0:
                 raise ProvisionError(f"message: Enqueue Message refused it (rStatus {status})")
@@ -100,6 +151,64 @@ class ControlApi:
             status = (transaction_commit if commit else transaction_abort)(self.env, identifier)
             self.app._deliver()
             return {"status": status}
+
+    def open_outgoing(self, spec: dict) -> dict:
+        """An OutgoingQueue for ``spec["format_name"]`` (a remote queue): Open Queue with
+        SendAccess and DenyNone, then Close Queue (the queue stays in the QueueCollection, as
+        after an application sent to it). ``spec["state"]``, if given, is then put in
+        OutgoingQueue.State: the reference server runs no transfer protocol that would move
+        the queue there."""
+        from model.adm import OutgoingQueue, OutgoingQueueState, QueueAccessType, QueueShareMode
+        from model.formats import FormatNameError, parse_format_name
+        from model.queue_management import close_queue, open_queue
+
+        unknown = set(spec) - {"format_name", "state"}
+        if unknown:
+            raise ProvisionError(f"outgoing: unknown key(s) {sorted(unknown)}")
+        text = spec.get("format_name")
+        if not isinstance(text, str) or not text:
+            raise ProvisionError("outgoing.format_name: a format name is required")
+        try:
+            name = parse_format_name(text)
+        except FormatNameError as exc:
+            raise ProvisionError(f"outgoing.format_name: {exc}") from None
+        state = spec.get("state")
+        if state is not None and state not in OutgoingQueueState.__members__:
+            raise ProvisionError(f"outgoing.state: not one of "
+                                 f"{sorted(OutgoingQueueState.__members__)}")
+        with self.app.lock:
+            opened = open_queue(self.env, name, QueueAccessType.SendAccess,
+                                QueueShareMode.DenyNone)
+            desc = opened.open_queue_descriptor
+            if opened.status != 0 or desc is None:
+                raise ProvisionError(f"outgoing: Open Queue refused {text!r} "
+                                     f"(rStatus {opened.status})")
+            queue = desc.queue_reference
+            close_queue(self.env, desc)
+            if not isinstance(queue, OutgoingQueue):
+                raise ProvisionError(f"outgoing: {text!r} names a local queue")
+            if state is not None:
+                queue.state = OutgoingQueueState[state]
+            return {"format_name": queue.destination_format_name,
+                    "state": queue.state.name if queue.state is not None else None}
+
+    def settings(self, spec: dict) -> dict:
+        """Server settings a test needs to change: ``pending_request_cleanup_ms`` (the
+        implementation-dependent Pending Request Cleanup Timer of MS-MQRR 3.1.2.2)."""
+        unknown = set(spec) - {"pending_request_cleanup_ms"}
+        if unknown:
+            raise ProvisionError(f"settings: unknown key(s) {sorted(unknown)}")
+        previous = {}
+        with self.app.lock:
+            if "pending_request_cleanup_ms" in spec:
+                value = spec["pending_request_cleanup_ms"]
+                if not isinstance(value, int) or isinstance(value, bool) or not \
+                        1 <= value <= 86_400_000:
+                    raise ProvisionError("settings.pending_request_cleanup_ms: an integer "
+                                         "from 1 to 86400000")
+                previous["previous"] = self.app.remote_read.cleanup_ms
+                self.app.remote_read.cleanup_ms = value
+        return previous
 
     def reset(self) -> dict:
         from model.queue_management import delete_queue
@@ -164,6 +273,12 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                     except ValueError:
                         raise ProvisionError("transaction identifier: not hexadecimal") from None
                     return self._send(200, api.end_transaction(identifier, parts[2] == "commit"))
+                if method == "POST" and parts == ["queue_manager"]:
+                    return self._send(200, api.configure(self._body()))
+                if method == "POST" and parts == ["outgoing"]:
+                    return self._send(201, api.open_outgoing(self._body()))
+                if method == "POST" and parts == ["settings"]:
+                    return self._send(200, api.settings(self._body()))
                 if method == "POST" and parts == ["reset"]:
                     return self._send(200, api.reset())
                 return self._send(404, {"error": f"no route {method} /{'/'.join(parts)}"})

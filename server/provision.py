@@ -28,6 +28,7 @@ parse. Every error names the place in the document (``queues[1].messages[0].prio
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,8 +105,20 @@ def new_queue_manager(spec: dict | None) -> QueueManager:
     else:
         identifier = uuid.uuid5(NAMESPACE, name.upper())
     quota = _int(spec.get("quota", 1 << 30), "queue_manager.quota", 1, (1 << 63) - 1)
-    return QueueManager(computer_name=name, qualified_computer_name=name,
-                        identifier=identifier, queue_manager_quota=quota)
+    qm = QueueManager(computer_name=name, qualified_computer_name=name,
+                      identifier=identifier, queue_manager_quota=quota)
+    from model.higher_layer import create_system_queues
+
+    create_system_queues(qm)  # what MS-MQDMPR 3.1.3 Initialization creates at start
+    return qm
+
+
+def arrival_time() -> int:
+    """Message.ArrivalTime for a message enqueued now: the UTC time it was added (MS-MQDMPR
+    3.1.1.12), in the seconds since 1970-01-01 UTC that R_StartReceive returns as
+    pdwArriveTime (MS-MQRR/3.1.4.7/R16); the model's own clock counts from the server's
+    start and cannot stand in for it."""
+    return int(time.time()) & 0xFFFFFFFF
 
 
 def make_message(spec: dict, where: str) -> LocalMessage:
@@ -198,7 +211,7 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
         for j, message_spec in enumerate(spec.get("messages") or []):
             m_where = f"{where}.messages[{j}]"
             message = make_message(message_spec, m_where)
-            message.arrival_time = env.now // 1000
+            message.arrival_time = arrival_time()
             status = enqueue_message(env, new_queue, message)
             _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")
     return Provisioned(env, created)

@@ -209,7 +209,7 @@ def _sendall(self, data, forceWriteAndx=0, forceRecv=0):
     self.get_socket().sendall(data)
 
 
-def _open_dce(host: str, port: int, timeout: float | None) -> _Dce:
+def _open_dce(host: str, port: int, timeout: float | None, recorder: Any = None) -> _Dce:
     rpc_transport = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{host}[{port}]")
     rpc_transport.set_connect_timeout(timeout)
     rpc_transport.send = types.MethodType(_sendall, rpc_transport)
@@ -219,7 +219,30 @@ def _open_dce(host: str, port: int, timeout: float | None) -> _Dce:
     except (DCERPCException, OSError) as e:
         raise ConnectError(f"cannot connect to ncacn_ip_tcp:{host}[{port}]: "
                            f"{_one_line(e)}") from None
+    if recorder is not None:
+        _tap(rpc_transport, recorder.connection(rpc_transport.get_socket()))
     return dce
+
+
+def _tap(rpc_transport: Any, tap: Any) -> None:
+    """Hand the octets of this connection to a recorder's tap (captures.recorder.Tap: ``sent``,
+    ``received``, ``closed``; wire does not import captures)."""
+    send, recv, disconnect = rpc_transport.send, rpc_transport.recv, rpc_transport.disconnect
+
+    def _send(data, forceWriteAndx=0, forceRecv=0):
+        send(data, forceWriteAndx, forceRecv)
+        tap.sent(data)
+
+    def _recv(forceRecv=0, count=0):
+        data = recv(forceRecv, count)
+        tap.received(data)
+        return data
+
+    def _disconnect():
+        tap.closed()
+        return disconnect()
+
+    rpc_transport.send, rpc_transport.recv, rpc_transport.disconnect = _send, _recv, _disconnect
 
 
 def _one_line(e: BaseException) -> str:
@@ -231,10 +254,11 @@ class _Association:
     """One bound presentation context of one interface on one TCP connection."""
 
     def __init__(self, host: str, port: int, interface: str, ndr64: bool,
-                 timeout: float | None, max_response: int, assoc_group: int = 0):
+                 timeout: float | None, max_response: int, assoc_group: int = 0,
+                 recorder: Any = None):
         self.interface = interface
         self.port = port
-        self.dce = _open_dce(host, port, timeout)
+        self.dce = _open_dce(host, port, timeout, recorder)
         self.dce.max_response = max_response
         self.dce.join_assoc_group = assoc_group
         syntax = NDR64_SYNTAX if ndr64 else NDR_SYNTAX
@@ -267,11 +291,14 @@ class RpcClient:
     """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-5)."""
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
-                 max_response: int = 64 << 20, assoc_group: int = 0):
+                 max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None):
         """``assoc_group``: join this association group (another client's ``assoc_group``),
         so that context handles it opened are valid here, as when a Windows client cancels
-        a receive over a second connection of the same binding."""
+        a receive over a second connection of the same binding. ``recorder``: every
+        connection opened (endpoint mapper too) is tapped by ``recorder.connection(sock)``
+        (captures.recorder.Recorder), which then sees every octet sent and received."""
         self.join_assoc_group = assoc_group
+        self.recorder = recorder
         self.timeout = timeout
         self.epm_port = epm_port
         self.max_response = max_response
@@ -307,7 +334,7 @@ class RpcClient:
     def _map(self, interface: str) -> int:
         """ept_map through impacket (MS-MQRR 2.1: dynamic endpoints)."""
         host = self.endpoint.host
-        dce = _open_dce(host, self.epm_port, self.timeout)
+        dce = _open_dce(host, self.epm_port, self.timeout, self.recorder)
         try:
             binding = epm.hept_map(host, uuidtup_to_bin(_INTERFACES[interface]),
                                    dataRepresentation=uuidtup_to_bin(NDR_SYNTAX),
@@ -351,7 +378,8 @@ class RpcClient:
             return assoc
         ndr64 = self.ndr64 and interface == c.REMOTEREAD  # decision 2
         assoc = _Association(self.endpoint.host, self._port(interface), interface, ndr64,
-                             self.timeout, self.max_response, self.join_assoc_group)
+                             self.timeout, self.max_response, self.join_assoc_group,
+                             self.recorder)
         self._associations[interface] = assoc
         return assoc
 

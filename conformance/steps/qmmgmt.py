@@ -1,3 +1,823 @@
-"""Steps for MS-MQMR scenarios (qmmgmt: R_QMMgmtGetInfo properties, R_QMMgmtAction)."""
+"""Steps for MS-MQMR scenarios (qmmgmt: R_QMMgmtGetInfo properties, R_QMMgmtAction).
+
+Every call goes to the target and to the oracle (the model, provisioned in lockstep). The status
+is checked against the model's Outcome as for every call of the suite; for R_QMMgmtGetInfo the
+values are compared too, entry by entry: the VARTYPE always, and the value as the model computes
+it from the tables of MS-MQMR 3.1.4.1, except where the value depends on state the scenario did
+not make:
+
+* PROPID_MGMT_MSMQ_ACTIVEQUEUES and PROPID_MGMT_MSMQ_PRIVATEQ: for each queue the scenario made,
+  the target lists it exactly when the model does (a queue manager has other queues);
+* PROPID_MGMT_MSMQ_TYPE: any string (the row says only that it MAY be empty);
+* PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES: the type; the value is checked by its change when the
+  scenario adds a queue (the sum of TotalBytes, MS-MQMR 3.1.4.1).
+
+PROPID_MGMT_MSMQ_CONNECTED depends on the queue manager's connection state, which the scenario
+reads first ("the client has noted the connection state"): the oracle is put in the same state,
+and the target is put back in it when the scenario ends, whatever happened (R_QMMgmtAction
+CONNECT or DISCONNECT).
+
+Steps about the RPC runtime (the bind, strict NDR checks) speak to an RpcTarget's endpoint
+directly; on the in-process model, which has no RPC runtime, they read what the model's server
+tells the runtime it registers with (model.mqmr.QMMGMT_RPC_SETTINGS) and send the typed call.
+"""
 
 from __future__ import annotations
+
+import struct
+import uuid
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from conformance.preconditions_mqmr import (
+    configure_queue_manager,
+    connector_queue,
+    outgoing_queue,
+    queue_format,
+    queue_with_subqueues,
+    remote_format_name,
+)
+from conformance.session import CaseFailed, status_text
+from conformance.sut import Inconclusive
+from conformance.targets import RpcTarget
+from model import calls as c
+from model.formats import MgmtObject, MgmtObjectType
+from model.mqmr import (
+    MACHINE_PROPERTIES,
+    PROPID_MGMT_MSMQ_ACTIVEQUEUES,
+    PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES,
+    PROPID_MGMT_MSMQ_CONNECTED,
+    PROPID_MGMT_MSMQ_PRIVATEQ,
+    PROPID_MGMT_MSMQ_TYPE,
+    QMMGMT_RPC_SETTINGS,
+    QUEUE_PROPERTIES,
+    VT_BLOB,
+    VT_EMPTY,
+    VT_LPWSTR,
+    VT_NULL,
+    VT_UI4,
+)
+from model.status import is_failure
+
+MACHINE = MgmtObject(MgmtObjectType.MGMT_MACHINE)
+SESSION = MgmtObject(MgmtObjectType.MGMT_SESSION)
+NULL = c.PropVariant(VT_NULL)
+MACHINE_IDS = {row.name: propid for propid, row in MACHINE_PROPERTIES.items()}
+QUEUE_IDS = {row.name: propid for propid, row in QUEUE_PROPERTIES.items()}
+VT_BY_NAME = {"VT_EMPTY": c.PropVariant(VT_EMPTY), "VT_UI4": c.PropVariant(VT_UI4, 5),
+              "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL}
+ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
+NDR_SYNTAX = ("8a885d04-1ceb-11c9-9fe8-08002b104860", "2.0")
+NDR64_SYNTAX = ("71710533-beba-4937-8319-b5dbef9ccc36", "1.0")
+
+
+@pytest.fixture
+def mgmt(mq, request) -> dict:
+    """The scenario's state: queues by label, the last call and results, the connection state
+    noted at the start (restored on the target when the scenario ends)."""
+    state: dict[str, Any] = {"queues": {}, "contexts": {}, "cleanups": []}
+
+    def restore() -> None:
+        for cleanup in reversed(state["cleanups"]):
+            try:
+                cleanup()
+            except Exception:  # noqa: BLE001 - a target gone away cannot be restored
+                pass
+        connected = state.get("connected")
+        if connected is None:
+            return
+        action = "CONNECT" if connected else "DISCONNECT"
+        call = c.R_QMMgmtAction(pObjectFormat=MACHINE, lpwszAction=action)
+        for side in (mq.target, mq.oracle):
+            try:
+                side.call(call)
+            except Exception:  # noqa: BLE001 - a target gone away cannot be restored
+                pass
+        for raw in state.pop("connections", []):
+            raw.close()
+
+    request.addfinalizer(restore)
+    return state
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _bodies(text: str) -> list[bytes]:
+    return [name.encode() for name in _names(text)]
+
+
+def _queue(mgmt: dict, label: str) -> dict:
+    try:
+        return mgmt["queues"][label]
+    except KeyError:
+        raise AssertionError(f"the scenario has no queue {label!r}") from None
+
+
+def _object(mgmt: dict, text: str) -> MgmtObject:
+    """``machine``, ``queue "A"``, ``a MGMT_SESSION object``, ``an MGMT_OBJECT of type N``."""
+    text = text.strip()
+    if text in ("machine", "the machine"):
+        return MACHINE
+    if text.startswith(("queue ", "the queue ")):
+        return MgmtObject(MgmtObjectType.MGMT_QUEUE, _queue(mgmt, text.split('"')[1])["fmt"])
+    if "MGMT_SESSION" in text:
+        return SESSION
+    if text.startswith("an MGMT_OBJECT of type"):
+        return MgmtObject(int(text.rsplit(" ", 1)[1]))
+    raise AssertionError(f"no management object {text!r}")
+
+
+def _via(mq, mgmt: dict):
+    return mgmt.get("via") or mq.target
+
+
+def _oracle_call(mq, call: c.Call):
+    return mq.oracle.outcome(call)
+
+
+def _get_info(mq, mgmt: dict, obj: MgmtObject, props: list[int],
+              ap_var: tuple | None = None, ids: tuple[str, ...] = ()) -> c.Result:
+    """R_QMMgmtGetInfo on the target and the oracle; the status is checked (and that a method
+    does not throw, MS-MQMR/3.1.4/R4); the two results are kept for the Then steps."""
+    call = c.R_QMMgmtGetInfo(pObjectFormat=obj, cp=len(props), aProp=tuple(props),
+                             apVar=ap_var if ap_var is not None else (NULL,) * len(props))
+    observed = _via(mq, mgmt).call(call)
+    outcome = _oracle_call(mq, call)
+    mgmt.update(call=call, observed=observed, expected=outcome.result, outcome=outcome)
+    mq.check(outcome, observed, ids=ids, call=call)
+    if not observed.raised:
+        return observed
+    mq.assert_that(False, f"R_QMMgmtGetInfo threw {status_text(observed)}: a well-formed "
+                          f"request is answered with an HRESULT", "MS-MQMR/3.1.4/R4")
+    return observed
+
+
+def _action(mq, mgmt: dict, obj: MgmtObject, action: str, ids: tuple[str, ...] = ()
+            ) -> c.Result:
+    call = c.R_QMMgmtAction(pObjectFormat=obj, lpwszAction=action)
+    observed = _via(mq, mgmt).call(call)
+    outcome = _oracle_call(mq, call)
+    mgmt.update(call=call, observed=observed, expected=outcome.result, outcome=outcome)
+    mq.check(outcome, observed, ids=ids, call=call)
+    if observed.raised and obj.type in (1, 2, 3):
+        mq.assert_that(False, f"R_QMMgmtAction threw {status_text(observed)}: a well-formed "
+                              f"request is answered with an HRESULT", "MS-MQMR/3.1.4/R4")
+    return observed
+
+
+def _known(mgmt: dict) -> list[tuple[str, str]]:
+    """(label, path) of the local queues the scenario made."""
+    return [(label, q["path"]) for label, q in mgmt["queues"].items() if q.get("path")]
+
+
+def _lists(values: Any, path: str) -> bool:
+    """Whether a vector of queue names names the queue of this path (a path name or a format
+    name ending in it, compared without regard to case)."""
+    want = "\\" + path.lower()
+    return any(isinstance(v, str) and (v.lower().endswith(want) or v.lower() == path.lower())
+               for v in (values or []))
+
+
+def _compare_entry(mgmt: dict, table: dict, propid: int, got: c.PropVariant,
+                   want: c.PropVariant) -> str | None:
+    """None if the target's entry agrees with the model's, else why not."""
+    name = table[propid].name if propid in table else f"property {propid}"
+    if not isinstance(got, c.PropVariant):
+        return f"{name}: no PROPVARIANT returned"
+    if got.vt != want.vt:
+        return f"{name}: VARTYPE 0x{got.vt:04X}, the documents give 0x{want.vt:04X} " \
+               f"({want.value!r})"
+    if table is MACHINE_PROPERTIES and propid in (PROPID_MGMT_MSMQ_ACTIVEQUEUES,
+                                                  PROPID_MGMT_MSMQ_PRIVATEQ):
+        if not isinstance(got.value, list) or not all(isinstance(v, str) for v in got.value):
+            return f"{name}: {got.value!r} is not a vector of strings"
+        for label, path in _known(mgmt):
+            if _lists(got.value, path) != _lists(want.value, path):
+                verb = "lists" if _lists(got.value, path) else "does not list"
+                return f"{name} {verb} queue {label!r} ({path}); the documents say otherwise"
+        return None
+    if table is MACHINE_PROPERTIES and propid == PROPID_MGMT_MSMQ_TYPE:
+        return None if isinstance(got.value, str) else f"{name}: {got.value!r} is not a string"
+    if table is MACHINE_PROPERTIES and propid == PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES:
+        return None if isinstance(got.value, int) else f"{name}: {got.value!r} is no integer"
+    if _normal(got) != _normal(want):
+        return f"{name}: {got.value!r}, the documents give {want.value!r}"
+    return None
+
+
+def _normal(pv: c.PropVariant) -> Any:
+    value = pv.value
+    if isinstance(value, list):
+        return [(_normal(v) if isinstance(v, c.PropVariant) else v) for v in value]
+    if pv.vt == VT_BLOB and value is not None:
+        return bytes(value)
+    return (pv.vt, value) if isinstance(pv, c.PropVariant) else value
+
+
+def _table(obj: MgmtObject) -> dict:
+    return MACHINE_PROPERTIES if obj.type == MgmtObjectType.MGMT_MACHINE else QUEUE_PROPERTIES
+
+
+def _check_values(mq, mgmt: dict, ids: tuple[str, ...] = ()) -> None:
+    call, observed, expected = mgmt["call"], mgmt["observed"], mgmt["expected"]
+    mq.assert_that(observed.status == 0,
+                   f"R_QMMgmtGetInfo returned {status_text(observed)}, not MQ_OK",
+                   "MS-MQMR/3.1.4.1/R9")
+    mq.assert_that(len(observed.apVar) == call.cp,
+                   f"apVar has {len(observed.apVar)} entries for cp {call.cp}",
+                   "MS-MQMR/3.1.4.1/R4")
+    table = _table(call.pObjectFormat)
+    problems = [p for propid, got, want in zip(call.aProp, observed.apVar,
+                                                expected.apVar, strict=False)
+                if (p := _compare_entry(mgmt, table, propid, got, want)) is not None]
+    mq.assert_that(not problems, "R_QMMgmtGetInfo values: " + ("; ".join(problems)
+                                                               or "as the documents give"),
+                   ids)
+
+
+def _value(mq, mgmt: dict, obj: MgmtObject, name: str) -> c.PropVariant:
+    """Ask one property (checked against the model) and return the target's entry."""
+    table = MACHINE_IDS if obj.type == MgmtObjectType.MGMT_MACHINE else QUEUE_IDS
+    _get_info(mq, mgmt, obj, [table[name]])
+    _check_values(mq, mgmt)
+    return mgmt["observed"].apVar[0]
+
+
+def _connected(mq, mgmt: dict) -> bool:
+    """The target's PROPID_MGMT_MSMQ_CONNECTED, read without comparing it with the oracle
+    (whose state is then aligned)."""
+    call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
+                             apVar=(NULL,))
+    observed = mq.target.call(call)
+    mq.check(c.R_QMMgmtGetInfoResult(status=0), observed, ids=("MS-MQMR/3.1.4.1/R9",), call=call)
+    [value] = observed.apVar or [None]
+    mq.assert_that(isinstance(value, c.PropVariant) and value.vt == VT_LPWSTR
+                   and value.value in ("CONNECTED", "DISCONNECTED"),
+                   f"PROPID_MGMT_MSMQ_CONNECTED is {value!r}, not the string CONNECTED or "
+                   f"DISCONNECTED", "MS-MQMR/3.1.4.1/R18")
+    return value.value == "CONNECTED"
+
+
+# ------------------------------------------------------------------------------ Given
+
+@given("the client has noted the connection state of the queue manager")
+def noted_connection(mq, mgmt):
+    connected = _connected(mq, mgmt)
+    mgmt["connected"] = connected
+    mq.oracle.call(c.R_QMMgmtAction(pObjectFormat=MACHINE,
+                                    lpwszAction="CONNECT" if connected else "DISCONNECT"))
+
+
+def _add_local(mq, mgmt: dict, label: str, messages: list[bytes], transactional: bool
+               ) -> None:
+    fmt = mq.queue(messages, transactional=transactional)
+    mgmt["queues"][label] = {"fmt": fmt, "path": mq.path_of(fmt)}
+
+
+@given(parsers.parse('a private queue "{label}" with messages "{bodies}"'))
+def private_queue(mq, mgmt, label, bodies):
+    _add_local(mq, mgmt, label, _bodies(bodies), False)
+
+
+@given(parsers.parse('a private queue "{label}" with no message'))
+def private_queue_empty(mq, mgmt, label):
+    _add_local(mq, mgmt, label, [], False)
+
+
+@given(parsers.parse('a transactional queue "{label}" with messages "{bodies}"'))
+def transactional_queue(mq, mgmt, label, bodies):
+    _add_local(mq, mgmt, label, _bodies(bodies), True)
+
+
+@given(parsers.parse('a queue "{label}" with subqueues "{names}" and messages "{bodies}"'))
+def queue_with_subqueues_step(mq, mgmt, label, names, bodies):
+    path, fmt = queue_with_subqueues(mq, _names(names), _bodies(bodies))
+    mgmt["queues"][label] = {"fmt": fmt, "path": path}
+
+
+@given(parsers.parse('the system journal queue "{label}"'))
+def system_journal(mq, mgmt, label):
+    """The system journal queue that MS-MQDMPR 3.1.3 Initialization creates; Inconclusive on
+    a queue manager that has none (the oracle's, or the target's, where the queue cannot be
+    opened)."""
+    if mq.oracle.qm.env.local_queue_manager.system_journal_queue is None:
+        raise Inconclusive("the oracle's queue manager has no system queues: it was built "
+                           "without MS-MQDMPR 3.1.3 Initialization, as the reference server is")
+    fmt = queue_format(f"DIRECT=OS:{mq.suite.spec.computer_name}\\SYSTEM$;JOURNAL")
+    probe = c.R_QMMgmtGetInfo(pObjectFormat=MgmtObject(MgmtObjectType.MGMT_QUEUE, fmt), cp=1,
+                              aProp=(QUEUE_IDS["PROPID_MGMT_QUEUE_TYPE"],), apVar=(NULL,))
+    if mq.target.call(probe).status != 0:
+        raise Inconclusive("the target's system journal queue cannot be opened")
+    mgmt["queues"][label] = {"fmt": fmt}
+
+
+@given(parsers.parse('a connector queue "{label}"'))
+def connector(mq, mgmt, label):
+    path, fmt = connector_queue(mq)
+    mgmt["queues"][label] = {"fmt": fmt, "path": path}
+
+
+@given(parsers.re(r"the queue manager is configured with (?P<settings>.+)$"))
+def configured(mq, mgmt, settings):
+    """``directory_integrated true, directory_offline true`` and the like; a list value is
+    written ``directory_server_list [DS1 DS2]``."""
+    values: dict[str, Any] = {}
+    for item in settings.split(", "):
+        key, _, text = item.strip().partition(" ")
+        if text.startswith("["):
+            values[key] = text.strip("[]").split()
+        else:
+            values[key] = {"true": True, "false": False}[text]
+    configure_queue_manager(mq, mgmt["cleanups"], **values)
+
+
+@given(parsers.parse('a queue "{label}" that does not exist'))
+def missing_queue(mq, mgmt, label):
+    path = mq.suite.queue_path() + "-never-created"
+    mgmt["queues"][label] = {"fmt": mq.format_of(path)}
+
+
+@given(parsers.parse('a remote queue "{label}" with no outgoing queue'))
+def remote_without_outgoing(mq, mgmt, label):
+    mgmt["queues"][label] = {"fmt": queue_format(remote_format_name(mq))}
+
+
+@given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue'
+                  r'(?: in state (?P<state>\w+))?$'))
+def outgoing(mq, mgmt, label, state):
+    name, fmt = outgoing_queue(mq, state=state)
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.parse('an outgoing queue "{label}" to the multicast address "{address}"'))
+def outgoing_multicast(mq, mgmt, label, address):
+    name, fmt = outgoing_queue(mq, f"MULTICAST={address}")
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.re(r'the client has opened queue "(?P<label>[^"]+)" with (?P<access>\w+)'
+                  r'(?P<deny> and MQ_DENY_RECEIVE_SHARE)?$'))
+def opened(mq, mgmt, label, access, deny):
+    share = c.MQ_DENY_SHARE if deny else c.MQ_DENY_NONE
+    mgmt["contexts"][label] = mq.open(_queue(mgmt, label)["fmt"], access=ACCESS[access],
+                                      share=share)
+
+
+@given("the client has read PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES")
+def read_bytes_in_all(mq, mgmt):
+    mgmt["bytes_before"] = (_value(mq, mgmt, MACHINE, "PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES")
+                            .value, mgmt["expected"].apVar[0].value)
+
+
+@given(parsers.re(r'the client has called R_QMMgmtAction "(?P<action>[^"]*)" on '
+                  r'(?P<obj>.+)$'))
+def has_called_action(mq, mgmt, action, obj):
+    _action(mq, mgmt, _object(mgmt, obj), action)
+    mq.assert_that(mgmt["observed"].status == 0,
+                   f"R_QMMgmtAction {action!r}: {status_text(mgmt['observed'])}",
+                   "MS-MQMR/3.1.4.2/R2")
+
+
+# ------------------------------------------------------------------------------ When
+
+@when("the client asks the machine for all 6 machine properties")
+def ask_machine_all(mq, mgmt):
+    _get_info(mq, mgmt, MACHINE, sorted(MACHINE_PROPERTIES))
+
+
+@when(parsers.re(r'the client asks queue "(?P<label>[^"]+)" for all 27 queue properties$'))
+def ask_queue_all(mq, mgmt, label):
+    _get_info(mq, mgmt, _object(mgmt, f'queue "{label}"'), sorted(QUEUE_PROPERTIES))
+
+
+@when(parsers.re(r"the client asks the machine for (?P<names>PROPID_MGMT_MSMQ_\w+"
+                 r"(?:, PROPID_MGMT_MSMQ_\w+)*)$"))
+def ask_machine(mq, mgmt, names):
+    _get_info(mq, mgmt, MACHINE, [MACHINE_IDS[n] for n in _names(names)])
+
+
+@when(parsers.re(r'the client asks queue "(?P<label>[^"]+)" for (?P<names>PROPID_MGMT_QUEUE_'
+                 r'\w+(?:, PROPID_MGMT_QUEUE_\w+)*)$'))
+def ask_queue(mq, mgmt, label, names):
+    _get_info(mq, mgmt, _object(mgmt, f'queue "{label}"'),
+              [QUEUE_IDS[n] for n in _names(names)])
+
+
+@when(parsers.re(r"the client asks the machine for property identifiers? "
+                 r"(?P<ids>\d+(?:, \d+)*)$"))
+def ask_machine_ids(mq, mgmt, ids):
+    _get_info(mq, mgmt, MACHINE, [int(i) for i in _names(ids)], ids=("MS-MQMR/3.1.4.1/R15",))
+
+
+@when(parsers.re(r'the client asks queue "(?P<label>[^"]+)" for property identifier '
+                 r'(?P<propid>\d+)$'))
+def ask_queue_id(mq, mgmt, label, propid):
+    _get_info(mq, mgmt, _object(mgmt, f'queue "{label}"'), [int(propid)],
+              ids=("MS-MQMR/3.1.4.1/R16",))
+
+
+@when(parsers.parse("the client asks the machine for PROPID_MGMT_MSMQ_CONNECTED {count:d} "
+                    "times in one call"))
+def ask_machine_many(mq, mgmt, count):
+    _get_info(mq, mgmt, MACHINE, [PROPID_MGMT_MSMQ_CONNECTED] * count)
+
+
+@when(parsers.parse("the client asks the machine for PROPID_MGMT_MSMQ_CONNECTED with apVar[0] "
+                    "of type {vt}"))
+def ask_machine_not_null(mq, mgmt, vt):
+    _get_info(mq, mgmt, MACHINE, [PROPID_MGMT_MSMQ_CONNECTED], ap_var=(VT_BY_NAME[vt],))
+
+
+@when(parsers.re(r"the client asks (?P<obj>a MGMT_SESSION object|an MGMT_OBJECT of type \d+) "
+                 r"for PROPID_MGMT_MSMQ_CONNECTED$"))
+def ask_other_object(mq, mgmt, obj):
+    target_obj = _object(mgmt, obj)
+    if target_obj.type in (1, 2, 3):
+        _get_info(mq, mgmt, target_obj, [PROPID_MGMT_MSMQ_CONNECTED])
+    else:  # not an MgmtObjectType: the RPC runtime may reject the union's discriminant
+        _raw_or_typed(mq, mgmt, c.R_QMMgmtGetInfo(
+            pObjectFormat=target_obj, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,), apVar=(NULL,)))
+
+
+@when(parsers.parse("the client calls R_QMMgmtGetInfo on the machine with cp {cp:d} and as "
+                    "many elements"))
+def get_info_cp(mq, mgmt, cp):
+    _raw_or_typed(mq, mgmt, c.R_QMMgmtGetInfo(
+        pObjectFormat=MACHINE, cp=cp, aProp=(PROPID_MGMT_MSMQ_CONNECTED,) * cp,
+        apVar=(NULL,) * cp))
+
+
+@when(parsers.parse("the client calls R_QMMgmtGetInfo on the machine with cp {cp:d}, {props:d} "
+                    "elements in aProp and {vars:d} in apVar"))
+def get_info_mismatch(mq, mgmt, cp, props, vars):  # noqa: A002 - the feature's word
+    _raw_or_typed(mq, mgmt, c.R_QMMgmtGetInfo(
+        pObjectFormat=MACHINE, cp=cp, aProp=(PROPID_MGMT_MSMQ_CONNECTED,) * props,
+        apVar=(NULL,) * vars))
+
+
+@when(parsers.re(r'the client calls R_QMMgmtAction "(?P<action>[^"]*)" on '
+                 r'(?P<obj>.+)$'))
+def call_action(mq, mgmt, action, obj):
+    target_obj = _object(mgmt, obj)
+    if target_obj.type in (1, 2, 3):
+        _action(mq, mgmt, target_obj, action)
+    else:
+        _raw_or_typed(mq, mgmt, c.R_QMMgmtAction(pObjectFormat=target_obj, lpwszAction=action))
+
+
+@when(parsers.parse('the client closes its handle to queue "{label}"'))
+def close_handle(mq, mgmt, label):
+    ctx = mgmt["contexts"].pop(label)
+    mq.call(c.R_CloseQueue(pphContext=ctx))
+
+
+@when(parsers.parse('the client purges queue "{label}"'))
+def purge(mq, mgmt, label):
+    mq.call(c.R_PurgeQueue(phContext=mgmt["contexts"][label]))
+
+
+@given(parsers.parse('the client has started a two-phase receive from queue "{label}"'))
+@when(parsers.parse('the client starts a two-phase receive from queue "{label}"'))
+def two_phase_receive(mq, mgmt, label):
+    ctx = mgmt["contexts"][label]
+    result = mq.receive(ctx, c.MQ_ACTION_RECEIVE, request=0x51)
+    mq.assert_that(result.status == 0, f"R_StartReceive: {status_text(result)}")
+    mgmt["receive"] = (ctx, 0x51)
+
+
+@when("the client acknowledges the receive")
+def acknowledge(mq, mgmt):
+    ctx, request = mgmt.pop("receive")
+    mq.call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_ACK, dwRequestId=request))
+
+
+# ------------------------------------------------------------------------------ Then
+
+@then("R_QMMgmtGetInfo returns MQ_OK with the values the documents give")
+def values_as_documented(mq, mgmt):
+    _check_values(mq, mgmt)
+
+
+@then("R_QMMgmtGetInfo fails without setting apVar")
+def fails_without_out(mq, mgmt):
+    observed, call = mgmt["observed"], mgmt["call"]
+    mq.assert_that(is_failure(observed.status) or (observed.raised and observed.status != 0),
+                   f"R_QMMgmtGetInfo returned {status_text(observed)}, not a failure",
+                   "MS-MQMR/3.1.4.1/R10")
+    sent = tuple(call.apVar)
+    mq.assert_that(not observed.apVar or tuple(observed.apVar) == sent
+                   or all(v.vt == VT_NULL for v in observed.apVar),
+                   f"a failed R_QMMgmtGetInfo set apVar to {observed.apVar!r}",
+                   "MS-MQMR/3.1.4.1/R10")
+
+
+@then("R_QMMgmtAction returns MQ_OK")
+def action_ok(mq, mgmt):
+    mq.assert_that(mgmt["observed"].status == 0,
+                   f"R_QMMgmtAction returned {status_text(mgmt['observed'])}", "MS-MQMR/3.1.4.2/R2")
+
+
+@then("R_QMMgmtAction fails")
+def action_fails(mq, mgmt):
+    observed = mgmt["observed"]
+    mq.assert_that(is_failure(observed.status) or (observed.raised and observed.status != 0),
+                   f"R_QMMgmtAction returned {status_text(observed)}, not a failure",
+                   "MS-MQMR/3.1.4.2/R4")
+
+
+@then("the qmmgmt method returns a failure HRESULT without an exception")
+def failure_not_thrown(mq, mgmt):
+    observed = mgmt["observed"]
+    mq.assert_that(not observed.raised and is_failure(observed.status),
+                   f"{type(mgmt['call']).__name__} answered {status_text(observed)}: a "
+                   f"method does not throw", "MS-MQMR/3.1.4/R4")
+
+
+@then(parsers.parse('the machine property {name} is "{value}"'))
+def machine_property_is(mq, mgmt, name, value):
+    got = _value(mq, mgmt, MACHINE, name)
+    mq.assert_that(got.value == value, f"{name} is {got.value!r}, not {value!r}")
+
+
+@then(parsers.parse("the machine property {name} is VT_NULL"))
+def machine_property_null(mq, mgmt, name):
+    got = _value(mq, mgmt, MACHINE, name)
+    mq.assert_that(got.vt == VT_NULL, f"{name} is {got!r}, not VT_NULL", "MS-MQMR/3.1.4.1/R18")
+
+
+@then(parsers.parse("the machine property {name} is a string"))
+def machine_property_string(mq, mgmt, name):
+    got = _value(mq, mgmt, MACHINE, name)
+    mq.assert_that(got.vt == VT_LPWSTR and isinstance(got.value, str),
+                   f"{name} is {got!r}, not a VT_LPWSTR", "MS-MQMR/3.1.4.1/R19")
+
+
+@then(parsers.parse("the machine property {name} has the value the documents give"))
+def machine_property_documented(mq, mgmt, name):
+    _value(mq, mgmt, MACHINE, name)
+
+
+@then(parsers.re(r'queue "(?P<label>[^"]+)" has (?P<name>PROPID_MGMT_QUEUE_\w+) '
+                 r'(?:"(?P<text>[^"]*)"|(?P<number>\d+))$'))
+def queue_property_is(mq, mgmt, label, name, text, number):
+    got = _value(mq, mgmt, _object(mgmt, f'queue "{label}"'), name)
+    want = text if text is not None else int(number)
+    mq.assert_that(got.value == want, f"{name} of queue {label!r} is {got.value!r}, "
+                                      f"not {want!r}")
+
+
+@then(parsers.parse('every queue property of queue "{label}" has the value the documents give'))
+def every_queue_property(mq, mgmt, label):
+    _get_info(mq, mgmt, _object(mgmt, f'queue "{label}"'), sorted(QUEUE_PROPERTIES))
+    _check_values(mq, mgmt)
+
+
+@then(parsers.re(r'the machine (?P<neg>lists|does not list) queue "(?P<label>[^"]+)" in '
+                 r'(?P<name>PROPID_MGMT_MSMQ_\w+)$'))
+def machine_lists(mq, mgmt, neg, label, name):
+    call, observed = mgmt["call"], mgmt["observed"]
+    index = list(call.aProp).index(MACHINE_IDS[name])
+    listed = _lists(observed.apVar[index].value, _queue(mgmt, label)["path"])
+    mq.assert_that(listed == (neg == "lists"), f"{name} {'lists' if listed else 'omits'} "
+                                               f"queue {label!r}", "MS-MQMR/3.1.4.1/R18")
+
+
+@then(parsers.parse("PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES grew by "
+                    'PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "{label}"'))
+def bytes_grew(mq, mgmt, label):
+    before, oracle_before = mgmt["bytes_before"]
+    after, oracle_after = mgmt["observed"].apVar[0].value, mgmt["expected"].apVar[0].value
+    queue_bytes = _value(mq, mgmt, _object(mgmt, f'queue "{label}"'),
+                         "PROPID_MGMT_QUEUE_BYTES_IN_QUEUE").value
+    mq.assert_that(after - before == queue_bytes == oracle_after - oracle_before,
+                   f"PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES went from {before} to {after}; the "
+                   f"queue made in between holds {queue_bytes} bytes (the model: "
+                   f"{oracle_after - oracle_before})", "MS-MQMR/3.1.4.1/R18")
+
+
+# ------------------------------------------------------------------------------ RPC runtime
+
+class _RawQmmgmt:
+    """A qmmgmt binding of its own on an RpcTarget's endpoint (a new TCP connection), for the
+    steps about the bind; ``call`` sends typed calls on it."""
+
+    def __init__(self, target: RpcTarget, interface: tuple[str, str],
+                 syntax: tuple[str, str]):
+        from impacket.uuid import uuidtup_to_bin
+
+        from wire import client as wc
+
+        client = target.client
+        host, port = client.endpoint.host, client._port(c.QMMGMT)
+        self.recorder = getattr(target, "recorder", None)
+        try:
+            self.dce = wc._open_dce(host, port, client.timeout, self.recorder)
+        except TypeError:  # a wire client that records nothing
+            self.recorder = None
+            self.dce = wc._open_dce(host, port, client.timeout)
+        try:
+            self.dce.bind(uuidtup_to_bin(interface), transfer_syntax=syntax)
+        except Exception as exc:  # noqa: BLE001 - the refusal is the result
+            self.close()
+            raise ConnectionRefusedError(" ".join(str(exc).split())) from None
+        self.syntax = self.dce.transfer_syntax
+
+    def call(self, typed_call: c.Call) -> c.Result:
+        from wire import client as wc
+        from wire.impacket_ndr import decode_response, encode_request
+
+        mark = self.recorder.mark() if self.recorder is not None else None
+        self.dce.call(typed_call.opnum, encode_request(typed_call, False))
+        try:
+            answer = self.dce.recv()
+        except wc._Fault as fault:
+            return c.RESULTS[type(typed_call)](status=fault.status, raised=True)
+        finally:
+            if mark is not None:
+                self.recorder.note_call(mark)
+        return decode_response(type(typed_call), answer, False)
+
+    def close(self) -> None:
+        try:
+            self.dce.disconnect()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _bind(mq, mgmt: dict, interface: tuple[str, str], syntax: tuple[str, str]) -> None:
+    target = mq.target
+    if not isinstance(target, RpcTarget):
+        # the in-process model: what its server registers with the runtime
+        settings = QMMGMT_RPC_SETTINGS
+        wanted = {NDR_SYNTAX: "NDR", NDR64_SYNTAX: "NDR64"}[syntax]
+        ok = (uuid.UUID(interface[0]) == settings.uuid
+              and interface[1] == "{}.{}".format(*settings.version)
+              and wanted in settings.transfer_syntaxes)
+        mgmt["bind"] = ("accepted", wanted) if ok else ("refused", "not registered")
+        return
+    try:
+        raw = _RawQmmgmt(target, interface, syntax)
+    except ConnectionRefusedError as exc:
+        mgmt["bind"] = ("refused", str(exc))
+        return
+    from impacket.uuid import uuidtup_to_bin
+
+    mgmt.setdefault("connections", []).append(raw)
+    mgmt["via"] = raw
+    mgmt["bind"] = ("accepted", "NDR64" if raw.syntax == uuidtup_to_bin(NDR64_SYNTAX)
+                    else "NDR")
+
+
+@when(parsers.parse("the client binds the interface {uid} version {version}"))
+def bind_interface(mq, mgmt, uid, version):
+    _bind(mq, mgmt, (uid, version), NDR_SYNTAX)
+    mq.assert_that(mgmt["bind"][0] == "accepted",
+                   f"the bind to {uid} v{version} was refused: {mgmt['bind'][1]}",
+                   "MS-MQMR/2.1/R1")
+
+
+@when(parsers.parse("the client binds the qmmgmt interface offering only the {syntax} "
+                    "transfer syntax"))
+def bind_syntax(mq, mgmt, syntax):
+    _bind(mq, mgmt, (str(c.QMMGMT_UUID), "1.0"),
+          {"NDR": NDR_SYNTAX, "NDR64": NDR64_SYNTAX}[syntax])
+
+
+@then("the server refuses the presentation context")
+def bind_refused(mq, mgmt):
+    mq.assert_that(mgmt["bind"][0] == "refused",
+                   f"the bind offering only NDR64 was {mgmt['bind']}", "MS-MQMR/2.2/R1")
+
+
+@then("the server accepts the presentation context with NDR")
+def bind_accepted(mq, mgmt):
+    mq.assert_that(mgmt["bind"] == ("accepted", "NDR"),
+                   f"the bind offering NDR was {mgmt['bind']}", "MS-MQMR/2.2/R1")
+
+
+@when("the client establishes a new RPC connection to the qmmgmt interface")
+def new_connection(mq, mgmt):
+    mgmt["via"] = mq.second()
+
+
+def _stub(cp: int, props: int, vars_: int) -> bytes:
+    """An NDR stub of R_QMMgmtGetInfo on MGMT_MACHINE whose arrays announce ``props`` and
+    ``vars_`` elements (VT_NULL PROPVARIANTs) whatever ``cp`` says."""
+    from wire.impacket_ndr import encode_request
+
+    def encoded(n: int) -> bytes:
+        return encode_request(c.R_QMMgmtGetInfo(
+            pObjectFormat=MACHINE, cp=n, aProp=(PROPID_MGMT_MSMQ_CONNECTED,) * n,
+            apVar=(NULL,) * n), False)
+
+    head = struct.pack("<HHI", 1, 1, 0) + struct.pack("<I", cp)
+    a_prop = struct.pack("<I", props) + struct.pack("<I", PROPID_MGMT_MSMQ_CONNECTED) * props
+    # apVar as the encoder lays it out for vars_ elements: from its conformance on
+    full = encoded(vars_)
+    start = 12 + 4 + 4 * vars_
+    ap_var = full[start:]
+    body = head + a_prop
+    pad = (-(len(body) + 4)) % 8  # the PROPVARIANTs start on 8 after the conformance
+    own_pad = (-(start + 4)) % 8
+    return body + ap_var[:4] + b"\0" * pad + ap_var[4 + own_pad:]
+
+
+def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
+    """Send a call the encoder may refuse to build: over RPC as raw octets when the stub
+    itself is malformed (its arrays disagree with cp, a type outside MgmtObjectType), on the
+    model as the typed call."""
+    target = mq.target
+    observed = None
+    if isinstance(target, RpcTarget):
+        from wire.impacket_ndr import EncodeError
+
+        try:
+            observed = target.call(call)
+        except EncodeError:
+            observed = None
+        if observed is None and isinstance(call, c.R_QMMgmtGetInfo):
+            observed = _send_raw(target, call.opnum,
+                                 _stub(call.cp, len(call.aProp), len(call.apVar)))
+        if observed is None:
+            raise CaseFailed(f"cannot encode {call}")
+    else:
+        observed = target.call(call)
+    outcome = _oracle_call(mq, call)
+    mgmt.update(call=call, observed=observed, expected=outcome.result, outcome=outcome)
+    mq.check(outcome, observed, call=call)
+    return observed
+
+
+def _send_raw(target: RpcTarget, opnum: int, stub: bytes) -> c.Result:
+    from wire import client as wc
+    from wire.impacket_ndr import decode_response
+
+    recorder = getattr(target, "recorder", None)
+    mark = recorder.mark() if recorder is not None else None
+    assoc = target.client._association(c.QMMGMT)
+    assoc.dce.call(opnum, stub)
+    try:
+        answer = assoc.dce.recv()
+    except wc._Fault as fault:
+        return c.R_QMMgmtGetInfoResult(status=fault.status, raised=True)
+    finally:
+        if mark is not None:  # the frames, for the call record (wire.pcap)
+            recorder.note_call(mark)
+    return decode_response(c.R_QMMgmtGetInfo, answer, False)
+
+
+@when(parsers.parse("the client sends R_QMMgmtGetInfo with cp {cp:d} and array conformances "
+                    "{props:d} and {vars:d}"))
+def send_inconsistent(mq, mgmt, cp, props, vars):  # noqa: A002
+    call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=cp,
+                             aProp=(PROPID_MGMT_MSMQ_CONNECTED,) * props, apVar=(NULL,) * vars)
+    if isinstance(mq.target, RpcTarget):
+        observed = _send_raw(mq.target, 0, _stub(cp, props, vars))
+    else:
+        mq.assert_that(QMMGMT_RPC_SETTINGS.strict_ndr_consistency_check_target_level == "6.0",
+                       "the model's server does not ask for strict NDR checks at level 6.0",
+                       "MS-MQMR/3.1.4/R1")
+        observed = mq.target.call(call)
+    outcome = _oracle_call(mq, call)
+    mgmt.update(call=call, observed=observed, expected=outcome.result, outcome=outcome)
+    mq.check(outcome, observed, call=call)
+
+
+@when("the client sends R_QMMgmtGetInfo whose apVar[0] is a VT_BLOB of 4 octets with a NULL "
+      "pointer")
+def send_null_blob(mq, mgmt):
+    from wire.impacket_ndr import encode_request
+
+    call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
+                             apVar=(c.PropVariant(VT_BLOB, b"\xab" * 4),))
+    if isinstance(mq.target, RpcTarget):
+        stub = encode_request(call, False)
+        # cbSize 4, then the referent of pBlobData (nonzero), then the deferred array
+        at = stub.rindex(struct.pack("<I", 4), 0, len(stub) - 12)
+        stub = stub[:at + 4] + b"\0\0\0\0"  # a NULL pointer, no array
+        observed = _send_raw(mq.target, 0, stub)
+    else:
+        mq.assert_that(QMMGMT_RPC_SETTINGS.reject_null_pointer_with_nonzero_conformant_value,
+                       "the model's server does not ask the runtime to reject NULL pointers "
+                       "with a nonzero conformant value", "MS-MQMR/3.1.4/R2")
+        observed = mq.target.call(call)
+    outcome = _oracle_call(mq, call)
+    mgmt.update(call=call, observed=observed, expected=outcome.result, outcome=outcome)
+    mq.check(outcome, observed, call=call)
+
+
+@then("the RPC runtime rejects the qmmgmt call")
+def runtime_rejects(mq, mgmt):
+    observed = mgmt["observed"]
+    if isinstance(mq.target, RpcTarget):
+        mq.assert_that(observed.raised and observed.status != 0,
+                       f"the malformed stub was answered {status_text(observed)}, not "
+                       f"rejected with an RPC fault")
+    else:
+        mq.assert_that(is_failure(observed.status), f"answered {status_text(observed)}")

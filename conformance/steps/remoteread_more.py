@@ -1,4 +1,878 @@
 """Steps for MS-MQRR 3.1.4.10-3.1.4.15, 3.1.5.1 and 3.1.6 scenarios (move, transactions,
-acknowledgement class, cleanup timer, rundown). Reuses the steps of remoteread.py."""
+acknowledgement class, cleanup timer, rundown). Reuses the steps of remoteread.py.
+
+Every call goes to the target and to the model oracle (``mq.call``); a result the documents do
+not allow fails the step that made it. Places are named as the scenarios name them: ``the
+queue``, ``subqueue "retry"``, ``the other queue``, ``subqueue "retry" of the other queue``.
+Messages are named by their body; their lookup identifiers are learned from what the target
+returns (pSequenceId, MS-MQRR 3.1.4.7), never assumed. The state of one scenario lives in the
+``scenario`` fixture of remoteread.py (the feature module imports both step modules):
+
+* ``places``: place -> QueueFormat; ``receive``: place -> receive handle; ``move``: place ->
+  (handle, pMoveContext); ``move_map``: the target's pMoveContext -> the oracle's (the Case maps
+  context handles, cursors and lookup identifiers, not move contexts);
+* ``lookup`` / ``arrive``: body -> lookup identifier / arrival time, as the target gave them;
+* ``tx``: name -> XACTUOW (16 octets); ``request``: the last dwRequestId; ``last``: the last
+  call's result on the target.
+"""
 
 from __future__ import annotations
+
+import dataclasses
+import itertools
+import uuid
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+
+from conformance import preconditions as pre
+from conformance.targets import RpcTarget
+from model import calls as c
+from model import status as st
+from model.formats import parse_format_name, to_queue_format
+from model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
+
+PLACE = r'(?:the queue|the other queue|subqueue "[^"]+"(?: of the other queue)?)'
+#: a propagation token ([MS-DTCO] 2.2.5.4) as far as the model reads one: opaque octets
+TOKEN = bytes(range(1, 33))
+ZERO_XACTUOW = bytes(c.XACTUOW_SIZE)
+MAX_BODY = 1 << 16
+#: a lookup identifier no queue of the suite holds (the model's counters and Windows' start
+#: low; the high octet is zero, as for every non-transactional message)
+UNKNOWN_LOOKUP_ID = 0x00FFFFFFFFFF0F0F
+#: a pMoveContext no R_OpenQueueForMove returned
+UNKNOWN_MOVE_CONTEXT = 0x0123456789ABCDEF
+#: MQMSG_CLASS_NACK_RECEIVE_REJECTED (MS-MQMQ 2.2.18.1.6), the class a client rejects with
+NACK_RECEIVE_REJECTED = 0xC004
+_requests = itertools.count(1)
+
+
+def _re(pattern: str) -> parsers.re:
+    return parsers.re(pattern.replace("PLACE", PLACE))
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def _state(sc: dict) -> dict:
+    for key in ("places", "receive", "move", "move_map", "lookup", "arrive", "tx"):
+        sc.setdefault(key, {})
+    return sc
+
+
+def _bodies(text: str) -> list[bytes]:
+    return [part.strip().encode() for part in text.split(",") if part.strip()]
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
+
+
+def _place(sc: dict, place: str) -> Any:
+    sc = _state(sc)
+    if place == "the queue" and place not in sc["places"] and "queue" in sc:
+        sc["places"][place] = sc["queue"]  # made by remoteread.py's queue steps
+    if place not in sc["places"]:
+        raise KeyError(f"the scenario made no {place}")
+    return sc["places"][place]
+
+
+def _assert(mq, ok: bool, what: str) -> None:
+    """A check of the target's result that the documents state directly."""
+    from conformance import verdicts as v
+    from conformance.session import CaseFailed
+
+    checker = getattr(mq, "assert_that", None)
+    if checker is not None:
+        checker(ok, what)
+        return
+    mq.checks.append(v.Check(mq.record.ids, bool(ok), what))
+    if not ok:
+        raise CaseFailed(what)
+
+
+def _no_null_on_the_wire(mq, what: str) -> None:
+    """A NULL [ref] pointer cannot be sent over RPC (C706 14.3.10): such a case can run only
+    in process."""
+    if isinstance(mq.target, RpcTarget):
+        from conformance.session import NotApplicable
+
+        raise NotApplicable(f"{what} is a [ref] pointer: NDR cannot carry it NULL "
+                            f"(C706 14.3.10), so only an in-process target can be given one")
+
+
+def _body(result: c.Result) -> bytes | None:
+    from conformance.session import message_body
+
+    return message_body(result)
+
+
+def lookup_id_of(result: c.Result) -> int:
+    """The lookup identifier of a received message: pSequenceId is its lower 7 octets
+    (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
+    otherwise (MS-MQDMPR 3.1.7.1.9)."""
+    from wire.packet import decode_packet
+
+    high = 0
+    try:
+        packet = decode_packet(result.ppPacketSections[0].pSectionBuffer).user_message
+        if packet.transaction_header is not None:
+            high = (0x07 - packet.base_header.flags.pr) & 0xFF
+    except Exception:  # noqa: BLE001 - a packet the codec cannot read: a plain lookup ID
+        pass
+    return (high << 56) | result.pSequenceId
+
+
+def _to_oracle(mq, call: c.Call, target: Any) -> c.Call:
+    try:
+        return mq._to_oracle(call, target)
+    except TypeError:  # a Case without association groups
+        return mq._to_oracle(call)
+
+
+def _learn(mq, call: c.Call, observed: c.Result, expected: c.Result, target: Any) -> None:
+    try:
+        mq._learn(call, observed, expected, target)
+    except TypeError:
+        mq._learn(call, observed, expected)
+
+
+def _call(mq, sc: dict, call: c.Call, target: Any = None) -> c.Result:
+    """``mq.call``, and for R_OpenQueueForMove and R_MoveMessage the same with the move
+    context mapped: the oracle's pMoveContext for the target's (``move_map``)."""
+    sc = _state(sc)
+    if not isinstance(call, (c.R_OpenQueueForMove, c.R_MoveMessage)):
+        out = mq.call(call, target=target) if target is not None else mq.call(call)
+        _keep(sc, out)
+        return out
+    target = target or mq.target
+    oracle_call = _to_oracle(mq, call, target)
+    if isinstance(call, c.R_MoveMessage):
+        oracle_call = dataclasses.replace(
+            oracle_call, ullContextTo=sc["move_map"].get(call.ullContextTo, call.ullContextTo))
+    observed = target.call(call)
+    outcome = mq.oracle.outcome(oracle_call)
+    _learn(mq, call, observed, outcome.result, target)
+    if isinstance(call, c.R_OpenQueueForMove) and observed.pMoveContext and \
+            outcome.result.pMoveContext:
+        sc["move_map"][observed.pMoveContext] = outcome.result.pMoveContext
+    _keep(sc, observed)
+    mq.check(outcome, observed, call=call)
+    return observed
+
+
+def _keep(sc: dict, result: c.Result) -> None:
+    """The last result, where remoteread.py's Then steps ("the call returns ...") read it."""
+    sc["result"] = sc["last"] = result
+
+
+def _open_call(fmt: Any, access: int = c.RECEIVE_ACCESS, share: int = c.MQ_DENY_NONE
+               ) -> c.R_OpenQueue:
+    return c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access, dwShareMode=share,
+                         pClientId=uuid.UUID(int=0x4D51), fNonRoutingServer=1)
+
+
+def _move_open_call(fmt: Any, **fields: Any) -> c.R_OpenQueueForMove:
+    fields.setdefault("pClientId", uuid.UUID(int=0x4D51))
+    fields.setdefault("fNonRoutingServer", 1)
+    return c.R_OpenQueueForMove(pQueueFormat=fmt, **fields)
+
+
+def _handle(mq, sc: dict, place: str) -> bytes:
+    """The client's receive handle on a place, opened on first use."""
+    sc = _state(sc)
+    if place == "the queue" and place not in sc["receive"] and sc.get("context"):
+        sc["receive"][place] = sc["context"]  # opened by remoteread.py's steps
+    if place not in sc["receive"]:
+        sc["receive"][place] = mq.open(_place(sc, place))
+    return sc["receive"][place]
+
+
+def _move_handle(mq, sc: dict, place: str) -> tuple[bytes, int]:
+    """The client's move handle on a place and its pMoveContext, opened on first use."""
+    sc = _state(sc)
+    if place not in sc["move"]:
+        out = _call(mq, sc, _move_open_call(_place(sc, place)))
+        _assert(mq, not out.raised and bool(out.pphContext),
+                f"R_OpenQueueForMove of {place} gave a handle")
+        sc["move"][place] = (out.pphContext, out.pMoveContext)
+    return sc["move"][place]
+
+
+def _peek(mq, ctx: bytes, target: Any = None, **fields: Any) -> c.Result:
+    call = c.R_StartReceive(phContext=ctx, ulAction=c.MQ_ACTION_PEEK_CURRENT,
+                            dwMaxBodySize=MAX_BODY, dwMaxCompoundMessageSize=MAX_BODY, **fields)
+    return mq.call(call, target=target) if target is not None else mq.call(call)
+
+
+def _remember(sc: dict, result: c.Result) -> None:
+    """Learn the lookup identifier and arrival time of the message a receive returned."""
+    body = _body(result) if result.status == 0 and not result.raised else None
+    if body is not None:
+        _state(sc)["lookup"].setdefault(body.decode(errors="replace"), lookup_id_of(result))
+        sc["arrive"].setdefault(body.decode(errors="replace"), result.pdwArriveTime)
+
+
+def _walk(mq, sc: dict, place: str) -> None:
+    """Peek at every message of a place through a cursor, learning their lookup identifiers
+    (R_CreateCursor, R_StartReceive PEEK_CURRENT then PEEK_NEXT, R_CloseCursor)."""
+    ctx = _handle(mq, sc, place)
+    cursor = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
+    action = c.MQ_ACTION_PEEK_CURRENT
+    for _ in range(64):
+        out = mq.call(c.R_StartReceive(phContext=ctx, hCursor=cursor, ulAction=action,
+                                       dwMaxBodySize=MAX_BODY,
+                                       dwMaxCompoundMessageSize=MAX_BODY))
+        if out.status != 0:
+            break
+        _remember(sc, out)
+        action = c.MQ_ACTION_PEEK_NEXT
+    mq.call(c.R_CloseCursor(phContext=ctx, hCursor=cursor))
+
+
+def _lookup(mq, sc: dict, place: str, body: str) -> int:
+    sc = _state(sc)
+    if body not in sc["lookup"]:
+        _walk(mq, sc, place)
+    if body not in sc["lookup"]:
+        raise KeyError(f'no message "{body}" in {place}')
+    return sc["lookup"][body]
+
+
+def _xid(sc: dict, name: str) -> bytes:
+    return _state(sc)["tx"].setdefault(name, uuid.uuid4().bytes)
+
+
+def _next_request(sc: dict) -> int:
+    sc["request"] = next(_requests)
+    return sc["request"]
+
+
+# ------------------------------------------------------------------------------ queues
+
+@given(_re(r'(?P<which>a|another) (?P<kind>transactional )?queue holding "(?P<bodies>[^"]*)"'
+           r'(?: with subqueues "(?P<subs>[^"]*)")?'))
+def a_queue_holding(mq, scenario, which, kind, bodies, subs):
+    sc = _state(scenario)
+    fmt, subqueues = pre.queue_with_subqueues(mq, _bodies(bodies), _names(subs),
+                                              transactional=bool(kind))
+    name = "the queue" if which == "a" else "the other queue"
+    sc["places"][name] = fmt
+    if which == "a":
+        sc["queue"] = fmt
+    for sub, sub_fmt in subqueues.items():
+        suffix = "" if which == "a" else " of the other queue"
+        sc["places"][f'subqueue "{sub}"{suffix}'] = sub_fmt
+
+
+@given(_re(r"the client holds a receive handle on (?P<place>PLACE)"))
+def holds_receive_handle(mq, scenario, place):
+    _handle(mq, scenario, place)
+
+
+@given(_re(r"the client holds a move handle on (?P<place>PLACE)"))
+def holds_move_handle(mq, scenario, place):
+    _move_handle(mq, scenario, place)
+
+
+@given(_re(r"the client knows the lookup identifiers of the messages in (?P<place>PLACE)"))
+def knows_lookup_ids(mq, scenario, place):
+    _walk(mq, scenario, place)
+
+
+@given("the client holds a cursor on the queue")
+def holds_cursor(mq, scenario):
+    ctx = _handle(mq, scenario, "the queue")
+    scenario["cursor"] = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
+
+
+# ------------------------------------------------------------------------------ 3.1.4.10
+
+def _move(mq, sc, body, src, dst, tx=None, source=None, destination=None):
+    lookup = _lookup(mq, sc, src, body)
+    ctx = source if source is not None else _handle(mq, sc, src)
+    to = destination if destination is not None else _move_handle(mq, sc, dst)[1]
+    return _call(mq, sc, c.R_MoveMessage(phContextFrom=ctx, ullContextTo=to, LookupId=lookup,
+                                         pTransactionId=_xid(sc, tx) if tx else ZERO_XACTUOW))
+
+
+@when(_re(r'the client moves "(?P<body>[^"]*)" from (?P<src>PLACE) to (?P<dst>PLACE)'
+          r'(?: in transaction "(?P<tx>\w+)")?'))
+def moves(mq, scenario, body, src, dst, tx):
+    _move(mq, scenario, body, src, dst, tx)
+
+
+@given(_re(r'the client has moved "(?P<body>[^"]*)" from (?P<src>PLACE) to (?P<dst>PLACE)'
+           r'(?: in transaction "(?P<tx>\w+)")?'))
+def has_moved(mq, scenario, body, src, dst, tx):
+    out = _move(mq, scenario, body, src, dst, tx)
+    _assert(mq, out.status == 0 and not out.raised, f'R_MoveMessage moved "{body}"')
+
+
+@when(_re(r"the client moves an unknown lookup identifier from (?P<src>PLACE) to "
+          r"(?P<dst>PLACE)"))
+def moves_unknown(mq, scenario, src, dst):
+    sc = _state(scenario)
+    _call(mq, sc, c.R_MoveMessage(phContextFrom=_handle(mq, sc, src),
+                                  ullContextTo=_move_handle(mq, sc, dst)[1],
+                                  LookupId=UNKNOWN_LOOKUP_ID, pTransactionId=ZERO_XACTUOW))
+
+
+@when(_re(r'the client moves "(?P<body>[^"]*)" from (?P<how>a closed|a NULL) handle on '
+          r"(?P<src>PLACE) to (?P<dst>PLACE)"))
+def moves_from_bad_handle(mq, scenario, body, how, src, dst):
+    sc = _state(scenario)
+    lookup = _lookup(mq, sc, src, body)
+    to = _move_handle(mq, sc, dst)[1]
+    if how == "a closed":
+        source = mq.open(_place(sc, src))
+        mq.call(c.R_CloseQueue(pphContext=source))
+    else:
+        source = None
+    _call(mq, sc, c.R_MoveMessage(phContextFrom=source, ullContextTo=to, LookupId=lookup,
+                                  pTransactionId=ZERO_XACTUOW))
+
+
+@when(_re(r'the client moves "(?P<body>[^"]*)" from (?P<src>PLACE) to (?P<dest>a move context '
+          r"of zero|a move context the server never returned|the move context of a closed "
+          r"move handle on (?P<closed>PLACE))"))
+def moves_to_bad_destination(mq, scenario, body, src, dest, closed):
+    sc = _state(scenario)
+    if closed:
+        handle, to = _move_handle(mq, sc, closed)
+        mq.call(c.R_CloseQueue(pphContext=handle))
+        del sc["move"][closed]
+    elif "zero" in dest:
+        to = 0
+    else:
+        to = UNKNOWN_MOVE_CONTEXT
+    _move(mq, sc, body, src, None, destination=to)
+
+
+# ------------------------------------------------------------------------------ 3.1.4.11
+
+ACCESS = {"MQ_MOVE_ACCESS": c.MQ_MOVE_ACCESS, "RECEIVE_ACCESS": c.RECEIVE_ACCESS,
+          "PEEK_ACCESS": c.PEEK_ACCESS}
+SHARE = {"MQ_DENY_NONE": c.MQ_DENY_NONE, "MQ_DENY_SHARE": c.MQ_DENY_SHARE}
+
+
+def _number(names: dict[str, int], text: str) -> int:
+    return names[text] if text in names else int(text, 0)
+
+
+def _opened_for_move(sc: dict, place: str, out: c.Result) -> None:
+    if not out.raised and out.pphContext:
+        sc["move"].setdefault(place, (out.pphContext, out.pMoveContext))
+        sc.setdefault("move_contexts", []).append(out.pMoveContext)
+
+
+@when(_re(r"the client opens (?P<place>PLACE|a queue that does not exist) for move with "
+          r"dwAccess (?P<access>\w+) and dwShareMode (?P<share>\w+)"))
+def opens_for_move(mq, scenario, place, access, share):
+    sc = _state(scenario)
+    if place == "a queue that does not exist":
+        fmt = to_queue_format(parse_format_name(
+            f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-"
+            f"{uuid.uuid4().hex[:12]}"))
+    else:
+        fmt = _place(sc, place)
+    out = _call(mq, sc, _move_open_call(fmt, dwAccess=_number(ACCESS, access),
+                                        dwShareMode=_number(SHARE, share)))
+    _opened_for_move(sc, place, out)
+
+
+@when(_re(r"the client opens (?P<place>PLACE) for move with pClientId (?P<client>GUID_NULL|a "
+          r"random GUID|NULL) and fNonRoutingServer (?P<routing>TRUE|FALSE)"))
+def opens_for_move_as_client(mq, scenario, place, client, routing):
+    sc = _state(scenario)
+    if client == "NULL":
+        _no_null_on_the_wire(mq, "pClientId")
+    client_id = {"GUID_NULL": uuid.UUID(int=0), "NULL": None}.get(client, uuid.uuid4())
+    out = _call(mq, sc, _move_open_call(_place(sc, place), pClientId=client_id,
+                                        fNonRoutingServer=int(routing == "TRUE")))
+    _opened_for_move(sc, place, out)
+
+
+@when(_re(r"the client opens (?P<place>PLACE) for move as version (?P<major>\d+)\.(?P<minor>\d+)"
+          r"\.(?P<build>\d+) with fWorkgroup (?P<workgroup>TRUE|FALSE)"))
+def opens_for_move_as_version(mq, scenario, place, major, minor, build, workgroup):
+    sc = _state(scenario)
+    out = _call(mq, sc, _move_open_call(_place(sc, place), Major=int(major), Minor=int(minor),
+                                        BuildNumber=int(build),
+                                        fWorkgroup=int(workgroup == "TRUE")))
+    _opened_for_move(sc, place, out)
+
+
+@when(_re(r"the client opens (?P<what>a MULTICAST format name|a DL format name|a NULL queue "
+          r"format) for move"))
+def opens_format_for_move(mq, scenario, what):
+    sc = _state(scenario)
+    if "NULL" in what:
+        _no_null_on_the_wire(mq, "pQueueFormat")
+        fmt = None
+    elif "MULTICAST" in what:
+        fmt = to_queue_format(parse_format_name("MULTICAST=234.1.1.1:8001"))
+    else:
+        fmt = to_queue_format(parse_format_name(f"DL={uuid.uuid4()}"))
+    _call(mq, sc, _move_open_call(fmt))
+
+
+@then("the call returned a context handle and a nonzero move context")
+def returned_move_context(mq, scenario):
+    out = scenario["last"]
+    _assert(mq, not out.raised and out.pphContext is not None
+            and len(out.pphContext) == c.CONTEXT_HANDLE_SIZE,
+            "R_OpenQueueForMove set pphContext to a context handle")
+    _assert(mq, out.pMoveContext != 0, "R_OpenQueueForMove set a nonzero pMoveContext")
+
+
+@then("the two move handles have different move contexts")
+def different_move_contexts(mq, scenario):
+    contexts = scenario.get("move_contexts", [])
+    _assert(mq, len(contexts) == 2 and contexts[0] != contexts[1],
+            f"two R_OpenQueueForMove calls returned different pMoveContext values "
+            f"({', '.join(f'0x{x:X}' for x in contexts)})")
+
+
+# ------------------------------------------------------------------------------ 3.1.4.12
+
+def _enlist(mq, sc: dict, tx: str, token: bytes = TOKEN, size: int | None = None,
+            fmt: Any = None, xid: bytes | None = None) -> c.Result:
+    mq.require("transactions")
+    if fmt is None:
+        fmt = sc.get("queue") or _state(sc)["places"].get("the queue")
+    if fmt is None:
+        fmt = mq.format_of("private$\\mqc-enlist")
+    return _call(mq, sc, c.R_QMEnlistRemoteTransaction(
+        pTransactionId=_xid(sc, tx) if xid is None else xid,
+        cbPropagationToken=len(token) if size is None else size, pbPropagationToken=token,
+        pQueueFormat=fmt))
+
+
+@given(_re(r'the client has enlisted transaction "(?P<tx>\w+)"'))
+def has_enlisted(mq, scenario, tx):
+    out = _enlist(mq, scenario, tx)
+    _assert(mq, out.status == 0, f"R_QMEnlistRemoteTransaction enlisted {tx}")
+
+
+@when(_re(r'the client enlists transaction "(?P<tx>\w+)" with (?P<token>a propagation token|a '
+          r"propagation token of (?P<n>\d+) octets|an empty propagation token|cbPropagationToken"
+          r" (?P<delta>one more|one less) than the token|a NULL transaction identifier)"
+          r"(?P<missing> naming a queue that does not exist)?"))
+def enlists(mq, scenario, tx, token, n, delta, missing):
+    sc = _state(scenario)
+    fmt = None
+    if missing:
+        fmt = to_queue_format(parse_format_name(
+            f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-"
+            f"{uuid.uuid4().hex[:12]}"))
+    if n:
+        _enlist(mq, sc, tx, token=bytes(int(n)), fmt=fmt)
+    elif token.startswith("an empty"):
+        _enlist(mq, sc, tx, token=b"", fmt=fmt)
+    elif delta:
+        if isinstance(mq.target, RpcTarget):
+            from conformance.session import NotApplicable
+
+            raise NotApplicable("cbPropagationToken is the conformance of pbPropagationToken "
+                                "in NDR ([size_is]): a size other than the token's is not "
+                                "expressible over RPC")
+        _enlist(mq, sc, tx, size=len(TOKEN) + (1 if delta == "one more" else -1), fmt=fmt)
+    elif "NULL" in token:
+        _no_null_on_the_wire(mq, "pTransactionId")
+        _call(mq, sc, c.R_QMEnlistRemoteTransaction(
+            pTransactionId=None, cbPropagationToken=len(TOKEN), pbPropagationToken=TOKEN,
+            pQueueFormat=fmt or sc.get("queue")))
+    else:
+        _enlist(mq, sc, tx, fmt=fmt)
+
+
+@when(_re(r'transaction "(?P<tx>\w+)" is (?P<how>committed|aborted)'))
+def transaction_ends(mq, scenario, tx, how):
+    pre.end_transaction(mq, _xid(scenario, tx), commit=how == "committed")
+
+
+# ------------------------------------------------------------------------------ 3.1.4.13
+
+def _tx_receive(mq, sc: dict, tx: str | None, action: int = c.MQ_ACTION_RECEIVE,
+                ctx: bytes | None = None, **fields: Any) -> c.Result:
+    fields.setdefault("dwMaxBodySize", MAX_BODY)
+    fields.setdefault("dwMaxCompoundMessageSize", MAX_BODY)
+    call = c.R_StartTransactionalReceive(
+        phContext=ctx if ctx is not None else _handle(mq, sc, "the queue"), ulAction=action,
+        dwRequestId=_next_request(sc), pTransactionId=_xid(sc, tx) if tx else None, **fields)
+    sc.setdefault("transactional_requests", []).append(call.dwRequestId)
+    out = _call(mq, sc, call)
+    _remember(sc, out)
+    return out
+
+
+@when(_re(r'the client receives in transaction "(?P<tx>\w+)" from the queue(?P<via> through '
+          r"the cursor| through a closed cursor| through a closed handle)?(?: reading at most "
+          r"(?P<n>\d+) body octets)?(?: with dwMaxCompoundMessageSize (?P<compound>\d+))?"))
+def receives_in_transaction(mq, scenario, tx, via, n, compound):
+    sc = _state(scenario)
+    fields: dict[str, Any] = {}
+    ctx = None
+    if n:
+        fields["dwMaxBodySize"] = int(n)
+    if compound:
+        fields["dwMaxCompoundMessageSize"] = int(compound)
+    if via == " through the cursor":
+        fields["hCursor"] = sc["cursor"]
+    elif via == " through a closed cursor":
+        handle = _handle(mq, sc, "the queue")
+        cursor = mq.call(c.R_CreateCursor(phContext=handle)).phCursor
+        mq.call(c.R_CloseCursor(phContext=handle, hCursor=cursor))
+        fields["hCursor"] = cursor
+    elif via == " through a closed handle":
+        ctx = mq.open(_place(sc, "the queue"))
+        mq.call(c.R_CloseQueue(pphContext=ctx))
+    _tx_receive(mq, sc, tx, ctx=ctx, **fields)
+
+
+@given(_re(r'the client has received "(?P<body>[^"]*)" in transaction "(?P<tx>\w+)"'
+           r"(?: and ended the receive with (?P<ack>RR_ACK|RR_NACK))?"))
+def has_received_in_transaction(mq, scenario, body, tx, ack):
+    out = _tx_receive(mq, scenario, tx)
+    _assert(mq, _body(out) == body.encode(), f'R_StartTransactionalReceive returned "{body}"')
+    if ack:
+        end = mq.call(c.R_EndTransactionalReceive(
+            phContext=_handle(mq, scenario, "the queue"), dwAck=getattr(c, ack),
+            dwRequestId=scenario["request"]))
+        _assert(mq, end.status == 0, f"R_EndTransactionalReceive with {ack} answered MQ_OK")
+
+
+@when(_re(r'the client receives in transaction "(?P<tx>\w+)" with (?P<action>MQ_LOOKUP_RECEIVE_'
+          r'(?:CURRENT|NEXT|PREV)) at "(?P<body>[^"]*)"'))
+def receives_by_lookup_in_transaction(mq, scenario, tx, action, body):
+    lookup = _lookup(mq, scenario, "the queue", body)
+    _tx_receive(mq, scenario, tx, getattr(c, action), LookupId=lookup)
+
+
+@when(_re(r'the client peeks in transaction "(?P<tx>\w+)" with (?P<action>MQ_\w+)'))
+def peeks_in_transaction(mq, scenario, tx, action):
+    sc = _state(scenario)
+    value = getattr(c, action)
+    fields: dict[str, Any] = {}
+    if value == c.MQ_ACTION_PEEK_NEXT:
+        ctx = _handle(mq, sc, "the queue")
+        fields["hCursor"] = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
+    elif action.startswith("MQ_LOOKUP_"):
+        fields["LookupId"] = _first_lookup(mq, sc)
+    _tx_receive(mq, sc, tx, value, **fields)
+
+
+def _first_lookup(mq, sc: dict) -> int:
+    """The lookup identifier of a message of the queue (learned by a walk if none is known)."""
+    if not _state(sc)["lookup"]:
+        _walk(mq, sc, "the queue")
+    return next(iter(sc["lookup"].values()))
+
+
+#: invalid parameter combinations of the ulAction / LookupId / hCursor / ulTimeout table
+INVALID = {
+    "a LookupId and a timeout": dict(ulAction=c.MQ_LOOKUP_RECEIVE_CURRENT, lookup=True,
+                                     ulTimeout=100),
+    "a LookupId and MQ_ACTION_RECEIVE": dict(ulAction=c.MQ_ACTION_RECEIVE, lookup=True),
+    "a LookupId and a cursor": dict(ulAction=c.MQ_LOOKUP_RECEIVE_CURRENT, lookup=True,
+                                    cursor=True),
+    "MQ_LOOKUP_RECEIVE_CURRENT and no LookupId": dict(ulAction=c.MQ_LOOKUP_RECEIVE_CURRENT),
+    "a cursor and MQ_LOOKUP_RECEIVE_NEXT": dict(ulAction=c.MQ_LOOKUP_RECEIVE_NEXT, cursor=True),
+    "MQ_ACTION_PEEK_NEXT and no cursor": dict(ulAction=c.MQ_ACTION_PEEK_NEXT),
+    "an unknown action": dict(ulAction=0x12345678),
+}
+
+
+@when(_re(r'the client starts a transactional receive in transaction "(?P<tx>\w+)" with '
+          r"(?P<problem>.+)"))
+def starts_invalid_transactional_receive(mq, scenario, tx, problem):
+    sc = _state(scenario)
+    spec = dict(INVALID[problem])
+    fields: dict[str, Any] = {}
+    if spec.pop("lookup", False):
+        fields["LookupId"] = _first_lookup(mq, sc)
+    if spec.pop("cursor", False):
+        ctx = _handle(mq, sc, "the queue")
+        fields["hCursor"] = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
+    action = spec.pop("ulAction")
+    fields.update(spec)
+    _tx_receive(mq, sc, tx, action, **fields)
+
+
+@when(_re(r"the client calls R_StartTransactionalReceive without a transaction with "
+          r"(?P<action>MQ_ACTION_RECEIVE|MQ_ACTION_PEEK_CURRENT)"))
+def starts_receive_without_transaction(mq, scenario, action):
+    _no_null_on_the_wire(mq, "pTransactionId")
+    _tx_receive(mq, scenario, None, getattr(c, action))
+
+
+def _time_to_reach_queue(mq, result: c.Result) -> None:
+    """In the first section, BaseHeader.TimeToReachQueue is UserHeader.SentTime + the message's
+    TimeToReachQueue. The message's own value is in the model's copy too: TimeToReachQueue -
+    SentTime must be the model's."""
+    outcome = getattr(mq, "last_outcome", None)
+    expected = getattr(outcome, "result", None)
+    first = result.ppPacketSections[0].pSectionBuffer or b""
+    if not getattr(expected, "ppPacketSections", None) or len(first) < SENT_TIME_OFFSET + 4:
+        return
+    want = expected.ppPacketSections[0].pSectionBuffer or b""
+
+    def original(packet: bytes) -> int:
+        ttrq = int.from_bytes(packet[TIME_TO_REACH_QUEUE_OFFSET:TIME_TO_REACH_QUEUE_OFFSET + 4],
+                              "little")
+        sent = int.from_bytes(packet[SENT_TIME_OFFSET:SENT_TIME_OFFSET + 4], "little")
+        return (ttrq - sent) & 0xFFFFFFFF
+
+    _assert(mq, original(first) == original(want),
+            f"TimeToReachQueue - SentTime is 0x{original(first):08X} in the first section, "
+            f"0x{original(want):08X} for the model: TimeToReachQueue was set to SentTime + "
+            f"TimeToReachQueue")
+
+
+@then("the message came back whole in one stFullPacket section")
+def whole_in_one_section(mq, scenario):
+    out = scenario["last"]
+    _assert(mq, out.pdwNumberOfSections == len(out.ppPacketSections) == 1,
+            f"pdwNumberOfSections {out.pdwNumberOfSections} counts the one section returned")
+    section = out.ppPacketSections[0]
+    buffer = section.pSectionBuffer or b""
+    _assert(mq, section.SectionBufferType == c.stFullPacket,
+            f"SectionBufferType {section.SectionBufferType} is stFullPacket")
+    _assert(mq, section.SectionSize == section.SectionSizeAlloc == len(buffer),
+            f"SectionSize {section.SectionSize} and SectionSizeAlloc {section.SectionSizeAlloc}"
+            f" are the packet size {len(buffer)}")
+    _time_to_reach_queue(mq, out)
+
+
+@then(_re(r'the message "(?P<body>[^"]*)" came back cut after (?P<n>\d+) body octets, its '
+          r"trailers if any in a second section"))
+def cut_in_sections(mq, scenario, body, n):
+    out, n, body = scenario["last"], int(n), body.encode()
+    sections = out.ppPacketSections
+    _assert(mq, out.pdwNumberOfSections == len(sections) and len(sections) in (1, 2),
+            f"pdwNumberOfSections {out.pdwNumberOfSections} counts the {len(sections)} "
+            f"section(s) returned")
+    first = sections[0]
+    buffer = first.pSectionBuffer or b""
+    _assert(mq, first.SectionBufferType == c.stBinaryFirstSection,
+            f"SectionBufferType {first.SectionBufferType} is stBinaryFirstSection")
+    _assert(mq, first.SectionSize == len(buffer) and buffer.endswith(body[:n]),
+            f"the first section is the headers and the first {n} body octets "
+            f"(SectionSize {first.SectionSize}, {len(buffer)} octets)")
+    _assert(mq, first.SectionSizeAlloc - first.SectionSize == len(body) - n,
+            f"SectionSizeAlloc {first.SectionSizeAlloc} is the headers plus the whole body "
+            f"({len(body)} octets)")
+    if len(sections) == 2:
+        second = sections[1]
+        trailers = second.pSectionBuffer or b""
+        _assert(mq, second.SectionBufferType == c.stBinarySecondSection,
+                f"SectionBufferType {second.SectionBufferType} is stBinarySecondSection")
+        _assert(mq, second.SectionSize == second.SectionSizeAlloc == len(trailers) > 0,
+                f"SectionSize {second.SectionSize} and SectionSizeAlloc "
+                f"{second.SectionSizeAlloc} are the trailers' size {len(trailers)}")
+    _time_to_reach_queue(mq, out)
+
+
+@then(_re(r'its pSequenceId is the lookup identifier of "(?P<body>[^"]*)"'))
+def sequence_id_is_lookup(mq, scenario, body):
+    out = scenario["last"]
+    known = _state(scenario)["lookup"][body]
+    _assert(mq, out.pSequenceId == known & 0x00FFFFFFFFFFFFFF,
+            f"pSequenceId 0x{out.pSequenceId:X} is the lower 7 octets of the lookup identifier"
+            f" 0x{known:X} a peek gave")
+
+
+@then(_re(r'its pdwArriveTime is the arrival time a peek at "(?P<body>[^"]*)" reported'))
+def arrive_time_is_peeks(mq, scenario, body):
+    out = scenario["last"]
+    known = _state(scenario)["arrive"][body]
+    _assert(mq, out.pdwArriveTime == known,
+            f"pdwArriveTime {out.pdwArriveTime} is the message's arrival time a peek reported "
+            f"({known})")
+
+
+# ------------------------------------------------------------------------------ 3.1.4.14
+
+@when(_re(r'the client sets the acknowledgement class of (?P<what>"[^"]*"|an unknown lookup '
+          r"identifier) to (?P<cls>0x[0-9A-Fa-f]{4})(?P<via> through a closed handle| through "
+          r"a NULL handle)?"))
+def sets_acknowledgement_class(mq, scenario, what, cls, via):
+    sc = _state(scenario)
+    lookup = UNKNOWN_LOOKUP_ID if what.startswith("an unknown") \
+        else _lookup(mq, sc, "the queue", what.strip('"'))
+    ctx = _handle(mq, sc, "the queue")
+    if via == " through a closed handle":
+        ctx = mq.open(_place(sc, "the queue"))
+        mq.call(c.R_CloseQueue(pphContext=ctx))
+    elif via == " through a NULL handle":
+        ctx = None
+    _call(mq, sc, c.R_SetUserAcknowledgementClass(phContext=ctx, LookupId=lookup,
+                                                  usClass=int(cls, 16)))
+
+
+# ------------------------------------------------------------------------------ 3.1.4.15
+
+@when(_re(r"the client ends the transactional receive with (?P<ack>RR_ACK|RR_NACK|dwAck \d+)"))
+def ends_transactional_receive(mq, scenario, ack):
+    value = getattr(c, ack) if ack.startswith("RR_") else int(ack.split()[1])
+    _call(mq, scenario, c.R_EndTransactionalReceive(
+        phContext=_handle(mq, scenario, "the queue"), dwAck=value,
+        dwRequestId=scenario.get("request", 1)))
+
+
+@when(_re(r"the client ends the first transactional receive with (?P<ack>RR_ACK|RR_NACK)"))
+def ends_first_transactional_receive(mq, scenario, ack):
+    _call(mq, scenario, c.R_EndTransactionalReceive(
+        phContext=_handle(mq, scenario, "the queue"), dwAck=getattr(c, ack),
+        dwRequestId=scenario["transactional_requests"][0]))
+
+
+@when(_re(r"the client ends the first transactional receive through (?P<how>a closed|a NULL) "
+          r"handle"))
+def ends_first_transactional_receive_badly(mq, scenario, how):
+    ctx = None
+    if how == "a closed":
+        ctx = mq.open(_place(scenario, "the queue"))
+        mq.call(c.R_CloseQueue(pphContext=ctx))
+    _call(mq, scenario, c.R_EndTransactionalReceive(
+        phContext=ctx, dwAck=c.RR_ACK, dwRequestId=scenario["transactional_requests"][0]))
+
+
+@when(_re(r"the client ends a transactional receive it never started with RR_ACK"))
+def ends_unknown_transactional_receive(mq, scenario):
+    _call(mq, scenario, c.R_EndTransactionalReceive(
+        phContext=_handle(mq, scenario, "the queue"), dwAck=c.RR_ACK,
+        dwRequestId=next(_requests) + 0x10000))
+
+
+@when(_re(r"the client receives from the queue"))
+def receives_plainly(mq, scenario):
+    sc = _state(scenario)
+    out = mq.receive(_handle(mq, sc, "the queue"), c.MQ_ACTION_RECEIVE,
+                     request=_next_request(sc))
+    _keep(sc, out)
+    _remember(sc, out)
+
+
+@given(_re(r'the client has received "(?P<body>[^"]*)" from the queue and acknowledged it'))
+@when(_re(r'the client receives "(?P<body>[^"]*)" from the queue and acknowledges it'))
+def has_received_and_acknowledged(mq, scenario, body):
+    receives_plainly(mq, scenario)
+    _assert(mq, _body(scenario["last"]) == body.encode(), f'R_StartReceive returned "{body}"')
+    ends_receive(mq, scenario, "RR_ACK")
+    _assert(mq, scenario["last"].status == 0, "R_EndReceive with RR_ACK answered MQ_OK")
+
+
+@when(_re(r"the client ends the receive with (?P<ack>RR_ACK|RR_NACK)"))
+def ends_receive(mq, scenario, ack):
+    _call(mq, scenario, c.R_EndReceive(phContext=_handle(mq, scenario, "the queue"),
+                                       dwAck=getattr(c, ack), dwRequestId=scenario["request"]))
+
+
+# ------------------------------------------------------------------------------ results
+
+def _settled_peek(mq, sc: dict, place: str) -> c.Result:
+    ctx = _handle(mq, sc, place)
+    probe = sc.pop("probe", None)
+    if probe is not None:
+        pre.settle(mq, lambda: probe(ctx))
+    return _peek(mq, ctx)
+
+
+@then(_re(r'peeking (?P<place>PLACE) returns "(?P<body>[^"]*)"'))
+def peeking_returns(mq, scenario, place, body):
+    out = _settled_peek(mq, _state(scenario), place)
+    _assert(mq, out.status == 0 and _body(out) == body.encode(),
+            f'a peek at {place} returned "{body}" (it returned {_body(out)!r})')
+
+
+@then(_re(r"peeking (?P<place>PLACE) finds no message"))
+def peeking_finds_nothing(mq, scenario, place):
+    out = _settled_peek(mq, _state(scenario), place)
+    _assert(mq, out.status == st.MQ_ERROR_IO_TIMEOUT,
+            f"a peek at {place} found no message (0x{out.status:08X})")
+
+
+# ------------------------------------------------------------------------------ 3.1.5.1
+
+@given("the Pending Request Cleanup Timer of the target is short")
+def cleanup_timer_is_short(mq, scenario, request):
+    wait, restore = pre.short_cleanup_timer(mq)
+    request.addfinalizer(restore)
+    scenario["cleanup_wait"] = wait
+
+
+@when("the Pending Request Cleanup Timer expires")
+def cleanup_timer_expires(mq, scenario):
+    pre.let_cleanup_timer_expire(mq, scenario["cleanup_wait"])
+
+
+# ------------------------------------------------------------------------------ 3.1.6
+
+def _raw_peek_is(mq, body: bytes):
+    def probe(ctx: bytes) -> bool:
+        out = mq.target.call(c.R_StartReceive(
+            phContext=ctx, ulAction=c.MQ_ACTION_PEEK_CURRENT, dwMaxBodySize=MAX_BODY,
+            dwMaxCompoundMessageSize=MAX_BODY))
+        return out.status == 0 and _body(out) == body
+    return probe
+
+
+def _raw_open_works(mq, fmt: Any):
+    def probe(_: bytes | None = None) -> bool:
+        out = mq.target.call(_open_call(fmt))
+        if out.raised or not out.pphContext:
+            return False
+        mq.target.call(c.R_CloseQueue(pphContext=out.pphContext))
+        return True
+    return probe
+
+
+@given(_re(r"a second client holds a receive handle on the queue(?P<deny> with MQ_DENY_SHARE "
+           r"and a cursor)?"))
+def second_client_holds_handle(mq, scenario, deny):
+    sc = _state(scenario)
+    client = pre.client_of_its_own(mq)
+    fmt = _place(sc, "the queue")
+    share = c.MQ_DENY_SHARE if deny else c.MQ_DENY_NONE
+    out = mq.call(_open_call(fmt, share=share), target=client.target)
+    _assert(mq, not out.raised and bool(out.pphContext), "the second client opened the queue")
+    client.holds(out.pphContext)
+    sc["second"], sc["second_context"] = client, out.pphContext
+    if deny:
+        mq.call(c.R_CreateCursor(phContext=out.pphContext), target=client.target)
+        sc["second_probe"] = _raw_open_works(mq, fmt)
+
+
+@given(_re(r'the second client has received "(?P<body>[^"]*)" without ending the receive'))
+def second_client_has_received(mq, scenario, body):
+    sc = _state(scenario)
+    client = sc["second"]
+    out = mq.call(c.R_StartReceive(phContext=sc["second_context"], ulAction=c.MQ_ACTION_RECEIVE,
+                                   dwRequestId=_next_request(sc), dwMaxBodySize=MAX_BODY,
+                                   dwMaxCompoundMessageSize=MAX_BODY), target=client.target)
+    _assert(mq, out.status == 0 and _body(out) == body.encode(),
+            f'the second client received "{body}"')
+    sc.setdefault("second_probe", _raw_peek_is(mq, body.encode()))
+
+
+@when("the second client's connection fails")
+def second_client_drops(mq, scenario):
+    sc = _state(scenario)
+    sc["second"].drop()
+    probe = sc.pop("second_probe", None)
+    if probe is not None:
+        sc["probe"] = probe
+
+
+@when("the client opens the queue for receive")
+def opens_for_receive(mq, scenario):
+    sc = _state(scenario)
+    fmt = _place(sc, "the queue")
+    probe = sc.pop("probe", None)
+    if probe is not None:
+        pre.settle(mq, lambda: probe(None))
+    out = _call(mq, sc, _open_call(fmt))
+    if not out.raised and out.pphContext:
+        sc["receive"].setdefault("the queue", out.pphContext)
+

@@ -14,3 +14,47 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
     And the client has opened the queue with PEEK_ACCESS
     When the client calls R_PurgeQueue
     Then a peek finds the message "one"
+
+  @MS-MQRR/3.1.4.6/R5 @MS-MQRR/3.1.4.6/R7 @MS-MQRR/3.1.4.6/R8 @MS-MQRR/3.1.4.6/R9 @MS-MQRR/3.1.4.6/R10 @MS-MQRR/3.1.4.6/R11 @MS-MQRR/3.1.4.6/R12 @MS-MQRR/3.1.4.6/R13
+  Scenario: R_PurgeQueue returns MQ_OK and the queue goes on taking messages
+    Given a queue with messages "one, two"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_PurgeQueue
+    Then the call returns MQ_OK
+    And a peek finds no message
+    When a message "three" arrives in the queue
+    Then a peek finds the message "three"
+
+  @MS-MQRR/3.1.4.6/R3 @MS-MQRR/3.1.4.6/R10 @MS-MQRR/3.1.4.6/R14
+  Scenario: A handle opened with peek access gets STATUS_ACCESS_DENIED
+    Given a queue with messages "one"
+    And the client has opened the queue with PEEK_ACCESS
+    When the client calls R_PurgeQueue
+    Then the call returns STATUS_ACCESS_DENIED
+
+  @MS-MQRR/3.1.4.6/R11 @MS-MQRR/3.1.4.6/R12 @MS-MQRR/3.1.4.6/R13
+  Scenario: A purged message under a pending receive is gone when the receive ends, even with RR_NACK
+    Given a queue with messages "one, two"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has received "one" as request 1
+    When the client calls R_PurgeQueue
+    Then the call returns MQ_OK
+    And a peek finds no message
+    When the client calls R_EndReceive with RR_NACK for request 1
+    Then a peek finds no message
+
+  @MS-MQRR/3.1.4.6/R3 @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R8 @MS-MQRR/3.1.4.6/R9
+  Scenario: A handle closed with R_CloseQueue is refused
+    Given a queue with messages "one"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has closed the queue
+    When the client calls R_PurgeQueue
+    Then the call fails
+
+  @MS-MQRR/3.1.4.6/R4 @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R9
+  Scenario: A NULL handle is refused
+    Given a queue with messages "one"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_PurgeQueue with a NULL handle
+    Then the call fails
+    And a peek finds the message "one"

@@ -1,0 +1,104 @@
+"""Preconditions of the MS-MQMR (qmmgmt) scenarios that a client cannot set up over the wire.
+
+Each one is made on the target through its SUT control and, identically, on the oracle through
+the in-process control API, so that the oracle computes what the documents ask of the same
+state. A SUT control that cannot make one raises ``Inconclusive`` (the case is then reported
+inconclusive, never passed).
+
+* an outgoing queue (MS-MQDMPR 3.1.1.3): it exists only after something opened a remote format
+  name for send, which neither RemoteRead nor qmmgmt can do; optionally in a given
+  OutgoingQueue.State, which on a real queue manager the transfer protocol sets;
+* a queue with subqueues (a provisioning document's ``subqueues``);
+* a connector queue (QueueType Connector, MS-MQDMPR 3.1.1.2), which only a connector server's
+  installation makes;
+* the queue manager's configuration (MS-MQDMPR 3.1.1.1: DirectoryIntegrated, DirectoryOffline,
+  ForeignSystem, DirectoryServerList), set back when the scenario ends.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from conformance.sut import Inconclusive
+from model.formats import QueueFormat, parse_format_name, to_queue_format
+
+#: the OutgoingQueue.State names of MS-MQDMPR 3.1.1.3
+OUTGOING_STATES = ("Connected", "Disconnected", "Disconnecting", "Inactive", "Locked",
+                   "NeedValidation", "Waiting", "OnHold")
+#: a computer that is not the target: the destination of the outgoing queues made here
+REMOTE_COMPUTER = "MQCREMOTE"
+_remote = itertools.count(1)
+
+
+def queue_format(format_name: str) -> QueueFormat:
+    return to_queue_format(parse_format_name(format_name))
+
+
+def remote_format_name(mq) -> str:
+    """A fresh direct format name of a private queue on a computer that is not the target."""
+    return f"DIRECT=OS:{REMOTE_COMPUTER}\\private$\\{mq.suite.queue_path().split(chr(92))[-1]}" \
+           f"-r{next(_remote)}"
+
+
+def outgoing_queue(mq, format_name: str | None = None, state: str | None = None
+                   ) -> tuple[str, QueueFormat]:
+    """An outgoing queue for ``format_name`` (a fresh remote queue when None) on the target
+    and on the oracle, in ``state`` if given. Returns the format name and its QUEUE_FORMAT."""
+    if state is not None and state not in OUTGOING_STATES:
+        raise ValueError(f"{state!r} is not an OutgoingQueue.State")
+    name = format_name or remote_format_name(mq)
+    opener = getattr(mq.sut, "open_outgoing", None)
+    if opener is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot make an outgoing queue")
+    opener(name, state)
+    mq.suite.oracle_sut.open_outgoing(name, state)
+    return name, queue_format(name)
+
+
+def queue_with_subqueues(mq, subqueues: list[str], messages: list[bytes] = ()
+                         ) -> tuple[str, QueueFormat]:
+    """A new private queue with these subqueues and messages on the target and the oracle.
+    Returns the queue's path and QUEUE_FORMAT."""
+    path = mq.suite.queue_path()
+    spec = {"path": path, "subqueues": list(subqueues)}
+    creator = getattr(mq.sut, "create_queue_from", None)
+    if creator is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a queue with subqueues")
+    creator(spec)
+    mq.suite.oracle_sut.create_queue_from(spec)
+    for body in messages:
+        mq.sut.send_message(path, body)
+        mq.suite.oracle_sut.send_message(path, body)
+    return path, mq.format_of(path)
+
+
+def connector_queue(mq) -> tuple[str, QueueFormat]:
+    """A new queue of QueueType Connector on the target and the oracle."""
+    path = mq.suite.queue_path()
+    spec = {"path": path, "queue_type": "Connector"}
+    creator = getattr(mq.sut, "create_queue_from", None)
+    if creator is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a connector queue")
+    creator(spec)
+    mq.suite.oracle_sut.create_queue_from(spec)
+    return path, mq.format_of(path)
+
+
+def configure_queue_manager(mq, cleanups: list, **attributes) -> None:
+    """Set QueueManager configuration attributes on the target and the oracle; a callable that
+    sets the previous values back is appended to ``cleanups``."""
+    configure = getattr(mq.sut, "configure_queue_manager", None)
+    if configure is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot configure the queue manager")
+    previous = configure(dict(attributes))
+    oracle_previous = mq.suite.oracle_sut.configure_queue_manager(dict(attributes))
+
+    def restore() -> None:
+        configure(previous)
+        mq.suite.oracle_sut.configure_queue_manager(oracle_previous)
+
+    cleanups.append(restore)
+
+
+__all__ = ["OUTGOING_STATES", "REMOTE_COMPUTER", "configure_queue_manager", "connector_queue",
+           "outgoing_queue", "queue_format", "queue_with_subqueues", "remote_format_name"]

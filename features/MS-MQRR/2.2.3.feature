@@ -1,0 +1,47 @@
+Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
+  Only a subset of the QUEUE_FORMAT_TYPE enumeration is supported by this protocol: UNKNOWN,
+  PUBLIC, PRIVATE, DIRECT, MACHINE and SUBQUEUE; with DIRECT, only the TCP and OS protocol
+  address specifications. R_OpenQueue accepts PUBLIC, PRIVATE, DIRECT, MACHINE and SUBQUEUE
+  (MS-MQRR 3.1.4.2, pQueueFormat): a format of another type is an invalid parameter, one of
+  these types that names no queue of the server is not found.
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
+  Scenario Outline: A queue format of a type R_OpenQueue does not accept is an invalid parameter
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with a queue format of type <type>
+    Then the call throws MQ_ERROR_INVALID_PARAMETER
+
+    Examples:
+      | type      |
+      | UNKNOWN   |
+      | CONNECTOR |
+      | DL        |
+      | MULTICAST |
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24
+  Scenario Outline: A queue format of an accepted type is looked up, and one that names no queue is not found
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with a <type> queue format that names no queue
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
+    Examples:
+      | type     |
+      | PUBLIC   |
+      | PRIVATE  |
+      | DIRECT   |
+      | MACHINE  |
+      | SUBQUEUE |
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R26 @MS-MQRR/3.1.4.2/R30
+  Scenario: A DIRECT format name with the OS protocol opens the queue
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's DIRECT=OS format name
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R26 @MS-MQRR/3.1.4.2/R30
+  Scenario: A DIRECT format name with the TCP protocol and the server's address opens the queue
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's DIRECT=TCP format name
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"

@@ -1,0 +1,176 @@
+Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
+  The R_MoveMessage method moves a message from one queue to another. The source and
+  destination queues must be related: the destination is a subqueue of the source, or the
+  source is a subqueue of the destination, or the two are subqueues of the same queue. With a
+  transaction identifier the move is provisional until the transaction's outcome; with a zero
+  XACTUOW it is done at once.
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R4 @MS-MQRR/3.1.4.10/R12 @MS-MQRR/3.1.4.10/R14
+  @MS-MQRR/3.1.4.10/R15 @MS-MQRR/3.1.4.10/R17 @MS-MQRR/3.1.4.10/R21 @MS-MQRR/3.1.4.10/R24
+  @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R30 @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.10/R33
+  Scenario: A message moves from a queue to one of its subqueues
+    Given a queue holding "one, two" with subqueues "retry"
+    And the client holds a receive handle on the queue
+    And the client holds a move handle on subqueue "retry"
+    When the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_OK
+    And peeking the queue returns "two"
+    And peeking subqueue "retry" returns "one"
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R12 @MS-MQRR/3.1.4.10/R20 @MS-MQRR/3.1.4.10/R24
+  @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R30 @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.10/R33
+  Scenario: A message moves back from a subqueue to its queue
+    Given a queue holding "one" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client moves "one" from subqueue "retry" to the queue
+    Then the call returns MQ_OK
+    And peeking subqueue "retry" finds no message
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R12 @MS-MQRR/3.1.4.10/R22 @MS-MQRR/3.1.4.10/R29
+  @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.10/R33
+  Scenario: A message moves between two subqueues of the same queue
+    Given a queue holding "one" with subqueues "retry, poison"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client moves "one" from subqueue "retry" to subqueue "poison"
+    Then the call returns MQ_OK
+    And peeking subqueue "retry" finds no message
+    And peeking subqueue "poison" returns "one"
+
+  @MS-MQRR/3.1.4.10/R4 @MS-MQRR/3.1.4.10/R13 @MS-MQRR/3.1.4.10/R15 @MS-MQRR/3.1.4.10/R16
+  Scenario: A source handle that was closed is refused
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a move handle on subqueue "retry"
+    When the client moves "one" from a closed handle on the queue to subqueue "retry"
+    Then the call fails
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R5 @MS-MQRR/3.1.4.10/R13 @MS-MQRR/3.1.4.10/R16
+  Scenario: A NULL source handle is refused
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a move handle on subqueue "retry"
+    When the client moves "one" from a NULL handle on the queue to subqueue "retry"
+    Then the call fails
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R7 @MS-MQRR/3.1.4.10/R17 @MS-MQRR/3.1.4.10/R18
+  Scenario: A move context of zero is refused
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a receive handle on the queue
+    When the client moves "one" from the queue to a move context of zero
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R17 @MS-MQRR/3.1.4.10/R18
+  Scenario Outline: A destination that is not a queue opened for move is refused
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a receive handle on the queue
+    When the client moves "one" from the queue to <destination>
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    And peeking the queue returns "one"
+
+    Examples:
+      | destination                                                 |
+      | a move context the server never returned                    |
+      | the move context of a closed move handle on subqueue "retry" |
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R19 @MS-MQRR/3.1.4.10/R20 @MS-MQRR/3.1.4.10/R21
+  @MS-MQRR/3.1.4.10/R22
+  Scenario Outline: Queues that are not related answer STATUS_INVALID_PARAMETER
+    Given a queue holding "one" with subqueues "retry"
+    And another queue holding "other" with subqueues "retry"
+    When the client moves "one" from the queue to <destination>
+    Then the call returns STATUS_INVALID_PARAMETER
+    And peeking the queue returns "one"
+
+    Examples:
+      | destination                         |
+      | the other queue                     |
+      | subqueue "retry" of the other queue |
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R19 @MS-MQRR/3.1.4.10/R22
+  Scenario: A subqueue of another queue is not related to a subqueue of this one
+    Given a queue holding "one" with subqueues "retry"
+    And another queue holding "other" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client moves "one" from subqueue "retry" to subqueue "retry" of the other queue
+    Then the call returns STATUS_INVALID_PARAMETER
+    And peeking subqueue "retry" returns "one"
+
+  @MS-MQRR/3.1.4.10/R10 @MS-MQRR/3.1.4.10/R23
+  Scenario: A transaction is refused when the destination is not transactional
+    Given a queue holding "one" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    Then the call returns MQ_ERROR_TRANSACTION_USAGE
+    And peeking the queue returns "one"
+    And peeking subqueue "retry" finds no message
+
+  @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
+  Scenario: A lookup identifier the source queue never held is not found
+    Given a queue holding "one" with subqueues "retry"
+    When the client moves an unknown lookup identifier from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
+  Scenario: A message received and acknowledged is no longer found
+    Given a queue holding "one, two" with subqueues "retry"
+    And the client has received "one" from the queue and acknowledged it
+    When the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking subqueue "retry" finds no message
+
+  @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
+  Scenario: A message already moved is no longer in the source queue
+    Given a queue holding "one, two" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking subqueue "retry" returns "one"
+
+  @MS-MQRR/3.1.4.10/R26
+  Scenario: A message received in a transaction is locked under it
+    Given a transactional queue holding "one" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    And the client has received "one" in transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION
+
+  @MS-MQRR/3.1.4.10/R26 @MS-MQRR/3.1.4.10/R27
+  Scenario: A message another transaction moves is locked under it
+    Given a transactional queue holding "one" with subqueues "retry, poison"
+    And the client has enlisted transaction "T1"
+    And the client has enlisted transaction "T2"
+    And the client has moved "one" from the queue to subqueue "retry" in transaction "T1"
+    When the client moves "one" from the queue to subqueue "poison" in transaction "T2"
+    Then the call returns MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION
+
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R28
+  Scenario: A transaction the server does not know is refused
+    Given a transactional queue holding "one" with subqueues "retry"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T9"
+    Then the call returns MQ_ERROR_TRANSACTION_SEQUENCE
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R12 @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R30
+  @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.10/R32 @MS-MQRR/3.1.4.10/R33
+  Scenario: A move in a transaction takes effect when the transaction commits
+    Given a transactional queue holding "one" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    Then the call returns MQ_OK
+    And peeking subqueue "retry" finds no message
+    When transaction "T1" is committed
+    Then peeking subqueue "retry" returns "one"
+    And peeking the queue finds no message
+
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R32
+  Scenario: A move in a transaction that aborts leaves the message where it was
+    Given a transactional queue holding "one" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    Then the call returns MQ_OK
+    When transaction "T1" is aborted
+    Then peeking the queue returns "one"
+    And peeking subqueue "retry" finds no message

@@ -1,0 +1,195 @@
+Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
+  The R_StartTransactionalReceive method reads a message from a transactional queue in a
+  transaction: the message is locked under the transaction, the client ends the request with
+  R_EndTransactionalReceive, and the transaction's commit removes the message (its abort gives
+  it back). Peek actions are refused; with a NULL pTransactionId the call is R_StartReceive.
+  ppPacketSections holds the message packet as R_StartReceive returns it.
+
+  @MS-MQRR/3.1.4.13/R4 @MS-MQRR/3.1.4.13/R16 @MS-MQRR/3.1.4.13/R17 @MS-MQRR/3.1.4.13/R18
+  @MS-MQRR/3.1.4.13/R19 @MS-MQRR/3.1.4.13/R20 @MS-MQRR/3.1.4.13/R21 @MS-MQRR/3.1.4.13/R22
+  @MS-MQRR/3.1.4.13/R26 @MS-MQRR/3.1.4.13/R27 @MS-MQRR/3.1.4.13/R28 @MS-MQRR/3.1.4.13/R29
+  @MS-MQRR/3.1.4.13/R43 @MS-MQRR/3.1.4.13/R44 @MS-MQRR/3.1.4.13/R47 @MS-MQRR/3.1.4.13/R65
+  @MS-MQRR/3.1.4.13/R70 @MS-MQRR/3.1.4.13/R75 @MS-MQRR/3.1.4.13/R76 @MS-MQRR/3.1.4.13/R77
+  @MS-MQRR/3.1.4.13/R78 @MS-MQRR/3.1.4.13/R79 @MS-MQRR/3.1.4.13/R80 @MS-MQRR/3.1.4.13/R81
+  @MS-MQRR/3.1.4.13/R82 @MS-MQRR/3.1.4.13/R83 @MS-MQRR/3.1.4.13/R84 @MS-MQRR/3.1.4.13/R85
+  @MS-MQRR/3.1.4.13/R87 @MS-MQRR/3.1.4.13/R88 @MS-MQRR/3.1.4.13/R89 @MS-MQRR/3.1.4.13/R111
+  @MS-MQRR/3.1.4.13/R112 @MS-MQRR/3.1.4.13/R114
+  Scenario: A message received in a transaction leaves the queue when the transaction commits
+    Given a transactional queue holding "one, two"
+    And the client has enlisted transaction "T1"
+    And the client holds a receive handle on the queue
+    When the client receives in transaction "T1" from the queue
+    Then the call returns MQ_OK
+    And the message "one" is returned
+    And the message came back whole in one stFullPacket section
+    When the client ends the transactional receive with RR_ACK
+    And transaction "T1" is committed
+    Then peeking the queue returns "two"
+
+  @MS-MQRR/3.1.4.13/R14 @MS-MQRR/3.1.4.13/R15 @MS-MQRR/3.1.4.13/R113
+  Scenario: pSequenceId and pdwArriveTime describe the message received
+    Given a transactional queue holding "one, two"
+    And the client has enlisted transaction "T1"
+    And the client knows the lookup identifiers of the messages in the queue
+    When the client receives in transaction "T1" from the queue
+    Then the message "one" is returned
+    And its pSequenceId is the lookup identifier of "one"
+    And its pdwArriveTime is the arrival time a peek at "one" reported
+
+  @MS-MQRR/3.1.4.13/R18 @MS-MQRR/3.1.4.13/R19 @MS-MQRR/3.1.4.13/R20 @MS-MQRR/3.1.4.13/R21
+  @MS-MQRR/3.1.4.13/R22 @MS-MQRR/3.1.4.13/R30 @MS-MQRR/3.1.4.13/R31 @MS-MQRR/3.1.4.13/R32
+  @MS-MQRR/3.1.4.13/R34 @MS-MQRR/3.1.4.13/R35 @MS-MQRR/3.1.4.13/R36 @MS-MQRR/3.1.4.13/R37
+  @MS-MQRR/3.1.4.13/R38 @MS-MQRR/3.1.4.13/R39 @MS-MQRR/3.1.4.13/R41 @MS-MQRR/3.1.4.13/R42
+  @MS-MQRR/3.1.4.13/R43
+  Scenario: A body larger than dwMaxBodySize comes back cut, its trailers in a second section
+    Given a transactional queue holding "hello world!"
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue reading at most 5 body octets
+    Then the call returns MQ_OK
+    And the message "hello world!" came back cut after 5 body octets, its trailers if any in a second section
+
+  @MS-MQRR/3.1.4.13/R13 @MS-MQRR/3.1.4.13/R20 @MS-MQRR/3.1.4.13/R21 @MS-MQRR/3.1.4.13/R26
+  @MS-MQRR/3.1.4.13/R27
+  Scenario: dwMaxCompoundMessageSize does not cut a binary message
+    Given a transactional queue holding "hello world!"
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue with dwMaxCompoundMessageSize 0
+    Then the message "hello world!" is returned
+    And the message came back whole in one stFullPacket section
+
+  @MS-MQRR/3.1.4.13/R68
+  Scenario: A queue that is not transactional is refused
+    Given a queue holding "one"
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue
+    Then the call returns MQ_ERROR_TRANSACTION_USAGE
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R69
+  Scenario Outline: Peek actions are refused in a transaction
+    Given a transactional queue holding "one, two"
+    And the client has enlisted transaction "T1"
+    When the client peeks in transaction "T1" with <ulAction>
+    Then the call returns MQ_ERROR_TRANSACTION_USAGE
+    And peeking the queue returns "one"
+
+    Examples:
+      | ulAction               |
+      | MQ_ACTION_PEEK_CURRENT |
+      | MQ_ACTION_PEEK_NEXT    |
+      | MQ_LOOKUP_PEEK_CURRENT |
+      | MQ_LOOKUP_PEEK_NEXT    |
+      | MQ_LOOKUP_PEEK_PREV    |
+
+  @MS-MQRR/3.1.4.13/R89 @MS-MQRR/3.1.4.13/R90 @MS-MQRR/3.1.4.13/R91 @MS-MQRR/3.1.4.13/R92
+  @MS-MQRR/3.1.4.13/R93 @MS-MQRR/3.1.4.13/R94 @MS-MQRR/3.1.4.13/R95 @MS-MQRR/3.1.4.13/R96
+  @MS-MQRR/3.1.4.13/R111 @MS-MQRR/3.1.4.13/R114
+  Scenario: MQ_LOOKUP_RECEIVE_CURRENT receives the message of the lookup identifier
+    Given a transactional queue holding "one, two, three"
+    And the client has enlisted transaction "T1"
+    And the client knows the lookup identifiers of the messages in the queue
+    When the client receives in transaction "T1" with MQ_LOOKUP_RECEIVE_CURRENT at "two"
+    Then the message "two" is returned
+    When the client ends the transactional receive with RR_ACK
+    And transaction "T1" is committed
+    Then peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R97 @MS-MQRR/3.1.4.13/R98 @MS-MQRR/3.1.4.13/R99 @MS-MQRR/3.1.4.13/R100
+  @MS-MQRR/3.1.4.13/R101 @MS-MQRR/3.1.4.13/R102 @MS-MQRR/3.1.4.13/R103 @MS-MQRR/3.1.4.13/R111
+  @MS-MQRR/3.1.4.13/R114
+  Scenario: MQ_LOOKUP_RECEIVE_NEXT receives the message after the lookup identifier
+    Given a transactional queue holding "one, two, three"
+    And the client has enlisted transaction "T1"
+    And the client knows the lookup identifiers of the messages in the queue
+    When the client receives in transaction "T1" with MQ_LOOKUP_RECEIVE_NEXT at "one"
+    Then the message "two" is returned
+    When the client ends the transactional receive with RR_ACK
+    And transaction "T1" is committed
+    Then peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R104 @MS-MQRR/3.1.4.13/R105 @MS-MQRR/3.1.4.13/R106 @MS-MQRR/3.1.4.13/R107
+  @MS-MQRR/3.1.4.13/R108 @MS-MQRR/3.1.4.13/R109 @MS-MQRR/3.1.4.13/R110 @MS-MQRR/3.1.4.13/R111
+  @MS-MQRR/3.1.4.13/R114
+  Scenario: MQ_LOOKUP_RECEIVE_PREV receives the message before the lookup identifier
+    Given a transactional queue holding "one, two, three"
+    And the client has enlisted transaction "T1"
+    And the client knows the lookup identifiers of the messages in the queue
+    When the client receives in transaction "T1" with MQ_LOOKUP_RECEIVE_PREV at "three"
+    Then the message "two" is returned
+    When the client ends the transactional receive with RR_ACK
+    And transaction "T1" is aborted
+    Then peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R5 @MS-MQRR/3.1.4.13/R67 @MS-MQRR/3.1.4.13/R86
+  Scenario: A receive in a transaction through a cursor
+    Given a transactional queue holding "one, two"
+    And the client has enlisted transaction "T1"
+    And the client holds a cursor on the queue
+    When the client receives in transaction "T1" from the queue through the cursor
+    Then the message "one" is returned
+    When the client ends the transactional receive with RR_ACK
+    And transaction "T1" is committed
+    Then peeking the queue returns "two"
+
+  @MS-MQRR/3.1.4.13/R6 @MS-MQRR/3.1.4.13/R45 @MS-MQRR/3.1.4.13/R67
+  Scenario: A closed cursor is refused
+    Given a transactional queue holding "one"
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue through a closed cursor
+    Then the call fails
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R4 @MS-MQRR/3.1.4.13/R45 @MS-MQRR/3.1.4.13/R65 @MS-MQRR/3.1.4.13/R66
+  Scenario: A closed queue handle is refused
+    Given a transactional queue holding "one"
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue through a closed handle
+    Then the call fails
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R48
+  Scenario Outline: Invalid parameter combinations are refused
+    Given a transactional queue holding "one"
+    And the client has enlisted transaction "T1"
+    When the client starts a transactional receive in transaction "T1" with <parameters>
+    Then the call returns MQ_ERROR_INVALID_PARAMETER
+    And peeking the queue returns "one"
+
+    Examples:
+      | parameters                                |
+      | a LookupId and a timeout                  |
+      | a LookupId and MQ_ACTION_RECEIVE          |
+      | a LookupId and a cursor                   |
+      | MQ_LOOKUP_RECEIVE_CURRENT and no LookupId |
+      | a cursor and MQ_LOOKUP_RECEIVE_NEXT       |
+      | MQ_ACTION_PEEK_NEXT and no cursor         |
+      | an unknown action                         |
+
+  @MS-MQRR/3.1.4.13/R70 @MS-MQRR/3.1.4.13/R71 @MS-MQRR/3.1.4.13/R72 @MS-MQRR/3.1.4.13/R73
+  @MS-MQRR/3.1.4.13/R74
+  Scenario: A transaction the server does not know is created without an identifier
+    Given a transactional queue holding "one, two"
+    When the client receives in transaction "T9" from the queue
+    Then the call returns MQ_OK
+    And the message "one" is returned
+
+  @MS-MQRR/3.1.4.13/R49 @MS-MQRR/3.1.4.13/R50 @MS-MQRR/3.1.4.13/R51 @MS-MQRR/3.1.4.13/R52
+  @MS-MQRR/3.1.4.13/R53 @MS-MQRR/3.1.4.13/R54 @MS-MQRR/3.1.4.13/R55 @MS-MQRR/3.1.4.13/R56
+  @MS-MQRR/3.1.4.13/R57 @MS-MQRR/3.1.4.13/R58 @MS-MQRR/3.1.4.13/R59 @MS-MQRR/3.1.4.13/R60
+  @MS-MQRR/3.1.4.13/R61 @MS-MQRR/3.1.4.13/R62 @MS-MQRR/3.1.4.13/R63 @MS-MQRR/3.1.4.13/R64
+  Scenario: Without a transaction the call is R_StartReceive
+    Given a queue holding "one, two"
+    When the client calls R_StartTransactionalReceive without a transaction with MQ_ACTION_RECEIVE
+    Then the call returns MQ_OK
+    And the message "one" is returned
+    When the client ends the receive with RR_ACK
+    Then the call returns MQ_OK
+    And peeking the queue returns "two"
+
+  @MS-MQRR/3.1.4.13/R49 @MS-MQRR/3.1.4.13/R50 @MS-MQRR/3.1.4.13/R55 @MS-MQRR/3.1.4.13/R64
+  Scenario: Without a transaction a peek is allowed
+    Given a queue holding "one, two"
+    When the client calls R_StartTransactionalReceive without a transaction with MQ_ACTION_PEEK_CURRENT
+    Then the call returns MQ_OK
+    And the message "one" is returned
+    And peeking the queue returns "one"

@@ -1,0 +1,451 @@
+Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
+  The R_StartReceive method peeks or receives a message from an open queue. The message is
+  the first unlocked one, the one at a cursor, or the one a LookupId names (or the one before
+  or after it); a receive is two-phase: the message stays locked until R_EndReceive or
+  R_CancelReceive with the same dwRequestId.
+
+  # ------------------------------------------------------------------ the parameter table (R50)
+
+  @MS-MQRR/3.1.4.7/R50 @MS-MQRR/3.1.4.7/R47 @MS-MQRR/3.1.4.7/R49
+  Scenario Outline: An invalid combination of LookupId, hCursor, ulAction and ulTimeout is refused
+    Given a queue with messages "m, n"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    And the client has created a cursor
+    When the client calls R_StartReceive with LookupId <lookup>, hCursor <cursor>, ulAction <action> and ulTimeout <timeout>
+    Then the call returns MQ_ERROR_INVALID_PARAMETER
+    And a peek finds the message "m"
+
+    Examples: a nonzero LookupId allows only the MQ_LOOKUP_ actions, no cursor and no timeout
+      | lookup | cursor | action                    | timeout    |
+      | "m"    | none   | MQ_LOOKUP_PEEK_CURRENT    | 100        |
+      | "m"    | none   | MQ_LOOKUP_RECEIVE_NEXT    | 0xFFFFFFFF |
+      | "m"    | cursor | MQ_LOOKUP_PEEK_CURRENT    | 0          |
+      | "m"    | cursor | MQ_LOOKUP_RECEIVE_CURRENT | 0          |
+      | "m"    | none   | MQ_ACTION_RECEIVE         | 0          |
+      | "m"    | none   | MQ_ACTION_PEEK_CURRENT    | 0          |
+      | "m"    | cursor | MQ_ACTION_PEEK_NEXT       | 0          |
+      | "m"    | cursor | MQ_ACTION_RECEIVE         | 0          |
+
+    Examples: a LookupId of 0 makes every MQ_LOOKUP_ action invalid
+      | lookup | cursor | action                    | timeout |
+      | 0      | none   | MQ_LOOKUP_PEEK_CURRENT    | 0       |
+      | 0      | none   | MQ_LOOKUP_PEEK_NEXT       | 0       |
+      | 0      | none   | MQ_LOOKUP_PEEK_PREV       | 0       |
+      | 0      | none   | MQ_LOOKUP_RECEIVE_CURRENT | 0       |
+      | 0      | none   | MQ_LOOKUP_RECEIVE_NEXT    | 0       |
+      | 0      | none   | MQ_LOOKUP_RECEIVE_PREV    | 0       |
+
+    Examples: a cursor allows only MQ_ACTION_RECEIVE, MQ_ACTION_PEEK_CURRENT and MQ_ACTION_PEEK_NEXT
+      | lookup | cursor | action                 | timeout |
+      | 0      | cursor | MQ_LOOKUP_PEEK_CURRENT | 0       |
+      | 0      | cursor | MQ_LOOKUP_PEEK_NEXT    | 0       |
+      | 0      | cursor | 0x00000002             | 0       |
+      | 0      | cursor | 0x80000002             | 0       |
+
+    Examples: with neither, only MQ_ACTION_RECEIVE and MQ_ACTION_PEEK_CURRENT
+      | lookup | cursor | action              | timeout |
+      | 0      | none   | MQ_ACTION_PEEK_NEXT | 0       |
+      | 0      | none   | MQ_ACTION_PEEK_NEXT | 100     |
+      | 0      | none   | 0x00000001          | 0       |
+      | 0      | none   | 0x80000002          | 0       |
+      | 0      | none   | 0x40000013          | 0       |
+      | 0      | none   | 0xFFFFFFFF          | 0       |
+
+  @MS-MQRR/3.1.4.7/R50 @MS-MQRR/3.1.4.7/R46
+  Scenario Outline: A valid combination of LookupId, hCursor, ulAction and ulTimeout is served
+    Given a queue with messages "m, n"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    And the client has created a cursor
+    When the client calls R_StartReceive with LookupId <lookup>, hCursor <cursor>, ulAction <action> and ulTimeout <timeout>
+    Then the message "m" is returned
+
+    Examples:
+      | lookup | cursor | action                    | timeout    |
+      | 0      | none   | MQ_ACTION_RECEIVE         | 0          |
+      | 0      | none   | MQ_ACTION_PEEK_CURRENT    | 0          |
+      | 0      | none   | MQ_ACTION_PEEK_CURRENT    | 0xFFFFFFFF |
+      | 0      | none   | MQ_ACTION_RECEIVE         | 100        |
+      | 0      | cursor | MQ_ACTION_PEEK_CURRENT    | 0          |
+      | 0      | cursor | MQ_ACTION_RECEIVE         | 100        |
+      | "m"    | none   | MQ_LOOKUP_PEEK_CURRENT    | 0          |
+      | "m"    | none   | MQ_LOOKUP_RECEIVE_CURRENT | 0          |
+
+  # ------------------------------------------------------------------ handles
+
+  @MS-MQRR/3.1.4.7/R4 @MS-MQRR/3.1.4.7/R51 @MS-MQRR/3.1.4.7/R52 @MS-MQRR/3.1.4.7/R47
+  Scenario: A handle closed with R_CloseQueue is refused
+    Given a queue with messages "m"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has closed the queue
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the call fails
+
+  @MS-MQRR/3.1.4.7/R5 @MS-MQRR/3.1.4.7/R52 @MS-MQRR/3.1.4.7/R47
+  Scenario: A NULL handle is refused
+    Given a queue with messages "m"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT with a NULL handle
+    Then the call fails
+    And a peek finds the message "m"
+
+  @MS-MQRR/3.1.4.7/R7 @MS-MQRR/3.1.4.7/R53 @MS-MQRR/3.1.4.7/R47
+  Scenario: A cursor handle that R_CreateCursor never returned is refused
+    Given a queue with messages "m"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on hCursor 0x7777
+    Then the call fails
+
+  @MS-MQRR/3.1.4.7/R8 @MS-MQRR/3.1.4.7/R53 @MS-MQRR/3.1.4.7/R47
+  Scenario: A cursor closed with R_CloseCursor is refused
+    Given a queue with messages "m"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has closed the cursor
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor
+    Then the call fails
+    And a peek finds the message "m"
+
+  # ------------------------------------------------------------------ access (R6)
+
+  @MS-MQRR/3.1.4.7/R6 @MS-MQRR/3.1.4.7/R47
+  Scenario Outline: A handle opened with PEEK_ACCESS may not receive
+    Given a queue with messages "m, n"
+    And the client has opened the queue with PEEK_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with LookupId <lookup>, hCursor none, ulAction <action> and ulTimeout 0
+    Then the call fails
+    And a peek finds the message "m"
+
+    Examples:
+      | lookup | action                    |
+      | 0      | MQ_ACTION_RECEIVE         |
+      | "m"    | MQ_LOOKUP_RECEIVE_CURRENT |
+      | "m"    | MQ_LOOKUP_RECEIVE_NEXT    |
+      | "n"    | MQ_LOOKUP_RECEIVE_PREV    |
+
+  @MS-MQRR/3.1.4.7/R6
+  Scenario: A handle opened with PEEK_ACCESS may not receive at a cursor
+    Given a queue with messages "m"
+    And the client has opened the queue with PEEK_ACCESS
+    And the client has created a cursor
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor
+    Then the call fails
+    And a peek finds the message "m"
+
+  @MS-MQRR/3.1.4.7/R6 @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R81 @MS-MQRR/3.1.4.7/R86
+  Scenario: A handle opened with PEEK_ACCESS may peek in every way
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with PEEK_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    And the client has created a cursor
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "c"
+    Then the message "c" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "a"
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "c"
+    Then the message "b" is returned
+
+  # ------------------------------------------------------------------ the first message
+
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R69 @MS-MQRR/3.1.4.7/R70 @MS-MQRR/3.1.4.7/R71 @MS-MQRR/3.1.4.7/R109 @MS-MQRR/3.1.4.7/R46
+  Scenario: MQ_ACTION_PEEK_CURRENT reads the first message and leaves it in the queue
+    Given a queue with messages "first, second"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the message "first" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the message "first" is returned
+
+  @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R55 @MS-MQRR/3.1.4.7/R56 @MS-MQRR/3.1.4.7/R57 @MS-MQRR/3.1.4.7/R61 @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R63 @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R66 @MS-MQRR/3.1.4.7/R67 @MS-MQRR/3.1.4.7/R109 @MS-MQRR/3.1.4.7/R110 @MS-MQRR/3.1.4.7/R46
+  Scenario: MQ_ACTION_RECEIVE reads the first message and locks it until R_EndReceive
+    Given a queue with messages "first, second"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 7
+    Then the message "first" is returned
+    And a peek finds the message "second"
+    When the client calls R_EndReceive with RR_ACK for request 7
+    Then the call succeeds
+    And a peek finds the message "second"
+
+  @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R55 @MS-MQRR/3.1.4.7/R58 @MS-MQRR/3.1.4.7/R61 @MS-MQRR/3.1.4.7/R67
+  Scenario: A receive that finds no message still leaves its PendingRequestEntry, with no message
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 4
+    Then the call returns MQ_ERROR_IO_TIMEOUT
+    When the client calls R_EndReceive with RR_ACK for request 4
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+
+  @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R56 @MS-MQRR/3.1.4.7/R57
+  Scenario: Each receive is a PendingRequestEntry of its own, keyed by dwRequestId
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has received "a" as request 1
+    And the client has received "b" as request 2
+    When the client calls R_EndReceive with RR_NACK for request 1
+    Then the call succeeds
+    And a peek finds the message "a"
+    When the client calls R_EndReceive with RR_ACK for request 2
+    Then the call succeeds
+    And a peek finds the message "a"
+
+  # ------------------------------------------------------------------ cursors
+
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R71 @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R73 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75 @MS-MQRR/3.1.4.7/R7
+  Scenario: A cursor peeks the message at its position and PEEK_NEXT moves it on
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "c" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the call returns MQ_ERROR_IO_TIMEOUT
+    And a peek finds the message "a"
+
+  @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R65 @MS-MQRR/3.1.4.7/R7
+  Scenario: MQ_ACTION_RECEIVE on a cursor receives the message at the cursor and moves the cursor on
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor as request 3
+    Then the message "b" is returned
+    And a peek on the cursor finds the message "c"
+    And a peek finds the message "a"
+    When the client calls R_EndReceive with RR_ACK for request 3
+    Then the call succeeds
+
+  @MS-MQRR/3.1.4.7/R7 @MS-MQRR/3.1.4.7/R65 @MS-MQRR/3.1.4.7/R71
+  Scenario: Two cursors on one handle move independently
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has created a second cursor
+    And the client has peeked "a" on the cursor
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the second cursor
+    Then the message "a" is returned
+    And a peek on the cursor finds the message "b"
+
+  # ------------------------------------------------------------------ lookup identifiers
+
+  @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R77 @MS-MQRR/3.1.4.7/R78 @MS-MQRR/3.1.4.7/R79 @MS-MQRR/3.1.4.7/R80 @MS-MQRR/3.1.4.7/R17
+  Scenario: MQ_LOOKUP_PEEK_CURRENT reads the message the LookupId names and leaves it
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "b"
+    Then the message "b" is returned
+    And the pSequenceId is the one noted for "b"
+    And a peek finds the message "a"
+
+  @MS-MQRR/3.1.4.7/R81 @MS-MQRR/3.1.4.7/R82 @MS-MQRR/3.1.4.7/R83 @MS-MQRR/3.1.4.7/R84 @MS-MQRR/3.1.4.7/R85
+  Scenario: MQ_LOOKUP_PEEK_NEXT reads the message after the one the LookupId names
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "a"
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "b"
+    Then the message "c" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "c"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+
+  @MS-MQRR/3.1.4.7/R86 @MS-MQRR/3.1.4.7/R87 @MS-MQRR/3.1.4.7/R88 @MS-MQRR/3.1.4.7/R89 @MS-MQRR/3.1.4.7/R90
+  Scenario: MQ_LOOKUP_PEEK_PREV reads the message before the one the LookupId names
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "c"
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "b"
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "a"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+
+  @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R109 @MS-MQRR/3.1.4.7/R47
+  Scenario Outline: A LookupId that names no message is not found
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with <action> and an unknown LookupId
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And a peek finds the message "a"
+
+    Examples:
+      | action                    |
+      | MQ_LOOKUP_PEEK_CURRENT    |
+      | MQ_LOOKUP_RECEIVE_CURRENT |
+
+  @MS-MQRR/3.1.4.7/R91 @MS-MQRR/3.1.4.7/R92 @MS-MQRR/3.1.4.7/R93 @MS-MQRR/3.1.4.7/R94 @MS-MQRR/3.1.4.7/R95 @MS-MQRR/3.1.4.7/R96 @MS-MQRR/3.1.4.7/R110
+  Scenario: MQ_LOOKUP_RECEIVE_CURRENT receives the message the LookupId names
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_CURRENT and the LookupId of "b" as request 5
+    Then the message "b" is returned
+    And the pSequenceId is the one noted for "b"
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "a"
+    Then the message "c" is returned
+
+  @MS-MQRR/3.1.4.7/R97 @MS-MQRR/3.1.4.7/R98 @MS-MQRR/3.1.4.7/R99 @MS-MQRR/3.1.4.7/R100 @MS-MQRR/3.1.4.7/R101 @MS-MQRR/3.1.4.7/R102
+  Scenario: MQ_LOOKUP_RECEIVE_NEXT receives the message after the one the LookupId names
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_NEXT and the LookupId of "a" as request 5
+    Then the message "b" is returned
+    And a peek finds the message "a"
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "a"
+    Then the message "c" is returned
+
+  @MS-MQRR/3.1.4.7/R103 @MS-MQRR/3.1.4.7/R104 @MS-MQRR/3.1.4.7/R105 @MS-MQRR/3.1.4.7/R106 @MS-MQRR/3.1.4.7/R107 @MS-MQRR/3.1.4.7/R108
+  Scenario: MQ_LOOKUP_RECEIVE_PREV receives the message before the one the LookupId names
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_PREV and the LookupId of "c" as request 5
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "c"
+    Then the message "a" is returned
+
+  # ------------------------------------------------------------------ output parameters
+
+  @MS-MQRR/3.1.4.7/R17
+  Scenario: pSequenceId is the message's lookup identifier, the same for a peek and a receive
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the pSequenceId is the one noted for "a"
+    And the pSequenceId fits in 7 bytes and is nonzero
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the pSequenceId is the one noted for "a"
+
+  @MS-MQRR/3.1.4.7/R16 @MS-MQRR/3.1.4.7/R111
+  Scenario: pdwArriveTime is the time the message arrived, in seconds since 1970
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 1
+    Then the pdwArriveTime is the time the message arrived, in seconds since 1970 UTC
+
+  @MS-MQRR/3.1.4.7/R18 @MS-MQRR/3.1.4.7/R19 @MS-MQRR/3.1.4.7/R20 @MS-MQRR/3.1.4.7/R21 @MS-MQRR/3.1.4.7/R22 @MS-MQRR/3.1.4.7/R23 @MS-MQRR/3.1.4.7/R24 @MS-MQRR/3.1.4.7/R28 @MS-MQRR/3.1.4.7/R29 @MS-MQRR/3.1.4.7/R30 @MS-MQRR/3.1.4.7/R31 @MS-MQRR/3.1.4.7/R45
+  Scenario Outline: A body that fits in dwMaxBodySize comes back in one stFullPacket section
+    Given a queue with a message of 64 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with <action> and dwMaxBodySize <max>
+    Then the packet comes back whole in one stFullPacket section
+
+    Examples:
+      | action                 | max   |
+      | MQ_ACTION_PEEK_CURRENT | 64    |
+      | MQ_ACTION_PEEK_CURRENT | 65536 |
+      | MQ_ACTION_RECEIVE      | 64    |
+
+  @MS-MQRR/3.1.4.7/R18 @MS-MQRR/3.1.4.7/R22 @MS-MQRR/3.1.4.7/R23 @MS-MQRR/3.1.4.7/R24 @MS-MQRR/3.1.4.7/R32 @MS-MQRR/3.1.4.7/R33 @MS-MQRR/3.1.4.7/R34 @MS-MQRR/3.1.4.7/R36 @MS-MQRR/3.1.4.7/R37 @MS-MQRR/3.1.4.7/R38 @MS-MQRR/3.1.4.7/R39 @MS-MQRR/3.1.4.7/R40 @MS-MQRR/3.1.4.7/R41 @MS-MQRR/3.1.4.7/R43 @MS-MQRR/3.1.4.7/R44 @MS-MQRR/3.1.4.7/R45
+  Scenario Outline: A body longer than dwMaxBodySize is cut, and the trailers follow in a second section
+    Given a queue with a message of 64 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with <action> and dwMaxBodySize <max>
+    Then the packet comes back in a first section with <max> body bytes and a second section with the trailers
+
+    Examples:
+      | action                 | max |
+      | MQ_ACTION_PEEK_CURRENT | 63  |
+      | MQ_ACTION_PEEK_CURRENT | 16  |
+      | MQ_ACTION_PEEK_CURRENT | 0   |
+      | MQ_ACTION_RECEIVE      | 8   |
+
+  @MS-MQRR/3.1.4.7/R15
+  Scenario: dwMaxCompoundMessageSize is ignored for a binary message
+    Given a queue with a message of 64 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT, dwMaxBodySize 65536 and dwMaxCompoundMessageSize 0
+    Then the packet comes back whole in one stFullPacket section
+
+  # ------------------------------------------------------------------ waiting (ulTimeout)
+
+  @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R66 @MS-MQRR/3.1.4.7/R67
+  Scenario: A receive with a timeout waits for a message to arrive
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 10000 as request 3
+    Then the started request 3 is still waiting
+    When a message "late" arrives in the queue
+    Then the started request 3 returns the message "late"
+    When the client calls R_EndReceive with RR_ACK for request 3
+    Then the call succeeds
+    And a peek finds no message
+
+  @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R109 @MS-MQRR/3.1.4.7/R47
+  Scenario: A receive whose timeout passes with no message returns MQ_ERROR_IO_TIMEOUT
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 300 as request 3
+    Then the started request 3 returns MQ_ERROR_IO_TIMEOUT
+    And it answered no sooner than 300 ms after it started
+
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70
+  Scenario: A peek with a timeout waits for a message and leaves it in the queue
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT and ulTimeout 10000 as request 1
+    And a message "late" arrives in the queue
+    Then the started request 1 returns the message "late"
+    And a peek finds the message "late"
+
+  @MS-MQRR/3.1.4.7/R70
+  Scenario: A peek whose timeout passes with no message returns MQ_ERROR_IO_TIMEOUT
+    Given an empty queue
+    And the client has opened the queue with PEEK_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT and ulTimeout 200 as request 1
+    Then the started request 1 returns MQ_ERROR_IO_TIMEOUT
+    And it answered no sooner than 200 ms after it started
+
+  @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75
+  Scenario: PEEK_NEXT on a cursor at the last message waits for the next one
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor and ulTimeout 10000 as request 1
+    And a message "b" arrives in the queue
+    Then the started request 1 returns the message "b"
+
+  @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R66
+  Scenario: Waiting receives on one handle are served in the order they started
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 10000 as request 1
+    And the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 10000 as request 2
+    And a message "one" arrives in the queue
+    Then the started request 1 returns the message "one"
+    And the started request 2 is still waiting
+    When a message "two" arrives in the queue
+    Then the started request 2 returns the message "two"
+
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70
+  Scenario: A waiting peek and a waiting receive both see the message that arrives
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT and ulTimeout 10000 as request 1
+    And the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 10000 as request 2
+    And a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+    And the started request 2 returns the message "m"

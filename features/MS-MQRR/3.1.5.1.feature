@@ -1,0 +1,19 @@
+Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
+  When the Pending Request Cleanup Timer of a pending request expires, the server ends the
+  receive with Dequeue Message End (iDeleteMessage false), so the message is available again,
+  and removes the PendingRequestEntry. The timer's duration is implementation-dependent
+  (3.1.2.2; Windows: 5 minutes): the suite shortens it through SUT control, or waits the
+  duration MQCONFORM_CLEANUP_TIMER gives; without either the scenario is inconclusive.
+
+  @MS-MQRR/3.1.5.1/R1 @MS-MQRR/3.1.5.1/R2 @MS-MQRR/3.1.5.1/R3 @MS-MQRR/3.1.5.1/R4
+  @MS-MQRR/3.1.5.1/R5 @MS-MQRR/3.1.5.1/R6 @MS-MQRR/3.1.5.1/R7 @MS-MQRR/3.1.5.1/R8
+  Scenario: A received message that is never acknowledged returns to the queue
+    Given a queue holding "one, two"
+    And the Pending Request Cleanup Timer of the target is short
+    And the client holds a receive handle on the queue
+    When the client receives from the queue
+    Then the message "one" is returned
+    When the Pending Request Cleanup Timer expires
+    Then peeking the queue returns "one"
+    When the client ends the receive with RR_ACK
+    Then the call returns MQ_ERROR_INVALID_HANDLE

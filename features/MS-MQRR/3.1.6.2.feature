@@ -1,0 +1,37 @@
+Feature: MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine
+  When a client goes away, the RPC runtime runs down its queue context handles: the server
+  closes the queue and ends every pending receive of the handle with Dequeue Message End
+  (iDeleteMessage false), so a message the client received and never acknowledged becomes
+  available to other clients.
+
+  @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R2 @MS-MQRR/3.1.6.2/R4 @MS-MQRR/3.1.6.2/R5
+  @MS-MQRR/3.1.6.2/R6 @MS-MQRR/3.1.6.2/R7 @MS-MQRR/3.1.6.2/R8 @MS-MQRR/3.1.6.2/R9
+  @MS-MQRR/3.1.6.2/R10 @MS-MQRR/3.1.6.2/R11 @MS-MQRR/3.1.6.2/R12 @MS-MQRR/3.1.6.2/R13
+  @MS-MQRR/3.1.6.2/R14
+  Scenario: A message received and not acknowledged goes to another client after a disconnect
+    Given a queue holding "one, two"
+    And the client holds a receive handle on the queue
+    And a second client holds a receive handle on the queue
+    And the second client has received "one" without ending the receive
+    When the second client's connection fails
+    Then peeking the queue returns "one"
+    When the client receives from the queue
+    Then the message "one" is returned
+    When the client ends the receive with RR_ACK
+    Then the call returns MQ_OK
+    And peeking the queue returns "two"
+
+  @MS-MQRR/3.1.6.2/R6 @MS-MQRR/3.1.6.2/R7 @MS-MQRR/3.1.6.2/R8 @MS-MQRR/3.1.6.2/R11
+  @MS-MQRR/3.1.6.2/R12
+  Scenario: Every pending receive of the handle is ended
+    Given a queue holding "one, two, three"
+    And the client holds a receive handle on the queue
+    And a second client holds a receive handle on the queue
+    And the second client has received "one" without ending the receive
+    And the second client has received "two" without ending the receive
+    When the second client's connection fails
+    Then peeking the queue returns "one"
+    When the client receives from the queue
+    Then the message "one" is returned
+    When the client receives from the queue
+    Then the message "two" is returned

@@ -1,0 +1,176 @@
+"""The run recorder (captures/recorder.py): frames byte-identical to scapy's, TCP sequence
+numbers that add up, segmentation on DCE/RPC PDU boundaries, frame numbers per call (per
+thread), and the tap wire.client puts on each connection it opens."""
+
+from __future__ import annotations
+
+import io
+import struct
+import threading
+
+import pytest
+from scapy.layers.inet import IP, TCP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+from scapy.utils import rdpcap
+
+from captures.recorder import ACK, FIN, PSH, SYN, Recorder, build_frame
+from model import calls as c
+
+
+def _scapy(src, dst, sport, dport, seq, ack, flags, payload, ip_id):
+    ip = (IP(src=src, dst=dst, id=ip_id, flags="DF", ttl=64) if ":" not in src
+          else IPv6(src=src, dst=dst, hlim=64))
+    p = (Ether(dst="02:00:00:00:00:02", src="02:00:00:00:00:01") / ip
+         / TCP(sport=sport, dport=dport, seq=seq, ack=ack, flags=flags, window=65535))
+    return bytes(p / Raw(payload) if payload else p)
+
+
+@pytest.mark.parametrize("src,dst", [("127.0.0.1", "10.9.8.7"), ("::1", "fe80::1:2")])
+@pytest.mark.parametrize("flags", [SYN, SYN | ACK, ACK, PSH | ACK, FIN | ACK])
+@pytest.mark.parametrize("payload", [b"", b"\x05", b"odd", bytes(range(256)) * 6])
+def test_frames_are_byte_identical_to_scapys(src, dst, flags, payload):
+    mine = build_frame(src, dst, 49152, 2103, 0xFFFFFFF0, 123, flags, payload, 77)
+    assert mine == _scapy(src, dst, 49152, 2103, 0xFFFFFFF0, 123, flags, payload, 77)
+
+
+def pdu(ptype: int, call_id: int, body: bytes = b"", opnum: int = 0) -> bytes:
+    """A little-endian DCE/RPC PDU: common header, then for a request alloc_hint, p_cont_id
+    and opnum, for a response alloc_hint, p_cont_id, cancel_count and a reserved octet."""
+    extra = struct.pack("<LHH", len(body), 0, opnum) if ptype == 0 else \
+        struct.pack("<LHBB", len(body), 0, 0, 0)
+    size = 16 + len(extra) + len(body)
+    return struct.pack("<BBBB4sHHL", 5, 0, ptype, 3, b"\x10\0\0\0", size, 0, call_id) \
+        + extra + body
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_700_000_000.0
+
+    def __call__(self):
+        self.now += 0.001
+        return self.now
+
+
+def _packets(rec: Recorder):
+    buf = io.BytesIO()
+    count = rec.write(buf)
+    packets = rdpcap(io.BytesIO(buf.getvalue()))
+    assert len(packets) == count == rec.frame_count
+    return packets
+
+
+def test_a_call_is_framed_on_pdu_boundaries_with_consistent_sequence_numbers():
+    rec = Recorder(mss=100, clock=Clock())
+    tap = rec.open(("192.0.2.1", 50000), ("192.0.2.2", 2103))
+    mark = rec.mark()
+    request = pdu(0, 7, b"q" * 250, opnum=7)
+    tap.sent(request)  # 274 octets: three segments of at most 100
+    response = pdu(2, 7, b"r" * 30)
+    tap.received(response[:16])  # as impacket reads: the header, then the rest
+    tap.received(response[16:20])
+    tap.received(response[20:])
+    frames = rec.exchange(mark)
+    assert frames["request"] == [4, 6] and frames["response"] == [7, 7]
+    assert frames["call_id"] == 7 and frames["opnum"] == 7 and not frames["fault"]
+    assert frames["tcp_stream"] == 0 and frames["connection"] == "192.0.2.1:50000 > 192.0.2.2:2103"
+    tap.closed()
+    packets = _packets(rec)
+    flags = [str(p[TCP].flags) for p in packets]
+    assert flags == ["S", "SA", "A", "PA", "PA", "PA", "PA", "FA", "FA", "A"]
+    sent = b"".join(bytes(p[TCP].payload) for p in packets if p[TCP].sport == 50000)
+    got = b"".join(bytes(p[TCP].payload) for p in packets if p[TCP].sport == 2103)
+    assert sent == request and got == response
+    # every segment starts where the last one of its direction ended and acknowledges all
+    # the peer sent
+    nxt = {50000: packets[0][TCP].seq, 2103: packets[1][TCP].seq}
+    for p in packets:
+        t = p[TCP]
+        peer = 2103 if t.sport == 50000 else 50000
+        assert t.seq == nxt[t.sport]
+        if "A" in str(t.flags):
+            assert t.ack == nxt[peer]
+        nxt[t.sport] = (t.seq + len(t.payload) + (1 if t.flags & (SYN | FIN) else 0)) \
+            & 0xFFFFFFFF
+    assert [p.time for p in packets] == sorted(p.time for p in packets)
+
+
+def test_a_fault_octets_that_are_not_dcerpc_and_a_second_connection():
+    rec = Recorder(clock=Clock())
+    one = rec.open(("127.0.0.1", 50001), ("127.0.0.1", 2103))
+    two = rec.open(("127.0.0.1", 50002), ("127.0.0.1", 2103))
+    mark = rec.mark()
+    two.sent(pdu(0, 1, opnum=3))
+    two.received(pdu(3, 1, struct.pack("<L", 0x1C00001A)))
+    frames = rec.exchange(mark)
+    assert frames["tcp_stream"] == 1 and frames["fault"] and frames["request"] == [7, 7]
+    one.sent(b"GET / HTTP/1.0\r\n\r\n")  # not a PDU: as it came
+    assert rec.frame_count == 9
+    one.received(pdu(2, 1)[:10])  # an incomplete PDU stays pending until the close
+    assert rec.frame_count == 9
+    rec.close()
+    assert rec.frame_count == 9 + 1 + 3 + 3  # the pending octets, then FINs for both
+    rec.close()  # once only
+    assert rec.frame_count == 16
+
+
+def test_ipv6_connections():
+    rec = Recorder(clock=Clock())
+    tap = rec.open(("::1", 50000), ("::1", 2103))
+    tap.sent(pdu(0, 1))
+    packets = _packets(rec)
+    assert all(p.haslayer(IPv6) for p in packets)
+    assert rec.exchange(0)["connection"] == "[::1]:50000 > [::1]:2103"
+    with pytest.raises(ValueError):
+        rec.open(("127.0.0.1", 1), ("::1", 2))
+
+
+def test_exchanges_belong_to_the_thread_that_made_them_and_are_claimed_once():
+    rec = Recorder(clock=Clock())
+    tap = rec.open(("127.0.0.1", 50000), ("127.0.0.1", 2103))
+    other = rec.open(("127.0.0.1", 50001), ("127.0.0.1", 2103))
+    mark = rec.mark()
+    tap.sent(pdu(0, 1))
+
+    def elsewhere():
+        other.sent(pdu(0, 9, opnum=8))
+        other.received(pdu(2, 9))
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join()
+    tap.received(pdu(2, 1))
+    frames = rec.note_call(mark)
+    assert frames["call_id"] == 1 and frames["tcp_stream"] == 0
+    assert frames["request"] == [7, 7] and frames["response"] == [10, 10]
+    assert rec.claim() == frames and rec.claim() is None
+    assert rec.note_call(rec.mark()) is None and rec.calls == 1
+
+
+def test_the_client_taps_every_connection_it_opens(tmp_path):
+    from conformance.targets import RpcTarget
+    from server.main import start
+
+    server = start(host="127.0.0.1", port=0)
+    rec = Recorder()
+    try:
+        port = server.rpc.address[1]
+        target = RpcTarget(f"ncacn_ip_tcp:127.0.0.1[{port}]", recorder=rec)
+        target.call(c.R_GetServerPort())
+        first = rec.claim()
+        assert first["request"] and first["response"] and first["opnum"] == 0
+        second = target.connect_second()
+        assert second.recorder is rec
+        second.call(c.R_CloseQueue(pphContext=b"\1" * 20))
+        assert rec.claim()["tcp_stream"] == 1
+        second.close()
+        target.close()
+    finally:
+        server.stop()
+    packets = _packets(rec)
+    streams = {(p[TCP].sport, p[TCP].dport) for p in packets if p[TCP].dport == port}
+    assert len(streams) == 2 == rec.connection_count
+    assert sum(1 for p in packets if p[TCP].flags & FIN) == 4
+    assert rec.write(tmp_path / "wire.pcap") == len(packets)
