@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from model import calls as c
@@ -185,11 +185,38 @@ SHOULD_IGNORE = ("MS-MQRR/3.1.4.7/R13 MS-MQRR/3.1.4.7/R15 MS-MQRR/3.1.4.13/R11"
                  " MS-MQRR/3.1.4.13/R13")
 
 
-def packet_sections(message: Any, max_body_size: int,
-                    max_compound_message_size: int) -> tuple[c.SectionBuffer, ...]:
+#: MS-MQRR 2.2.5.2 ExtensionHeader (12 bytes; Flags at +8, SQ is bit 1) and 2.2.5.3
+#: SubqueueHeader (SubqueueName: 64 bytes at +20); MS-MQMQ 2.2.19.1 BaseHeader.Flags.SH (bit 4
+#: of the USHORT at +2) announces the 16-byte SessionHeader the trailers begin with
+EXTENSION_HEADER_SIZE, SESSION_HEADER_SIZE = 12, 16
+SUBQUEUE_NAME_OFFSET, SUBQUEUE_NAME_SIZE = 20, 64
+
+
+def with_subqueue_name(layout: PacketLayout, subqueue: str | None) -> PacketLayout:
+    """The layout with SubqueueHeader.SubqueueName naming the subqueue the message is in now:
+    the null-terminated name padded with 0x00 (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6), or all
+    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). The packet was serialized when the message
+    was enqueued; a move to a subqueue changes where it is, so the field is written here."""
+    if not layout.trailers or len(layout.packet) < 4:
+        return layout
+    start = len(layout.packet) - len(layout.trailers)
+    ext = start + (SESSION_HEADER_SIZE
+                   if int.from_bytes(layout.packet[2:4], "little") >> 4 & 1 else 0)
+    if len(layout.packet) < ext + EXTENSION_HEADER_SIZE or not layout.packet[ext + 8] >> 1 & 1:
+        return layout  # no SubqueueHeader to write
+    field = ext + EXTENSION_HEADER_SIZE + SUBQUEUE_NAME_OFFSET
+    name = (subqueue or "")[:SUBQUEUE_NAME_SIZE // 2 - 1].encode("utf-16-le")
+    name = name.ljust(SUBQUEUE_NAME_SIZE, b"\0")
+    packet = layout.packet[:field] + name + layout.packet[field + SUBQUEUE_NAME_SIZE:]
+    return replace(layout, packet=packet, trailers=packet[start:])
+
+
+def packet_sections(message: Any, max_body_size: int, max_compound_message_size: int,
+                    subqueue: str | None = None) -> tuple[c.SectionBuffer, ...]:
     """The ppPacketSections array of MS-MQRR 3.1.4.7 and 3.1.4.13 (SECTION_STEPS names the
-    steps of each section this function carries out, in the order below)."""
-    layout = packet_layout(message)
+    steps of each section this function carries out, in the order below). ``subqueue``: the
+    name of the subqueue the message is read from, None for a queue."""
+    layout = with_subqueue_name(packet_layout(message), subqueue)
     # fill: maxMessageSize and actualMessageSize
     if not layout.srmp:  # binary; dwMaxCompoundMessageSize is ignored (SHOULD_IGNORE)
         max_message_size = max_body_size
@@ -661,8 +688,10 @@ class RemoteReadServer:
         if result.status != MQ_OK:  # ok
             return _fail(result_type, result.status, _first(steps["ok"]))
         message = result.message
+        queue = queue_desc.queue_reference
+        subqueue = queue.pathname.rpartition(";")[2] if ";" in queue.pathname else None
         sections = packet_sections(message, call.dwMaxBodySize,  # sections
-                                   call.dwMaxCompoundMessageSize)
+                                   call.dwMaxCompoundMessageSize, subqueue)
         return Outcome(result_type(
             status=MQ_OK,  # return
             pdwArriveTime=message.arrival_time & 0xFFFFFFFF,  # arrive

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from pytest_bdd import scenarios
 
-from conformance.steps.qmmgmt import *  # noqa: F401,F403 - pytest-bdd finds steps by name
+from conformance.steps.packets import *  # noqa: F401,F403 - pytest-bdd finds steps by name
+from conformance.steps.qmmgmt import *  # noqa: F401,F403
 from conformance.steps.remoteread import *  # noqa: F401,F403
 from conformance.steps.remoteread_more import *  # noqa: F401,F403
 

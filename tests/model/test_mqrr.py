@@ -412,3 +412,29 @@ def test_a_message_returned_by_rundown_goes_to_a_receive_waiting_on_another_hand
     assert done.token == "w" and done.result.status == MQ_OK
     assert m.message_position_reference.state is Locked
     assert (2, second) in rig.server.pending_request_table.entries
+
+
+@pytest.mark.req("MS-MQRR/2.2.5.3/R5", "MS-MQRR/2.2.5.3/R6", "MS-MQRR/2.2.5.3/R7")
+@pytest.mark.parametrize("subqueue", [None, "retry", "x" * 31, "y" * 40])
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_subqueue_header_names_the_subqueue_the_message_is_read_from(subqueue, cut):
+    from model.mqrr import packet_sections
+    from server.provision import make_message
+    from wire.packet import decode_packet
+
+    message = make_message({"body": "hello"}, "message")
+    sections = packet_sections(message, 1 if cut else 1 << 16, 1 << 16, subqueue)
+    want = (subqueue or "")[:31].encode("utf-16-le")
+    if cut:  # the second section is the trailers: ExtensionHeader (12), then SubqueueHeader
+        assert len(sections) == 2
+        trailers = bytes(sections[1].pSectionBuffer)
+        field = trailers[12 + 20:12 + 20 + 64]
+    else:
+        packet = bytes(sections[0].pSectionBuffer)
+        assert decode_packet(packet).extras.subqueue_header.subqueue_name == (subqueue or "")[:31]
+        field = packet[-28 - 128:-28 - 64]  # SubqueueName, before TargetSubqueueName
+    # the name, its null, then 0x00 to the end of the 64 bytes; all 0x00 outside a subqueue
+    assert field == want.ljust(64, b"\0")
+    # the message itself is not changed: a later read from the queue names no subqueue
+    again = packet_sections(message, 1 << 16, 1 << 16, None)
+    assert decode_packet(bytes(again[0].pSectionBuffer)).extras.subqueue_header.subqueue_name == ""

@@ -1,0 +1,41 @@
+Feature: MS-MQRR 2.2.5 Message Packet Structure
+  A message returned by R_StartReceive is a Message Packet: the UserMessage Packet of MS-MQMQ,
+  the SessionHeader when BaseHeader.Flags.SH says so, then MS-MQRR's ExtensionHeader with the
+  SubqueueHeader, DeadLetterHeader and ExtendedAddressHeader its flags announce. A message the
+  suite sends is a Binary Message: no SOAP envelope, no SRMP headers.
+
+  @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
+  Scenario: A message the suite sent is a Binary Message with no SRMP headers
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the packet is a Binary Message: UserHeader.Flags.AH is clear and no SRMP header is present
+
+  @MS-MQRR/2.2.5.1/R7 @MS-MQRR/2.2.5.2/R1 @MS-MQRR/2.2.5.2/R3 @MS-MQRR/2.2.5.2/R4 @MS-MQRR/2.2.5.2/R9
+  Scenario: The ExtensionHeader follows the packet and counts the headers after it
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE
+    Then the SessionHeader is present exactly when BaseHeader.Flags.SH is set
+    And the ExtensionHeader counts the headers that follow it, sets SQ and EA, and DL is 0
+
+  @MS-MQRR/2.2.5.3/R2 @MS-MQRR/2.2.5.3/R7 @MS-MQRR/2.2.5.3/R10
+  Scenario: A message in no subqueue has empty subqueue names
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the SubqueueHeader names no subqueue and no target subqueue, and TM is clear
+
+  @MS-MQRR/2.2.5.3/R2 @MS-MQRR/2.2.5.3/R5 @MS-MQRR/2.2.5.3/R6 @MS-MQRR/2.2.5.3/R10
+  Scenario: A message moved to a subqueue carries the subqueue's name
+    Given a queue holding "one" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client peeks at subqueue "retry"
+    Then the SubqueueHeader names subqueue "retry", padded with zero bytes
+
+  @MS-MQRR/2.2.5.5/R2 @MS-MQRR/2.2.5.5/R3 @MS-MQRR/2.2.5.5/R5
+  Scenario: The ExtendedAddressHeader has a known AddressType with a matching length and scope
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the ExtendedAddressHeader has a known AddressType, its AddressLength and AddressScope
