@@ -319,10 +319,10 @@ class Case:
         SUT control); a call waiting for it on either may complete."""
         spec = message if isinstance(message, dict) else {"body": message}
         path = self._paths[fmt]
-        self.sut.send_message(path, spec["body"], spec.get("label", ""), spec.get("priority", 3))
+        extra = (spec.get("label", ""), spec.get("priority", 3), spec.get("dead_letter_queue", ""))
+        self.sut.send_message(path, spec["body"], *extra)
         self._sync()
-        self.suite.oracle_sut.send_message(path, spec["body"], spec.get("label", ""),
-                                           spec.get("priority", 3))
+        self.suite.oracle_sut.send_message(path, spec["body"], *extra)
 
     # ---------------------------------------------------------------- connections
     def second(self) -> Any:

@@ -40,7 +40,8 @@ class SutControl:
                      subqueues: list[str] | tuple[str, ...] = ()) -> None:
         raise Inconclusive(f"sut_control {self.kind}: cannot create queue {path}")
 
-    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3) -> None:
+    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
+                     dead_letter_queue: str = "") -> None:
         raise Inconclusive(f"sut_control {self.kind}: cannot send a message to {path}")
 
     def delete_queue(self, path: str) -> None:
@@ -86,13 +87,14 @@ class SutControl:
                   transactional: bool = False,
                   subqueues: list[str] | tuple[str, ...] = ()) -> None:
         """Create a queue (with these subqueues) and send it messages ({"body": bytes,
-        "label", "priority"})."""
+        "label", "priority", "dead_letter_queue"})."""
         if subqueues:
             self.create_queue(path, transactional=transactional, subqueues=tuple(subqueues))
         else:
             self.create_queue(path, transactional=transactional)
         for m in messages or []:
-            self.send_message(path, m["body"], m.get("label", ""), m.get("priority", 3))
+            self.send_message(path, m["body"], m.get("label", ""), m.get("priority", 3),
+                              m.get("dead_letter_queue", ""))
 
 
 class NoControl(SutControl):
@@ -141,8 +143,11 @@ class ReferenceControl(SutControl):
         else:
             self._http("POST", "/queues", spec)
 
-    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3) -> None:
+    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
+                     dead_letter_queue: str = "") -> None:
         spec = {"body_hex": body.hex(), "label": label, "priority": priority}
+        if dead_letter_queue:
+            spec["dead_letter_queue"] = dead_letter_queue
         if self.api is not None:
             self._do("send", path, spec)
         else:
@@ -252,9 +257,11 @@ class CommandControl(SutControl):
             for name in subqueues:
                 self.run("create_subqueue", subqueue=name, **self._values(path))
 
-    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3) -> None:
+    def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
+                     dead_letter_queue: str = "") -> None:
         self.run("send_message", body=body.decode("utf-8", "replace"), body_hex=body.hex(),
-                 label=label, priority=priority, **self._values(path))
+                 label=label, priority=priority, dead_letter_queue=dead_letter_queue,
+                 **self._values(path))
 
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))

@@ -9,7 +9,8 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
                                             and "queue_type" ("Connector": a connector queue)
     DELETE /queues/<path>                   Delete Queue (MS-MQDMPR 3.1.7.1.4)
     POST   /queues/<path>/messages          {"body" | "body_hex", "label", "priority",
-                                             "time_to_be_received"} -> {"lookup_id"}
+                                             "time_to_be_received", "dead_letter_queue"}
+                                             -> {"lookup_id"}
     POST   /transactions/<hex>/commit|abort Transaction Commit/Abort (MS-MQDMPR 3.1.4.4/5)
     POST   /queue_manager                   {"directory_integrated", "directory_offline",
                                              "foreign_system", "directory_server_list"}:

@@ -18,6 +18,7 @@ queues:
         label: greeting
         priority: 3               # 0..7
         time_to_be_received: 60   # seconds; omitted: infinite
+        dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
 ```
 
 Queues are created with the model's Set Queue Defaults and Create Queue events (MS-MQDMPR
@@ -69,6 +70,14 @@ def _int(value: Any, where: str, lo: int, hi: int) -> int:
 def _str(value: Any, where: str, max_len: int = 260) -> str:
     _check(isinstance(value, str), where, "must be a string")
     _check(len(value) <= max_len, where, f"must be at most {max_len} characters")
+    return value
+
+
+def _path_name(value: Any, where: str) -> str:
+    """A queue path name (MS-MQMQ 2.1.1) as a message property holds it: no null character,
+    which would end it early in a DeadLetterHeader (MS-MQRR 2.2.5.4)."""
+    value = _str(value, where, 124)
+    _check("\0" not in value, where, "must not contain a null character")
     return value
 
 
@@ -128,7 +137,8 @@ def make_message(spec: dict, where: str) -> LocalMessage:
     from wire.serialization import deserialize_message_from_buffer, serialize_message_to_buffer
 
     _check(isinstance(spec, dict), where, "must be a mapping")
-    unknown = set(spec) - {"body", "body_hex", "label", "priority", "time_to_be_received"}
+    unknown = set(spec) - {"body", "body_hex", "label", "priority", "time_to_be_received",
+                           "dead_letter_queue"}
     _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
     _check(("body" in spec) != ("body_hex" in spec), where, "give exactly one of body, body_hex")
     if "body" in spec:
@@ -142,7 +152,9 @@ def make_message(spec: dict, where: str) -> LocalMessage:
                       label=_str(spec.get("label", ""), f"{where}.label", 249),
                       priority=_int(spec.get("priority", 3), f"{where}.priority", 0, 7),
                       time_to_be_received=_int(spec.get("time_to_be_received", 0xFFFFFFFF),
-                                               f"{where}.time_to_be_received", 0, 0xFFFFFFFF))
+                                               f"{where}.time_to_be_received", 0, 0xFFFFFFFF),
+                      application_deadletter_queue=_path_name(
+                          spec.get("dead_letter_queue", ""), f"{where}.dead_letter_queue"))
     return deserialize_message_from_buffer(serialize_message_to_buffer(message))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 
 from conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from model import calls as c
@@ -158,3 +158,29 @@ def extended_address_header(mq, scenario):
     if kind != 0x0006:
         _assert(mq, scope == 0, f"ExtendedAddressHeader.AddressScope is 0 when the address is "
                                 f"not IPv6 (it is {scope})")
+
+
+@given(parsers.parse('a queue with a message whose dead-letter queue is "{path}"'))
+def a_queue_with_a_dead_letter_queue(mq, scenario, path):
+    scenario["body"] = b"dead-letter"
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "dead_letter_queue": path}])
+
+
+@then(parsers.parse('the DeadLetterHeader holds "{path}", null-terminated and padded to 4 bytes'))
+def dead_letter_header(mq, scenario, path):
+    t = _trailers(mq, scenario)
+    _assert(mq, t["flags"] & 1 == 1, "ExtensionHeader.Flags.DL is 1")
+    pos = t["after"] + (SUBQUEUE_HEADER if t["flags"] >> 1 & 1 else 0)
+    end = len(t["data"]) - (EXTENDED_ADDRESS_HEADER if t["flags"] >> 4 & 1 else 0)
+    (size,) = struct.unpack_from("<I", t["data"], pos)
+    _assert(mq, size == end - pos, f"DeadLetterHeader.HeaderSize {size} is the header's "
+                                   f"{end - pos} bytes")
+    field = t["data"][pos + 4:end]
+    want = path.encode("utf-16-le") + b"\0\0"
+    _assert(mq, field[:len(want)] == want,
+            f'DeadLetterHeader.DeadLetterPathName is "{path}" with its terminating null '
+            f'(it is {field[:len(want)].decode("utf-16-le", "replace")!r})')
+    padding = field[len(want):]
+    _assert(mq, padding == bytes(len(padding)) and len(padding) < 4 and len(field) % 4 == 0,
+            f"DeadLetterPathName is padded with {len(padding)} zero byte(s) to a multiple of 4 "
+            f"({len(field)} bytes)")

@@ -39,3 +39,16 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then the ExtendedAddressHeader has a known AddressType, its AddressLength and AddressScope
+
+  @MS-MQRR/2.2.5.2/R2 @MS-MQRR/2.2.5.4/R1 @MS-MQRR/2.2.5.4/R2 @MS-MQRR/2.2.5.4/R3
+  Scenario Outline: A message with an application dead-letter queue carries a DeadLetterHeader
+    Given a queue with a message whose dead-letter queue is "<path>"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the ExtensionHeader counts the headers that follow it, sets SQ and EA, and DL is 1
+    And the DeadLetterHeader holds "<path>", null-terminated and padded to 4 bytes
+
+    Examples:
+      | path                  |
+      | MQREF\private$\dead1  |
+      | MQREF\private$\dlq1   |

@@ -32,6 +32,14 @@ queues:
     assert made.queues["host1\\public1"].queue_type is QueueType.Public
 
 
+def test_a_message_keeps_its_application_dead_letter_queue_through_its_packet():
+    made = provision("queues: [{path: a, messages: [{body: x, dead_letter_queue: "
+                     "'HOST1\\private$\\dead'}]}]")
+    (queue,) = made.queues.values()
+    message = queue.message_position_list.head.message_reference
+    assert message.application_deadletter_queue == "HOST1\\private$\\dead"
+
+
 @pytest.mark.parametrize("text,where", [
     ("queues: 5", "queues: must be a list"),
     ("queues: [{path: 7}]", "queues[0].path: must be a string"),
@@ -43,6 +51,10 @@ queues:
     ("queues: [{path: a, messages: [{body_hex: zz}]}]", "queues[0].messages[0].body_hex"),
     ("queues: [{path: 'other\\q'}]", "names computer 'other'"),
     ("queues: [{path: a}, {path: A}]", "queues[1].path: names a queue twice"),
+    ('queues: [{path: a, messages: [{body: x, dead_letter_queue: "q\\0"}]}]',
+     "queues[0].messages[0].dead_letter_queue: must not contain a null character"),
+    ("queues: [{path: a, messages: [{body: x, dead_letter_queue: 5}]}]",
+     "queues[0].messages[0].dead_letter_queue: must be a string"),
     ("queue_manager: {identifier: nope}", "queue_manager.identifier: not a GUID"),
     ("queues: [ {path: a", "not valid YAML"),
     ("- just a list", "the document must be a mapping"),
