@@ -1,0 +1,103 @@
+"""Steps that speak to the target's RPC runtime directly, one PDU at a time (MS-MQRR 2.1, 2.2,
+3.1.3, 3.1.4): the transfer syntaxes it accepts and the stubs it refuses. They open their own
+TCP connection to the target's RemoteRead port; a target without an RPC runtime (the model) is
+not applicable."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+from pytest_bdd import parsers, then, when
+
+from conformance.session import NotApplicable
+from conformance.steps.remoteread_more import _assert
+from model import calls as c
+
+REMOTEREAD_VERSION = (1, 0)
+TIMEOUT_S = 10.0
+
+
+def _connect(mq) -> socket.socket:
+    from conformance.targets import RpcTarget
+
+    target = mq.target if hasattr(mq, "target") else None
+    if not isinstance(target, RpcTarget):
+        raise NotApplicable("the target has no RPC runtime to bind to (it is not an "
+                            "ncacn_ip_tcp endpoint)")
+    return socket.create_connection((target.client.endpoint.host, target.port), TIMEOUT_S)
+
+
+def _read_pdu(sock: socket.socket):
+    from wire import dcerpc as d
+
+    data = b""
+    while len(data) < d.HEADER_SIZE or len(data) < struct.unpack_from("<H", data, 8)[0]:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the target closed the connection")
+        data += chunk
+    return d.decode_pdu(data[:struct.unpack_from("<H", data, 8)[0]])
+
+
+def _bind(sock: socket.socket, syntaxes: tuple[str, ...]):
+    from wire import dcerpc as d
+
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    contexts = tuple(d.ContextElement(i, interface, (d.TRANSFER_SYNTAXES[name],))
+                     for i, name in enumerate(syntaxes))
+    sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0, contexts),
+                              call_id=1))
+    return _read_pdu(sock)
+
+
+@when(parsers.parse("the client binds RemoteRead over ncacn_ip_tcp proposing {syntaxes} in "
+                    "separate presentation contexts"))
+def binds_remoteread(mq, scenario, syntaxes):
+    names = tuple(s.strip().lower() for s in syntaxes.split(" and "))
+    if "ndr64" in names:
+        mq.require("ndr64")
+    with _connect(mq) as sock:
+        scenario["bind"] = (names, _bind(sock, names))
+
+
+@then("the target accepts every presentation context with the transfer syntax proposed in it")
+def accepts_every_context(mq, scenario):
+    from wire import dcerpc as d
+
+    names, pdu = scenario["bind"]
+    body = pdu.body
+    _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
+                                             f"sent {type(body).__name__})")
+    _assert(mq, len(body.results) == len(names),
+            f"bind_ack has a result for each of the {len(names)} presentation contexts")
+    for name, result in zip(names, body.results, strict=False):
+        _assert(mq, result.result == d.ContResult.ACCEPTANCE,
+                f"the {name.upper()} presentation context is accepted (result {result.result}, "
+                f"reason {result.reason})")
+        _assert(mq, result.transfer_syntax == d.TRANSFER_SYNTAXES[name],
+                f"the accepted transfer syntax is {name.upper()}")
+
+
+@when(parsers.parse("the client sends R_OpenQueue with a stub cut to {size:d} octets"))
+def sends_a_cut_stub(mq, scenario, size):
+    from wire import dcerpc as d
+
+    with _connect(mq) as sock:
+        ack = _bind(sock, ("ndr",)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        stub = bytes(range(256))[:size]
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=c.R_OpenQueue.opnum,
+                                            stub=stub, alloc_hint=len(stub)), call_id=2))
+        scenario["answer"] = _read_pdu(sock)
+
+
+@then("the target answers with a fault, not a response")
+def answers_with_a_fault(mq, scenario):
+    from wire import dcerpc as d
+
+    body = scenario["answer"].body
+    _assert(mq, isinstance(body, d.Fault),
+            f"the target refuses the malformed stub with a fault PDU (it sent "
+            f"{type(body).__name__})")
+    _assert(mq, body.status != 0, f"the fault carries a status (0x{body.status:08X})")
