@@ -49,6 +49,7 @@ from model.message_ops import (
 )
 from model.outcome import Outcome
 from model.outcome import fail as _fail
+from model.queue_management import subqueue_name
 from model.runtime import INFINITE, Completion, Environment, Pending, Wait
 from model.status import (
     MQ_ERROR_INVALID_HANDLE,
@@ -688,10 +689,9 @@ class RemoteReadServer:
         if result.status != MQ_OK:  # ok
             return _fail(result_type, result.status, _first(steps["ok"]))
         message = result.message
-        queue = queue_desc.queue_reference
-        subqueue = queue.pathname.rpartition(";")[2] if ";" in queue.pathname else None
         sections = packet_sections(message, call.dwMaxBodySize,  # sections
-                                   call.dwMaxCompoundMessageSize, subqueue)
+                                   call.dwMaxCompoundMessageSize,
+                                   subqueue_name(queue_desc.queue_reference))
         return Outcome(result_type(
             status=MQ_OK,  # return
             pdwArriveTime=message.arrival_time & 0xFFFFFFFF,  # arrive

@@ -232,7 +232,8 @@ def _names_base_queue(env: Environment, queue: Queue, name: FormatName) -> bool:
     return False
 
 
-def _subqueue_name(queue: Queue) -> str | None:
+def subqueue_name(queue: Queue) -> str | None:
+    """The name of the subqueue ``queue`` is, None for a queue that is not a subqueue."""
     path = _parse_pathname(queue.pathname)
     if path is not None and path.subqueue is not None:
         return path.subqueue
@@ -279,7 +280,7 @@ def find_queue(env: Environment, format_name: FormatName | str) -> Queue | None:
             return base.journal_queue_reference
         if name.suffix is _SFX.QUEUE_SUFFIX_TYPE_SUBQUEUE:
             return next((s for s in base.subqueue_collection
-                         if _fold(_subqueue_name(s)) == _fold(name.subqueue_name)), None)
+                         if _fold(subqueue_name(s)) == _fold(name.subqueue_name)), None)
         return base
     return next((q for q in qm.queue_collection
                  if isinstance(q, OutgoingQueue) and _same_destination(q, name)), None)
