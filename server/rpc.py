@@ -28,6 +28,7 @@ thread raise out of its loop or wait forever.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import queue
@@ -753,7 +754,18 @@ class RpcServer:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
+        port = self.port
+        while True:
+            try:
+                sock.bind((self.host, port))
+                break
+            except OSError as exc:
+                # MS-MQRR/3.1.4.1/R2: a port in use -> the next one 11 higher, until one is
+                # free (a free port chosen by the system, port 0, is never in use)
+                if exc.errno != errno.EADDRINUSE or not port or port + 11 > 0xFFFF:
+                    sock.close()
+                    raise
+                port += 11
         sock.listen(32)
         sock.settimeout(0.25)
         self._listener = sock

@@ -438,3 +438,40 @@ def test_the_subqueue_header_names_the_subqueue_the_message_is_read_from(subqueu
     # the message itself is not changed: a later read from the queue names no subqueue
     again = packet_sections(message, 1 << 16, 1 << 16, None)
     assert decode_packet(bytes(again[0].pSectionBuffer)).extras.subqueue_header.subqueue_name == ""
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.7/R55", "MS-MQRR/3.1.4.7/R56", "MS-MQRR/3.1.4.7/R57",
+                 "MS-MQRR/3.1.4.7/R58", "MS-MQRR/3.1.4.7/R59", "MS-MQRR/3.1.4.3/R13")
+def test_a_receive_records_its_entry_with_the_time_and_close_queue_removes_it(rig):
+    ctx = rig.context()
+    rig.send()
+    rig.env.advance(1_234)
+    assert rig.receive(ctx, request=4).status == MQ_OK
+    [(key, entry)] = rig.server.pending_request_table.entries.items()
+    assert (entry.request_id, entry.queue_context_handle) == (4, ctx)
+    assert entry.time_stamp == rig.env.now == 1_234  # the time of the receive, in ms
+    other = rig.context()
+    rig.send(b"second")
+    assert rig.receive(other, request=4).status == MQ_OK
+    assert len(rig.server.pending_request_table.entries) == 2
+    assert rig.server.call(c.R_CloseQueue(pphContext=ctx)).status == MQ_OK
+    # only the closed handle's entries go; the other handle's request stays pending
+    assert [e.queue_context_handle for e in rig.server.pending_request_table.entries.values()] \
+        == [other]
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.13/R76", "MS-MQRR/3.1.4.13/R80")
+def test_a_transactional_receive_records_the_time_of_the_receive(rig):
+    rig.orders.transactional = True
+    ctx = rig.context()
+    rig.send()
+    xact = bytes(range(16))
+    rig.server.call(c.R_QMEnlistRemoteTransaction(pTransactionId=xact, cbPropagationToken=4,
+                                                  pbPropagationToken=b"tokn"))
+    rig.env.advance(777)
+    out = rig.server.call(c.R_StartTransactionalReceive(phContext=ctx, pTransactionId=xact,
+                                                        dwRequestId=5,
+                                                        dwMaxBodySize=1 << 20))
+    assert out.status == MQ_OK
+    [entry] = rig.server.pending_request_table.entries.values()
+    assert entry.request_id == 5 and entry.time_stamp == 777

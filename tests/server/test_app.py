@@ -92,6 +92,45 @@ def test_the_endpoint_mapper_and_get_server_port_name_the_server(running):
     cl.close()
 
 
+@pytest.mark.req("MS-MQRR/3.1.4.1/R1", "MS-MQRR/3.1.4.1/R2")
+def test_a_port_in_use_moves_the_server_11_ports_up_and_get_server_port_names_it(tmp_path):
+    import socket
+
+    held = []
+    for _ in range(50):  # a port whose next one 11 higher is free: hold both of the pair
+        first = socket.socket()
+        first.bind(("127.0.0.1", 0))
+        port = first.getsockname()[1]
+        if port + 22 > 0xFFFF:
+            first.close()
+            continue
+        second = socket.socket()
+        try:
+            second.bind(("127.0.0.1", port + 11))
+        except OSError:
+            first.close()
+            continue
+        first.listen(1)
+        second.listen(1)
+        held = [first, second]
+        break
+    assert held, "no pair of free ports found"
+    try:
+        r = start(host="127.0.0.1", port=port, queues=None)
+        try:
+            got = r.rpc.address[1]  # port and port + 11 are taken: port + 22 (or on)
+            assert got >= port + 22 and (got - port) % 11 == 0
+            cl = RpcClient(timeout=10)
+            cl.connect(f"ncacn_ip_tcp:127.0.0.1[{got}]")
+            assert cl.call(c.R_GetServerPort()).status == got
+            cl.close()
+        finally:
+            r.stop()
+    finally:
+        for s in held:
+            s.close()
+
+
 @pytest.mark.parametrize("ndr64", [False, True], ids=["NDR", "NDR64"])
 @pytest.mark.req("MS-MQRR/3.1.4.7/R29", "MS-MQRR/3.1.4.9/R7", "MS-MQRR/2.2/R1")
 def test_receive_and_acknowledge_a_provisioned_message(running, ndr64):

@@ -6,6 +6,7 @@ by hand, and the UserMessage of MS-MQQB 4.1.7 (FRAME 7), Microsoft's own annotat
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import uuid
 from dataclasses import replace
@@ -1030,3 +1031,65 @@ def test_any_message_survives_serialization_attribute_by_attribute(message):
     _assert_same(message, copy)
     if message.authentication_level is MessageAuthenticationLevel.None_:
         assert serialize_message_to_buffer(copy) == copy.packet
+
+
+# ---------------------------------------------------------------------------------------------
+# What a reader of the Message Packet ignores (MS-MQRR 2.2.5.1.2.x, 2.2.5.2, 2.2.5.3, 2.2.5.5)
+# ---------------------------------------------------------------------------------------------
+
+def _poke(data: bytes, at: int, raw: bytes) -> bytes:
+    return data[:at] + raw + data[at + len(raw):]
+
+
+@pytest.mark.req("MS-MQRR/2.2.5.1.2.1/R2", "MS-MQRR/2.2.5.1.2.2/R2", "MS-MQRR/2.2.5.2/R5",
+                 "MS-MQRR/2.2.5.2/R8", "MS-MQRR/2.2.5.2/R10", "MS-MQRR/2.2.5.2/R11",
+                 "MS-MQRR/2.2.5.2/R12", "MS-MQRR/2.2.5.2/R13", "MS-MQRR/2.2.5.3/R4")
+def test_a_reader_ignores_the_reserved_fields_and_unused_flag_bits():
+    message = _message(**SERIAL["srmp"])
+    data = serialize_message_to_buffer(message)
+    clean = decode_packet(data)
+    # the ExtensionHeader follows the UserMessage (BaseHeader.PacketSize) and SessionHeader
+    start = struct.unpack_from("<I", data, 8)[0] + (
+        16 if clean.extras.session_header is not None else 0)
+    assert data[start + 8] & 0b1110_0100 == 0  # X2, X5, X6, X7 clear as written
+    dirty = _poke(data, start + 8, bytes([data[start + 8] | 0b1110_0100]))  # X2, X5-X7
+    dirty = _poke(dirty, start + 8, bytes([dirty[start + 8] | 0b0000_1000]))  # DI, no DL
+    dirty = _poke(dirty, start + 9, b"\xAB\xCD\xEF")  # ExtensionHeader.Reserved
+    word_at = start + 12 + 4  # SubqueueHeader: A, AcknowledgementClass, Reserved (15 bits)
+    word = int.from_bytes(dirty[word_at:word_at + 4], "little") | (0x7FFF << 17)
+    dirty = _poke(dirty, word_at, word.to_bytes(4, "little"))
+    body_start = clean.body[0]  # the CompoundMessageHeader; the SRMPEnvelopeHeader before it
+    env_len = 8 + 2 * (len(message.soap_envelope) + 1)
+    env_at = body_start - ((env_len + 3) & ~3)
+    assert dirty[env_at + 2:env_at + 4] == b"\0\0" and dirty[body_start + 2:body_start + 4] == \
+        b"\0\0"
+    dirty = _poke(dirty, env_at + 2, b"\x5A\x5A")  # SRMPEnvelopeHeader.Reserved
+    dirty = _poke(dirty, body_start + 2, b"\xA5\xA5")  # CompoundMessageHeader.Reserved
+    assert dirty != data
+    decoded = decode_packet(dirty)
+    assert decoded.extras == clean.extras and decoded.user_message == clean.user_message
+    assert not decoded.extras.extension_header.dead_letter_invalid  # DI without DL: ignored
+    again = deserialize_message_from_buffer(dirty)
+    assert again.soap_envelope == message.soap_envelope and again.body == message.body
+
+
+@pytest.mark.req("MS-MQRR/2.2.5.3/R1", "MS-MQRR/2.2.5.5/R1", "MS-MQRR/2.2.5.5/R4")
+def test_a_reader_ignores_an_unnamed_subqueue_header_and_an_address_of_type_zero():
+    data = serialize_message_to_buffer(_message())
+    clean = deserialize_message_from_buffer(data)
+    decoded = decode_packet(data)
+    assert decoded.extras.subqueue_header.subqueue_name == ""
+    assert decoded.extras.extended_address_header.address_type == 0
+    # counters in a SubqueueHeader whose SubqueueName is empty, and an address under
+    # AddressType 0x0000: nothing of either reaches the message read
+    start = struct.unpack_from("<I", data, 8)[0] + (
+        16 if decoded.extras.session_header is not None else 0)
+    sub = start + 12
+    dirty = _poke(data, sub + 8, struct.pack("<III", 7, 9, 0x5F5E100))
+    eah = len(data) - 28
+    dirty = _poke(dirty, eah + 4, struct.pack("<HHI", 4, 0, 0) + bytes([192, 0, 2, 1]))
+    again = deserialize_message_from_buffer(dirty)
+    assert again.packet == dirty  # the message keeps its bytes; nothing else differs
+    for field in dataclasses.fields(clean):
+        if field.name != "packet":
+            assert getattr(again, field.name) == getattr(clean, field.name), field.name
