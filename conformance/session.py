@@ -319,10 +319,9 @@ class Case:
         SUT control); a call waiting for it on either may complete."""
         spec = message if isinstance(message, dict) else {"body": message}
         path = self._paths[fmt]
-        extra = (spec.get("label", ""), spec.get("priority", 3), spec.get("dead_letter_queue", ""))
-        self.sut.send_message(path, spec["body"], *extra)
+        self.sut.send_message(path, **spec)
         self._sync()
-        self.suite.oracle_sut.send_message(path, spec["body"], *extra)
+        self.suite.oracle_sut.send_message(path, **spec)
 
     # ---------------------------------------------------------------- connections
     def second(self) -> Any:

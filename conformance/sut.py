@@ -41,7 +41,10 @@ class SutControl:
         raise Inconclusive(f"sut_control {self.kind}: cannot create queue {path}")
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
-                     dead_letter_queue: str = "") -> None:
+                     dead_letter_queue: str = "", **more: Any) -> None:
+        """Send a message to a queue. ``more``: the other message keys of the provisioning
+        document (server/provision.py MESSAGE_KEYS: soap_envelope, compound_message,
+        soap_header, soap_body, received_from, direct)."""
         raise Inconclusive(f"sut_control {self.kind}: cannot send a message to {path}")
 
     def delete_queue(self, path: str) -> None:
@@ -93,8 +96,7 @@ class SutControl:
         else:
             self.create_queue(path, transactional=transactional)
         for m in messages or []:
-            self.send_message(path, m["body"], m.get("label", ""), m.get("priority", 3),
-                              m.get("dead_letter_queue", ""))
+            self.send_message(path, **m)
 
 
 class NoControl(SutControl):
@@ -144,8 +146,8 @@ class ReferenceControl(SutControl):
             self._http("POST", "/queues", spec)
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
-                     dead_letter_queue: str = "") -> None:
-        spec = {"body_hex": body.hex(), "label": label, "priority": priority}
+                     dead_letter_queue: str = "", **more: Any) -> None:
+        spec = {"body_hex": body.hex(), "label": label, "priority": priority, **more}
         if dead_letter_queue:
             spec["dead_letter_queue"] = dead_letter_queue
         if self.api is not None:
@@ -258,10 +260,17 @@ class CommandControl(SutControl):
                 self.run("create_subqueue", subqueue=name, **self._values(path))
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
-                     dead_letter_queue: str = "") -> None:
+                     dead_letter_queue: str = "", **more: Any) -> None:
+        """Other message keys (``more``) are placeholders of the send_message template: a
+        template that does not use one cannot send such a message (Inconclusive)."""
+        template = self.templates.get("send_message", "")
+        missing = sorted(k for k in more if "{" + k + "}" not in template)
+        if missing:
+            raise Inconclusive(f"sut_control command: the send_message template takes no "
+                               f"{', '.join('{' + k + '}' for k in missing)}")
         self.run("send_message", body=body.decode("utf-8", "replace"), body_hex=body.hex(),
                  label=label, priority=priority, dead_letter_queue=dead_letter_queue,
-                 **self._values(path))
+                 **more, **self._values(path))
 
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))

@@ -9,8 +9,10 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
                                             and "queue_type" ("Connector": a connector queue)
     DELETE /queues/<path>                   Delete Queue (MS-MQDMPR 3.1.7.1.4)
     POST   /queues/<path>/messages          {"body" | "body_hex", "label", "priority",
-                                             "time_to_be_received", "dead_letter_queue"}
-                                             -> {"lookup_id"}
+                                             "time_to_be_received", "dead_letter_queue",
+                                             "soap_envelope", "compound_message",
+                                             "soap_header", "soap_body", "received_from",
+                                             "direct"} (server/provision.py) -> {"lookup_id"}
     POST   /transactions/<hex>/commit|abort Transaction Commit/Abort (MS-MQDMPR 3.1.4.4/5)
     POST   /queue_manager                   {"directory_integrated", "directory_offline",
                                              "foreign_system", "directory_server_list"}:
@@ -137,7 +139,7 @@ class ControlApi:
     def send(self, path: str, spec: dict) -> dict:
         with self.app.lock:
             queue = self._queue(path)
-            message = make_message(spec, "message")
+            message = make_message(spec, "message", queue.pathname)
             message.arrival_time = arrival_time()
             status = enqueue_message(self.env, queue, message)
             if status != 0:

@@ -19,6 +19,16 @@ queues:
         priority: 3               # 0..7
         time_to_be_received: 60   # seconds; omitted: infinite
         dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
+      - body: "<order/>"          # an SRMP message (MS-MQRR 2.2.5.1.2): both keys below
+        soap_envelope: "<se:Envelope>...</se:Envelope>"   # Message.SOAPEnvelope
+        compound_message: "POST /msmq HTTP/1.1\r\n...\r\n\r\n<order/>"  # .SOAPCompoundMessage
+        soap_header: "<h/>"       # Message.SoapHeader and SoapBody (MS-MQMQ 2.2.20.7)
+        soap_body: "<b/>"
+      - body: "from afar"
+        received_from: 192.0.2.7  # the host it came from (IPv4 or IPv6[%scope]): the
+                                  # ExtendedAddressHeader, MS-MQRR 2.2.5.5
+        direct: true              # sent to DIRECT=OS:<the queue>: the UserHeader then holds
+                                  # the address too (MS-MQRR 2.2.5.1)
 ```
 
 Queues are created with the model's Set Queue Defaults and Create Queue events (MS-MQDMPR
@@ -130,15 +140,39 @@ def arrival_time() -> int:
     return int(time.time()) & 0xFFFFFFFF
 
 
-def make_message(spec: dict, where: str) -> LocalMessage:
+#: the keys of a message in a provisioning document, the control API and SUT control
+MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
+                          "dead_letter_queue", "soap_envelope", "compound_message",
+                          "soap_header", "soap_body", "received_from", "direct"})
+
+
+def _host(value: Any, where: str) -> Any:
+    """``received_from``: an IPv4 address, or an IPv6 address with an optional %scope
+    (RFC 2553 3.3 sin6_scope_id, a number)."""
+    import ipaddress
+
+    from wire.packet import HostAddress
+
+    text = _str(value, where, 64)
+    address, _, scope = text.partition("%")
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        raise ProvisionError(f"{where}: {text!r} is not an IPv4 or IPv6 address") from None
+    _check(not scope or (ip.version == 6 and scope.isdigit() and int(scope) <= 0xFFFFFFFF),
+           where, "a %scope is a number, for an IPv6 address only")
+    return HostAddress.of(ip, int(scope or 0))
+
+
+def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
     """A message as a client would receive it: the ADM Message serialized to a UserMessage
-    packet by the wire codec and read back, so it carries its packet, Type and Offset."""
+    packet by the wire codec and read back, so it carries its packet, Type and Offset.
+    ``destination``: the path name of the queue it is sent to (for ``direct``)."""
     from model.adm import Message
     from wire.serialization import deserialize_message_from_buffer, serialize_message_to_buffer
 
     _check(isinstance(spec, dict), where, "must be a mapping")
-    unknown = set(spec) - {"body", "body_hex", "label", "priority", "time_to_be_received",
-                           "dead_letter_queue"}
+    unknown = set(spec) - MESSAGE_KEYS
     _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
     _check(("body" in spec) != ("body_hex" in spec), where, "give exactly one of body, body_hex")
     if "body" in spec:
@@ -154,8 +188,30 @@ def make_message(spec: dict, where: str) -> LocalMessage:
                       time_to_be_received=_int(spec.get("time_to_be_received", 0xFFFFFFFF),
                                                f"{where}.time_to_be_received", 0, 0xFFFFFFFF),
                       application_deadletter_queue=_path_name(
-                          spec.get("dead_letter_queue", ""), f"{where}.dead_letter_queue"))
-    return deserialize_message_from_buffer(serialize_message_to_buffer(message))
+                          spec.get("dead_letter_queue", ""), f"{where}.dead_letter_queue"),
+                      soap_envelope=_str(spec.get("soap_envelope", ""),
+                                         f"{where}.soap_envelope", 1 << 20),
+                      soap_compound_message=_str(spec.get("compound_message", ""),
+                                                 f"{where}.compound_message", 4 << 20),
+                      soap_header=_str(spec.get("soap_header", ""), f"{where}.soap_header",
+                                       1 << 20),
+                      soap_body=_str(spec.get("soap_body", ""), f"{where}.soap_body", 1 << 20))
+    _check(bool(message.soap_envelope) == bool(message.soap_compound_message), where,
+           "an SRMP message needs both soap_envelope and compound_message")
+    direct = spec.get("direct", False)
+    _check(isinstance(direct, bool), f"{where}.direct", "must be true/false")
+    if direct:
+        _check(bool(destination), f"{where}.direct", "needs the queue the message is sent to")
+        message.destination_queue_format_name = f"DIRECT=OS:{destination}"
+    received_from = (_host(spec["received_from"], f"{where}.received_from")
+                     if "received_from" in spec else None)
+    from wire.packet import PacketError
+
+    try:
+        packet = serialize_message_to_buffer(message, received_from=received_from)
+    except PacketError as exc:
+        raise ProvisionError(f"{where}: {exc}") from None
+    return deserialize_message_from_buffer(packet)
 
 
 def _pathname(path: str, computer_name: str, where: str) -> str:
@@ -222,7 +278,7 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
             new_queue.subqueue_collection.append(sub)
         for j, message_spec in enumerate(spec.get("messages") or []):
             m_where = f"{where}.messages[{j}]"
-            message = make_message(message_spec, m_where)
+            message = make_message(message_spec, m_where, new_queue.pathname)
             message.arrival_time = arrival_time()
             status = enqueue_message(env, new_queue, message)
             _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")

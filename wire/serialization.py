@@ -18,8 +18,9 @@ Beyond the two tables, for the MS-MQRR message packet (MS-MQRR 2.2.5) the server
   Body by name. Deserialize reads all four back.
 * The trailers of MS-MQRR 2.2.5 (``trailers=True``): ExtensionHeader, SubqueueHeader (empty
   names: MS-MQRR/2.2.5.3/R7), DeadLetterHeader when ApplicationDeadletterQueue is set (read back
-  by Deserialize) and ExtendedAddressHeader with AddressType 0x0000 (no address: the message was
-  not received from a host).
+  by Deserialize) and ExtendedAddressHeader: AddressType 0x0000 (no address) unless the caller
+  names the host the message was received from (``received_from``), which also goes in the
+  UserHeader overlay when the destination is a direct format name.
 * Deserialize also reads back the three fields 3.1.7.1.32's table writes and 3.1.7.1.31's table
   has no row for: SecurityData.Signature, TransactionHeader.PreviousTxSequenceNumber and
   UserHeader.ConnectorType (marked "row missing from 3.1.7.1.31" below).
@@ -164,10 +165,15 @@ def _compound_message(message: Any) -> CompoundMessageHeader:
     return CompoundMessageHeader(data, msg_body_offset=at, msg_body_size=len(message.body))
 
 
-def serialize_message_to_buffer(message: Any, *, trailers: bool = True) -> bytes:
+def serialize_message_to_buffer(message: Any, *, trailers: bool = True,
+                                received_from: HostAddress | None = None) -> bytes:
     """MS-MQDMPR 3.1.7.1.32 Serialize Message to Buffer (MS-MQDMPR/3.1.7.1.32/R1): the
     packet of iMessage. With ``trailers`` the MS-MQRR 2.2.5 trailers follow the UserMessage.
-    Raises wire.packet.PacketError for an attribute the packet cannot carry."""
+    ``received_from``: the host the message was received from (the ADM keeps no such
+    attribute; the queue manager that takes a message from the network knows it): it goes in
+    the ExtendedAddressHeader (MS-MQRR 2.2.5.5) and, for a direct destination, in the UserHeader
+    overlay of MS-MQRR 2.2.5.1. Raises wire.packet.PacketError for an attribute the packet
+    cannot carry."""
     i_buffer: UserMessagePacket = construct_a_user_message_packet(message)  # iBuffer
     tx = i_buffer.transaction_header
     sec = i_buffer.security_header
@@ -290,7 +296,10 @@ def serialize_message_to_buffer(message: Any, *, trailers: bool = True) -> bytes
     user_header = replace(user_header, flags=replace(user_header.flags,
                                                      ah=srmp,  # MS-MQRR/2.2.5.1/R6
                                                      hh=soap))
+    direct = user_header.flags.dq is MessageDestinationQueueType.DirectQueue
     extras = PacketExtras(
+        # MS-MQRR/2.2.5.1/R1 .. R5: the address overlay, for a direct destination only
+        received_from=received_from if direct else None,
         srmp_envelope_header=SRMPEnvelopeHeader(message.soap_envelope) if srmp else None,
         compound_message_header=_compound_message(message) if srmp else None,
         soap_header=SoapHeader(message.soap_header, message.soap_body) if soap else None)
@@ -299,7 +308,9 @@ def serialize_message_to_buffer(message: Any, *, trailers: bool = True) -> bytes
         extras = replace(extras, extension_header=ExtensionHeader(),
                          subqueue_header=SubqueueHeader(),  # MS-MQRR/2.2.5.3/R7
                          dead_letter_header=DeadLetterHeader(dead_letter) if dead_letter else None,
-                         extended_address_header=HostAddress())  # MS-MQRR/2.2.5.5/R1
+                         # MS-MQRR/2.2.5.5/R6: the host the message came from; AddressType
+                         # 0x0000 when it came from none (MS-MQRR/2.2.5.5/R1)
+                         extended_address_header=received_from or HostAddress())
     i_buffer = UserMessagePacket(base_header, user_header,
                                  transaction_header=transaction_header,
                                  security_header=security_header,

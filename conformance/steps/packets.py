@@ -191,3 +191,200 @@ def dead_letter_header(mq, scenario, path):
     _assert(mq, padding == bytes(len(padding)) and len(padding) < 4 and len(field) % 4 == 0,
             f"DeadLetterPathName is padded with {len(padding)} zero byte(s) to a multiple of 4 "
             f"({len(field)} bytes)")
+
+
+# ------------------------------------------------------------------------- SRMP messages
+
+#: an SRMP message as an HTTP client sends it (MC-MQSRM 2.2.2, 4.1): the SOAP envelope, and the
+#: HTTP POST that carried it with the body as its last MIME part
+ENVELOPE = ('<se:Envelope xmlns:se="http://schemas.xmlsoap.org/soap/envelope/">'
+            '<se:Header><srmp:path xmlns:srmp="http://schemas.xmlsoap.org/srmp/"/>'
+            '</se:Header><se:Body/></se:Envelope>')
+
+
+def _compound(path: str, body: bytes) -> str:
+    """The HTTP POST of an SRMP message with ``body`` in it, padded in its headers so that
+    its size is a multiple of 4 (so the CompoundMessageHeader ends on a 4-byte boundary and
+    its size has one reading, padded or not)."""
+    head = (f"POST /msmq/{path.replace(chr(92), '/')} HTTP/1.1\r\n"
+            f"Host: mqref\r\nContent-Type: multipart/related; boundary=\"MSMQ\"\r\n"
+            f"X-Pad: ")
+    tail = "\r\n\r\n--MSMQ\r\nContent-Type: application/octet-stream\r\n\r\n"
+    end = "\r\n--MSMQ--\r\n"
+    size = len((head + tail + end).encode()) + len(body)
+    return head + " " * (-size % 4) + tail + body.decode("latin-1") + end
+
+
+@given(parsers.re(r"a (?P<tx>transactional )?queue with an SRMP message of (?P<n>\d+) body "
+                  r"bytes"))
+def a_queue_with_an_srmp_message(mq, scenario, tx, n):
+    body = bytes(0x41 + i % 26 for i in range(int(n)))
+    compound = _compound("private$/q", body)
+    scenario["body"] = body
+    scenario["srmp"] = {"envelope": ENVELOPE, "compound": compound.encode("latin-1"),
+                        "body": body}
+    scenario["queue"] = mq.queue([{"body": body, "soap_envelope": ENVELOPE,
+                                   "compound_message": compound}], transactional=bool(tx))
+    _state(scenario)["places"]["the queue"] = scenario["queue"]
+
+
+def _srmp_headers(mq, scenario: dict, data: bytes) -> tuple[int, int, int]:
+    """(where the SRMPEnvelopeHeader begins, where the CompoundMessageHeader begins, where it
+    ends), found by their contents in the raw packet."""
+    srmp = scenario["srmp"]
+    wide = srmp["envelope"].encode("utf-16-le")
+    at = data.find(wide)
+    _assert(mq, at >= 8, "the packet holds the SOAP envelope in WCHARs (SRMPEnvelopeHeader.Data)")
+    envelope = at - 8
+    compound_data = data.find(srmp["compound"])
+    _assert(mq, compound_data >= 16, "the packet holds the HTTP POST of the SRMP message "
+                                     "(CompoundMessageHeader.Data)")
+    compound = compound_data - 16
+    return envelope, compound, compound_data + len(srmp["compound"])
+
+
+@then("the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader "
+      "and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it")
+def srmp_message(mq, scenario):
+    from wire.packet import PacketError, decode_packet
+
+    data = _packet(mq, scenario)
+    try:
+        decoded = decode_packet(data)
+    except PacketError as e:
+        _assert(mq, False, f"the Message Packet is well formed ({e})")
+    _assert(mq, decoded.user_message.user_header.flags.ah,
+            "UserHeader.Flags.AH is set for a message with SOAPEnvelope and "
+            "SOAPCompoundMessage")
+    srmp = scenario["srmp"]
+    envelope, compound, _ = _srmp_headers(mq, scenario, data)
+    (length,) = struct.unpack_from("<I", data, envelope + 4)
+    chars = len(srmp["envelope"]) + 1  # the Data is WCHARs including the null terminator
+    # "the length of the data in the Data field": in WCHARs or in bytes, the null counted
+    _assert(mq, length in (chars, 2 * chars),
+            f"SRMPEnvelopeHeader.DataLength {length} is the length of Data ({chars} WCHARs "
+            f"with the null, {2 * chars} bytes)")
+    _assert(mq, data[envelope + 8 + 2 * chars - 2:envelope + 8 + 2 * chars] == b"\0\0",
+            "SRMPEnvelopeHeader.Data ends with its null terminator")
+    http_size, body_size, body_offset = struct.unpack_from("<III", data, compound + 4)
+    _assert(mq, http_size == len(srmp["compound"]),
+            f"CompoundMessageHeader.HTTPBodySize {http_size} is the size of Data "
+            f"({len(srmp['compound'])} bytes)")
+    _assert(mq, body_size == len(srmp["body"]),
+            f"CompoundMessageHeader.MsgBodySize {body_size} is the size of the message body "
+            f"({len(srmp['body'])} bytes)")
+    inner = data[compound + 16:compound + 16 + http_size]
+    _assert(mq, inner[body_offset:body_offset + body_size] == srmp["body"],
+            f"CompoundMessageHeader.MsgBodyOffset {body_offset} places the message body within "
+            f"Data")
+    _assert(mq, envelope < compound, "the SRMPEnvelopeHeader comes before the "
+                                     "CompoundMessageHeader")
+
+
+@given("the client has peeked the whole SRMP packet")
+def peeked_whole_srmp(mq, scenario):
+    from conformance.steps.remoteread import _receive
+
+    out = _receive(mq, scenario, c.MQ_ACTION_PEEK_CURRENT)
+    sections = list(out.ppPacketSections or ())
+    _assert(mq, out.status == 0 and len(sections) == 1
+            and sections[0].SectionBufferType == c.stFullPacket,
+            "a peek with room for the whole CompoundMessageHeader returns one stFullPacket")
+    scenario["whole"] = bytes(sections[0].pSectionBuffer)
+
+
+@then(parsers.parse("the SRMP packet comes back in a stSrmpFirstSection with the headers and "
+                    "{kept:d} bytes of the CompoundMessageHeader, and a stSrmpSecondSection "
+                    "with the trailers"))
+def srmp_sections(mq, scenario, kept):
+    out = scenario["result"]
+    _assert(mq, out.status == 0 and not out.raised, f"the receive returned a message "
+                                                    f"(0x{out.status:08X})")
+    whole = scenario["whole"]
+    _, compound, end = _srmp_headers(mq, scenario, whole)
+    sections = list(out.ppPacketSections or ())
+    _assert(mq, out.pdwNumberOfSections == len(sections) == 2,
+            f"two sections (pdwNumberOfSections {out.pdwNumberOfSections}, "
+            f"{len(sections)} in the array)")
+    first, second = sections
+    _assert(mq, first.SectionBufferType == c.stSrmpFirstSection,
+            f"the first SectionBufferType is stSrmpFirstSection ({first.SectionBufferType})")
+    actual = end - compound  # actualMessageSize: the CompoundMessageHeader's size in bytes
+    _assert(mq, first.SectionSizeAlloc == compound + actual,
+            f"the first SectionSizeAlloc {first.SectionSizeAlloc} is the headers' {compound} "
+            f"bytes plus the CompoundMessageHeader's {actual}")
+    buffer = bytes(first.pSectionBuffer)
+    _assert(mq, first.SectionSize == len(buffer) == compound + kept,
+            f"the first section holds the headers and the first {kept} bytes of the "
+            f"CompoundMessageHeader ({compound + kept} bytes; SectionSize {first.SectionSize}, "
+            f"{len(buffer)} in the buffer)")
+    _assert(mq, buffer[12:compound + kept] == whole[12:compound + kept] and
+            buffer[:8] == whole[:8],
+            "the first section is the packet's headers and the start of its "
+            "CompoundMessageHeader (BaseHeader.PacketSize aside)")
+    _assert(mq, second.SectionBufferType == c.stSrmpSecondSection,
+            f"the second SectionBufferType is stSrmpSecondSection ({second.SectionBufferType})")
+    _assert(mq, bytes(second.pSectionBuffer) == whole[end:]
+            and second.SectionSize == second.SectionSizeAlloc == len(whole) - end,
+            f"the second section is the {len(whole) - end} bytes of trailers after the "
+            f"CompoundMessageHeader")
+
+
+# ------------------------------------------------------------------------- host addresses
+
+@given(parsers.re(r'a queue with a message received from host "(?P<host>[^"]+)"(?P<direct> '
+                  r"sent to a direct format name)?"))
+def a_queue_with_a_message_from_a_host(mq, scenario, host, direct):
+    scenario["body"] = b"from afar"
+    scenario["host"] = host
+    spec = {"body": scenario["body"], "received_from": host}
+    if direct:
+        spec["direct"] = True
+    scenario["queue"] = mq.queue([spec])
+
+
+def _host(scenario: dict) -> tuple[int, bytes, int]:
+    import ipaddress
+
+    address, _, scope = scenario["host"].partition("%")
+    ip = ipaddress.ip_address(address)
+    return (0x0001 if ip.version == 4 else 0x0006), ip.packed, int(scope or 0)
+
+
+@then("the ExtendedAddressHeader holds the host's address, its type, length and scope")
+def extended_address_holds_host(mq, scenario):
+    t = _trailers(mq, scenario)
+    kind, packed, scope = _host(scenario)
+    pos = len(t["data"]) - EXTENDED_ADDRESS_HEADER
+    size, length, got_kind, got_scope = struct.unpack_from("<IHHI", t["data"], pos)
+    address = t["data"][pos + 12:pos + 28]
+    _assert(mq, got_kind == kind, f"ExtendedAddressHeader.AddressType is 0x{kind:04X} "
+                                  f"(it is 0x{got_kind:04X})")
+    _assert(mq, length == len(packed), f"ExtendedAddressHeader.AddressLength is "
+                                       f"{len(packed)} (it is {length})")
+    _assert(mq, got_scope == scope, f"ExtendedAddressHeader.AddressScope is {scope} "
+                                    f"(it is {got_scope})")
+    _assert(mq, address[:len(packed)] == packed,
+            f"ExtendedAddressHeader.Address holds {scenario['host']} in "
+            f"{'IPv4' if kind == 1 else 'IPv6'} format (it holds {address.hex()})")
+
+
+@then("the UserHeader holds the host's address where a direct destination has it")
+def user_header_overlay(mq, scenario):
+    t = _trailers(mq, scenario)
+    kind, packed, scope = _host(scenario)
+    flags = t["decoded"].user_message.user_header.flags
+    _assert(mq, str(getattr(flags.dq, "name", flags.dq)) == "DirectQueue",
+            "UserHeader.Flags.DQ says the destination is a direct format name")
+    # BaseHeader (16 bytes), then UserHeader.SourceQueueManager (16): the overlay at 32
+    length, got_kind, got_scope = struct.unpack_from("<HHI", t["data"], 32)
+    address = t["data"][40:48]
+    _assert(mq, got_kind == kind, f"UserHeader.AddressType is 0x{kind:04X} (it is "
+                                  f"0x{got_kind:04X})")
+    _assert(mq, length == len(packed), f"UserHeader.AddressLength is the address's actual "
+                                       f"length, {len(packed)} (it is {length})")
+    _assert(mq, got_scope == scope, f"UserHeader.AddressScope is {scope} (it is {got_scope})")
+    fits = packed[:8]
+    _assert(mq, address[:len(fits)] == fits,
+            f"UserHeader.Address holds as much of {scenario['host']} as fits in 8 bytes "
+            f"({fits.hex()}; it holds {address.hex()})")

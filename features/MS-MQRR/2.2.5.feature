@@ -52,3 +52,36 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | path                  |
       | MQREF\private$\dead1  |
       | MQREF\private$\dlq1   |
+
+  @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.2/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.1/R3
+  @MS-MQRR/2.2.5.1.2.2/R1 @MS-MQRR/2.2.5.1.2.2/R3 @MS-MQRR/2.2.5.1.2.2/R4
+  @MS-MQRR/2.2.5.1.2.2/R5
+  Scenario: A message that came over HTTP is an SRMP Message with its envelope and compound message
+    Given a queue with an SRMP message of 24 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it
+
+  @MS-MQRR/2.2.5.1/R1 @MS-MQRR/2.2.5.1/R2 @MS-MQRR/2.2.5.1/R3 @MS-MQRR/2.2.5.1/R4
+  @MS-MQRR/2.2.5.1/R5 @MS-MQRR/2.2.5.5/R2 @MS-MQRR/2.2.5.5/R3 @MS-MQRR/2.2.5.5/R5
+  @MS-MQRR/2.2.5.5/R6 @MS-MQRR/2.2.5.5/R7 @MS-MQRR/2.2.5.5/R8
+  Scenario Outline: A message received from a host names it in the UserHeader and the ExtendedAddressHeader
+    Given a queue with a message received from host "<host>" sent to a direct format name
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the UserHeader holds the host's address where a direct destination has it
+    And the ExtendedAddressHeader holds the host's address, its type, length and scope
+
+    Examples:
+      | host                       |
+      | 192.0.2.7                  |
+      | 2001:db8::17               |
+      | fe80::1:2:3:4%5            |
+
+  @MS-MQRR/2.2.5.5/R2 @MS-MQRR/2.2.5.5/R3 @MS-MQRR/2.2.5.5/R5 @MS-MQRR/2.2.5.5/R6
+  @MS-MQRR/2.2.5.5/R7
+  Scenario: A message received from a host through a queue name that is not direct has the address in the ExtendedAddressHeader
+    Given a queue with a message received from host "198.51.100.20"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE
+    Then the ExtendedAddressHeader holds the host's address, its type, length and scope

@@ -193,3 +193,15 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     Then the call returns MQ_OK
     And the message "one" is returned
     And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.13/R11 @MS-MQRR/3.1.4.13/R23 @MS-MQRR/3.1.4.13/R24 @MS-MQRR/3.1.4.13/R25
+  @MS-MQRR/3.1.4.13/R30 @MS-MQRR/3.1.4.13/R31 @MS-MQRR/3.1.4.13/R33 @MS-MQRR/3.1.4.13/R34
+  @MS-MQRR/3.1.4.13/R35 @MS-MQRR/3.1.4.13/R36 @MS-MQRR/3.1.4.13/R37 @MS-MQRR/3.1.4.13/R38
+  @MS-MQRR/3.1.4.13/R40 @MS-MQRR/3.1.4.13/R41 @MS-MQRR/3.1.4.13/R42
+  Scenario: An SRMP message received in a transaction is cut at dwMaxCompoundMessageSize, not dwMaxBodySize
+    Given a transactional queue with an SRMP message of 64 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has peeked the whole SRMP packet
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue reading at most 0 body octets with dwMaxCompoundMessageSize 52
+    Then the SRMP packet comes back in a stSrmpFirstSection with the headers and 52 bytes of the CompoundMessageHeader, and a stSrmpSecondSection with the trailers

@@ -379,6 +379,27 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT, dwMaxBodySize 65536 and dwMaxCompoundMessageSize 0
     Then the packet comes back whole in one stFullPacket section
 
+  @MS-MQRR/3.1.4.7/R13 @MS-MQRR/3.1.4.7/R25 @MS-MQRR/3.1.4.7/R26 @MS-MQRR/3.1.4.7/R27 @MS-MQRR/3.1.4.7/R28 @MS-MQRR/3.1.4.7/R29 @MS-MQRR/3.1.4.7/R30 @MS-MQRR/3.1.4.7/R31
+  Scenario: dwMaxBodySize is ignored for an SRMP message: dwMaxCompoundMessageSize decides
+    Given a queue with an SRMP message of 64 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT, dwMaxBodySize 0 and dwMaxCompoundMessageSize 65536
+    Then the packet comes back whole in one stFullPacket section
+
+  @MS-MQRR/3.1.4.7/R25 @MS-MQRR/3.1.4.7/R26 @MS-MQRR/3.1.4.7/R27 @MS-MQRR/3.1.4.7/R32 @MS-MQRR/3.1.4.7/R33 @MS-MQRR/3.1.4.7/R35 @MS-MQRR/3.1.4.7/R36 @MS-MQRR/3.1.4.7/R37 @MS-MQRR/3.1.4.7/R38 @MS-MQRR/3.1.4.7/R39 @MS-MQRR/3.1.4.7/R40 @MS-MQRR/3.1.4.7/R42 @MS-MQRR/3.1.4.7/R43 @MS-MQRR/3.1.4.7/R44
+  Scenario Outline: An SRMP message whose CompoundMessageHeader exceeds dwMaxCompoundMessageSize is cut there
+    Given a queue with an SRMP message of 64 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has peeked the whole SRMP packet
+    When the client calls R_StartReceive with <action>, dwMaxBodySize 65536 and dwMaxCompoundMessageSize <max>
+    Then the SRMP packet comes back in a stSrmpFirstSection with the headers and <max> bytes of the CompoundMessageHeader, and a stSrmpSecondSection with the trailers
+
+    Examples:
+      | action                 | max |
+      | MQ_ACTION_PEEK_CURRENT | 40  |
+      | MQ_ACTION_PEEK_CURRENT | 0   |
+      | MQ_ACTION_RECEIVE      | 100 |
+
   # ------------------------------------------------------------------ waiting (ulTimeout)
 
   @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R66 @MS-MQRR/3.1.4.7/R67

@@ -6,7 +6,7 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
   duration MQCONFORM_CLEANUP_TIMER gives; without either the scenario is inconclusive.
 
   @MS-MQRR/3.1.5.1/R1 @MS-MQRR/3.1.5.1/R2 @MS-MQRR/3.1.5.1/R3 @MS-MQRR/3.1.5.1/R4
-  @MS-MQRR/3.1.5.1/R5 @MS-MQRR/3.1.5.1/R6 @MS-MQRR/3.1.5.1/R7 @MS-MQRR/3.1.5.1/R8
+  @MS-MQRR/3.1.5.1/R5 @MS-MQRR/3.1.5.1/R6 @MS-MQRR/3.1.5.1/R7 @MS-MQRR/3.1.5.1/R8 @MS-MQRR/3.1.4.7/R60
   Scenario: A received message that is never acknowledged returns to the queue
     Given a queue holding "one, two"
     And the Pending Request Cleanup Timer of the target is short
@@ -16,4 +16,17 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
     When the Pending Request Cleanup Timer expires
     Then peeking the queue returns "one"
     When the client ends the receive with RR_ACK
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+
+  @MS-MQRR/3.1.4.13/R81 @MS-MQRR/3.1.5.1/R1 @MS-MQRR/3.1.5.1/R2
+  @MS-MQRR/3.1.5.1/R8
+  Scenario: A request of a transactional receive that is never ended times out too
+    Given a transactional queue holding "one, two"
+    And the Pending Request Cleanup Timer of the target is short
+    And the client has enlisted transaction "T1"
+    And the client holds a receive handle on the queue
+    When the client receives in transaction "T1" from the queue
+    Then the message "one" is returned
+    When the Pending Request Cleanup Timer expires
+    And the client ends the transactional receive with RR_ACK
     Then the call returns MQ_ERROR_INVALID_HANDLE
