@@ -80,3 +80,14 @@ def test_command_control_failure_or_missing_template_is_inconclusive():
         control.create_queue("private$\\q")
     with pytest.raises(Inconclusive, match="no template for send_message"):
         control.send_message("private$\\q", b"x")
+
+
+def test_command_control_sends_only_the_message_keys_its_template_takes(tmp_path):
+    out = tmp_path / "sent"
+    control = CommandControl({"send_message": f"printf '%s|%s' {{body}} {{received_from}} "
+                                              f"> {out}"})
+    control.send_message("private$\\q", b"x", received_from="192.0.2.1")
+    assert out.read_text() == "x|192.0.2.1"
+    with pytest.raises(Inconclusive, match=r"takes no \{compound_message\}, \{soap_envelope\}"):
+        control.send_message("private$\\q", b"x", soap_envelope="<e/>",
+                             compound_message="POST")

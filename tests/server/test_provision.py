@@ -40,6 +40,24 @@ def test_a_message_keeps_its_application_dead_letter_queue_through_its_packet():
     assert message.application_deadletter_queue == "HOST1\\private$\\dead"
 
 
+@pytest.mark.req("MS-MQRR/2.2.5.1/R1", "MS-MQRR/2.2.5.1/R4", "MS-MQRR/2.2.5.1/R6",
+                 "MS-MQRR/2.2.5.5/R6")
+def test_an_srmp_message_received_from_a_host_keeps_both_through_its_packet():
+    from wire.packet import decode_packet
+
+    made = provision("queues: [{path: 'private$\\a', messages: [{body: hi, soap_envelope: "
+                     "'<e/>', compound_message: 'POST / HTTP/1.1\r\n\r\nhi', "
+                     "received_from: '192.0.2.9', direct: true}]}]")
+    (queue,) = made.queues.values()
+    message = queue.message_position_list.head.message_reference
+    assert message.soap_envelope == "<e/>" and message.body == b"hi"
+    decoded = decode_packet(message.packet)
+    assert decoded.user_message.user_header.flags.ah
+    assert decoded.extras.received_from.address == bytes([192, 0, 2, 9])
+    assert decoded.extras.extended_address_header.address == bytes([192, 0, 2, 9])
+    assert message.destination_queue_format_name == f"DIRECT=OS:{queue.pathname}"
+
+
 @pytest.mark.parametrize("text,where", [
     ("queues: 5", "queues: must be a list"),
     ("queues: [{path: 7}]", "queues[0].path: must be a string"),
@@ -55,6 +73,16 @@ def test_a_message_keeps_its_application_dead_letter_queue_through_its_packet():
      "queues[0].messages[0].dead_letter_queue: must not contain a null character"),
     ("queues: [{path: a, messages: [{body: x, dead_letter_queue: 5}]}]",
      "queues[0].messages[0].dead_letter_queue: must be a string"),
+    ("queues: [{path: a, messages: [{body: x, soap_envelope: '<e/>'}]}]",
+     "queues[0].messages[0]: an SRMP message needs both soap_envelope and compound_message"),
+    ("queues: [{path: a, messages: [{body: x, received_from: 'host.example'}]}]",
+     "queues[0].messages[0].received_from: 'host.example' is not an IPv4 or IPv6 address"),
+    ("queues: [{path: a, messages: [{body: x, received_from: '192.0.2.1%3'}]}]",
+     "queues[0].messages[0].received_from: a %scope is a number, for an IPv6 address only"),
+    ("queues: [{path: a, messages: [{body: x, received_from: 'fe80::1%eth0'}]}]",
+     "queues[0].messages[0].received_from: a %scope is a number"),
+    ("queues: [{path: a, messages: [{body: x, direct: yes please}]}]",
+     "queues[0].messages[0].direct: must be true/false"),
     ("queue_manager: {identifier: nope}", "queue_manager.identifier: not a GUID"),
     ("queues: [ {path: a", "not valid YAML"),
     ("- just a list", "the document must be a mapping"),
