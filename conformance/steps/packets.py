@@ -129,6 +129,11 @@ def subqueue_header_empty(mq, scenario):
     t = _trailers(mq, scenario)
     word, name, target = _subqueue_header(mq, t)
     _assert(mq, word & 1 == 0, "SubqueueHeader.TM is 0")
+    # MS-MQMQ 2.2.18.1.6: MQMSG_CLASS_NORMAL (0x0000), the class of a message sent by an
+    # application and never acknowledged
+    _assert(mq, word >> 1 & 0xFFFF == 0,
+            f"SubqueueHeader.AcknowledgementClass is MQMSG_CLASS_NORMAL (0x0000) for a normal "
+            f"message (it is 0x{word >> 1 & 0xFFFF:04X})")
     _assert(mq, name == bytes(NAME_FIELD), "SubqueueHeader.SubqueueName is all zero bytes for "
                                            "a message in no subqueue")
     _assert(mq, target == bytes(NAME_FIELD), "SubqueueHeader.TargetSubqueueName is all zero "
@@ -171,6 +176,22 @@ def extended_address_header(mq, scenario):
 def a_queue_with_a_dead_letter_queue(mq, scenario, path):
     scenario["body"] = b"dead-letter"
     scenario["queue"] = mq.queue([{"body": scenario["body"], "dead_letter_queue": path}])
+
+
+@given("a queue with a message whose dead-letter queue is another queue that exists")
+def a_queue_with_an_existing_dead_letter_queue(mq, scenario):
+    dead = mq.queue()
+    scenario["dead_letter_queue"] = f"{mq.suite.spec.computer_name}\\{mq.path_of(dead)}"
+    a_queue_with_a_dead_letter_queue(mq, scenario, scenario["dead_letter_queue"])
+
+
+@then("the DeadLetterHeader names that queue, and ExtensionHeader.Flags.DI is 0: the queue is "
+      "valid")
+def dead_letter_header_valid(mq, scenario):
+    dead_letter_header(mq, scenario, scenario["dead_letter_queue"])
+    t = _trailers(mq, scenario)
+    _assert(mq, t["flags"] >> 3 & 1 == 0, "ExtensionHeader.Flags.DI is 0 for a dead-letter "
+                                          "queue that exists")
 
 
 @then(parsers.parse('the DeadLetterHeader holds "{path}", null-terminated and padded to 4 bytes'))

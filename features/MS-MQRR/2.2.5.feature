@@ -19,7 +19,7 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     Then the SessionHeader is present exactly when BaseHeader.Flags.SH is set
     And the ExtensionHeader counts the headers that follow it, sets SQ and EA, and DL is 0
 
-  @MS-MQRR/2.2.5.3/R2 @MS-MQRR/2.2.5.3/R7 @MS-MQRR/2.2.5.3/R10
+  @MS-MQRR/2.2.5.3/R2 @MS-MQRR/2.2.5.3/R3 @MS-MQRR/2.2.5.3/R7 @MS-MQRR/2.2.5.3/R10
   Scenario: A message in no subqueue has empty subqueue names
     Given a queue with a message of 32 bytes
     And the client has opened the queue with RECEIVE_ACCESS
@@ -52,6 +52,13 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | path                  |
       | MQREF\private$\dead1  |
       | MQREF\private$\dlq1   |
+
+  @MS-MQRR/2.2.5.2/R2 @MS-MQRR/2.2.5.2/R7 @MS-MQRR/2.2.5.4/R1 @MS-MQRR/2.2.5.4/R2
+  Scenario: A dead-letter queue that exists is valid: DI is 0
+    Given a queue with a message whose dead-letter queue is another queue that exists
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the DeadLetterHeader names that queue, and ExtensionHeader.Flags.DI is 0: the queue is valid
 
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.2/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.1/R3
   @MS-MQRR/2.2.5.1.2.2/R1 @MS-MQRR/2.2.5.1.2.2/R3 @MS-MQRR/2.2.5.1.2.2/R4

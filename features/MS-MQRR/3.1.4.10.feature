@@ -161,6 +161,7 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
     Then the call returns MQ_OK
     And peeking subqueue "retry" finds no message
+    And peeking the queue finds no message
     When transaction "T1" is committed
     Then peeking subqueue "retry" returns "one"
     And peeking the queue finds no message
