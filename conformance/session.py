@@ -150,14 +150,11 @@ class Suite:
                 else self._sut(None)
             return target, sut, qm.remote_read.port
         endpoint, url = spec.endpoint, spec.sut_url
-        if endpoint == "reference":
-            from server.main import start
+        if endpoint == "reference":  # mqconform serve, in a process of its own
+            from conformance.targets import ServeProcess
 
-            self._running = start(host="127.0.0.1", port=0, control_port=0)
-            host, port = self._running.rpc.address
-            endpoint = f"ncacn_ip_tcp:{host}[{port}]"
-            chost, cport = self._running.control.address
-            url = f"http://{chost}:{cport}"
+            self._running = ServeProcess()
+            endpoint, url = self._running.endpoint, self._running.control_url
         target = RpcTarget(endpoint, spec.ndr64, name=spec.name, capabilities=self.capabilities,
                            timeout=spec.timeout, epm_port=spec.epm_port,
                            computer_name=spec.computer_name)

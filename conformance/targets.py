@@ -211,3 +211,50 @@ class RpcTarget:
 
     def close(self) -> None:
         self.client.close()
+
+
+# ------------------------------------------------------------------ the embedded reference
+
+class ServeProcess:
+    """The embedded reference server for ``--target reference``: ``mqconform serve`` on
+    127.0.0.1, free ports, started as a process of its own (as a user starts it), so that the
+    suite and the server share no interpreter, no lock and no memory. ``endpoint`` and
+    ``control_url`` are read from the two lines it prints; its stderr goes to a temporary file
+    that a failure to start quotes."""
+
+    def __init__(self, start_timeout: float = 30.0):
+        import re
+        import subprocess
+        import sys
+        import tempfile
+
+        self._log = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mqconform.cli", "serve", "--host", "127.0.0.1", "--port",
+             "0", "--control-port", "0"],
+            stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True)
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(
+            [self.proc.stdout.readline(), self.proc.stdout.readline()]), daemon=True)
+        reader.start()
+        reader.join(start_timeout)
+        endpoint = re.search(r"ncacn_ip_tcp:\S+", lines[0]) if lines else None
+        control = re.search(r"http://[\w.]+:\d+", lines[1]) if len(lines) > 1 else None
+        if endpoint is None or control is None:
+            self.stop()
+            self._log.seek(0)
+            why = (self._log.read().strip().splitlines() or ["no output"])[-1][:200]
+            raise TargetError(f"the embedded reference server did not start: {why}")
+        self.endpoint, self.control_url = endpoint.group(0), control.group(0)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except Exception:  # noqa: BLE001 - a server that does not stop is killed
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._log.close()
