@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import struct
+from typing import Any
 
 from pytest_bdd import parsers, then, when
 
@@ -18,17 +19,46 @@ REMOTEREAD_VERSION = (1, 0)
 TIMEOUT_S = 10.0
 
 
-def _connect(mq) -> socket.socket:
+class _Recorded:
+    """A TCP connection whose octets also go to the run's recorder (wire.pcap), as the
+    connections of wire.client do."""
+
+    def __init__(self, sock: socket.socket, recorder: Any):
+        self.sock = sock
+        self.tap = recorder.connection(sock) if recorder is not None else None
+
+    def sendall(self, data: bytes) -> None:
+        self.sock.sendall(data)
+        if self.tap is not None:
+            self.tap.sent(data)
+
+    def recv(self, size: int) -> bytes:
+        data = self.sock.recv(size)
+        if data and self.tap is not None:
+            self.tap.received(data)
+        return data
+
+    def __enter__(self) -> _Recorded:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.tap is not None:
+            self.tap.closed()
+        self.sock.close()
+
+
+def _connect(mq) -> _Recorded:
     from conformance.targets import RpcTarget
 
     target = mq.target if hasattr(mq, "target") else None
     if not isinstance(target, RpcTarget):
         raise NotApplicable("the target has no RPC runtime to bind to (it is not an "
                             "ncacn_ip_tcp endpoint)")
-    return socket.create_connection((target.client.endpoint.host, target.port), TIMEOUT_S)
+    sock = socket.create_connection((target.client.endpoint.host, target.port), TIMEOUT_S)
+    return _Recorded(sock, getattr(target, "recorder", None))
 
 
-def _read_pdu(sock: socket.socket):
+def _read_pdu(sock: _Recorded):
     from wire import dcerpc as d
 
     data = b""
@@ -40,7 +70,7 @@ def _read_pdu(sock: socket.socket):
     return d.decode_pdu(data[:struct.unpack_from("<H", data, 8)[0]])
 
 
-def _bind(sock: socket.socket, syntaxes: tuple[str, ...]):
+def _bind(sock: _Recorded, syntaxes: tuple[str, ...]):
     from wire import dcerpc as d
 
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
