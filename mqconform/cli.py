@@ -9,6 +9,8 @@
     mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
     mqconform run [--target T] [--report-dir D] [--select ID] [--strict] [-- PYTEST ARGS]
                                                 the conformance suite (exit 1: a failure)
+    mqconform replay SCRIPT [--target T]        replay a shrunk stateful failure (exit 1: it
+                                                reproduces, 0: every step conforms)
 
 Exit codes: 0 success; 1 a check failed (stats, trace) or an endpoint could not be reached;
 2 bad usage, an unknown ID, method or field, or a bad value.
@@ -254,9 +256,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         except TargetError as exc:
             raise UsageError(f"target {spec.name}: unreachable: {exc}") from None
     cases = Path(conformance.cases.__file__).parent
-    argv = [str(cases), "-p", "conformance.plugin", "-p", "no:cacheprovider",
-            "--import-mode=importlib", "--mq-target", target, "--report-dir", args.report_dir,
-            "-q"]
+    argv = [str(cases), "-c", str(cases / "suite.ini"), "--rootdir", str(cases.parent.parent),
+            "-p", "conformance.plugin", "-p", "no:cacheprovider", "--mq-target", target,
+            "--report-dir", args.report_dir]
+    # a progress bar and a summary (conformance/progress.py) in place of pytest's reporter,
+    # unless pytest's own output is asked for (-v, or --pytest-output)
+    verbose = any(a.startswith("-v") for a in args.pytest_args)
+    if args.pytest_output or verbose:
+        argv += [] if verbose else ["-q"]
+    else:
+        argv += ["-p", "no:terminal", "-p", "conformance.progress"]
     for prefix in args.select:
         argv += ["--select", prefix]
     if args.strict:
@@ -267,6 +276,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if rc == pytest.ExitCode.TESTS_FAILED:
         return 1
     return 2 if rc == pytest.ExitCode.USAGE_ERROR else 1
+
+
+# ---------------------------------------------------------------------------- replay
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """A program a stateful machine saved (conformance/stateful.py), run again on a target."""
+    from conformance.stateful import load_program, replay_main
+
+    try:
+        program = load_program(args.script)
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise UsageError(f"{args.script}: not a saved stateful program ({exc})") from None
+    argv = ["--target", args.target] + (["--pcap", args.pcap] if args.pcap else [])
+    return replay_main(program, argv, args.script)
 
 
 # ---------------------------------------------------------------------------- serve
@@ -351,6 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_call)
     _add_serve(sub)
     _add_run(sub)
+    p = sub.add_parser("replay", help="replay a shrunk stateful failure on a target")
+    p.add_argument("script", metavar="SCRIPT", help="a reports/stateful/<machine>-<n>.py")
+    p.add_argument("--target", default="reference", help="target file (YAML), reference "
+                   "(default: the embedded server) or model")
+    p.add_argument("--pcap", help="write the replay's exchanges here")
+    p.set_defaults(func=cmd_replay)
     return parser
 
 
@@ -363,6 +392,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--select", action="append", default=[], metavar="ID",
                    help="only cases of requirement IDs with this prefix (repeatable)")
     p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")
+    p.add_argument("--pytest-output", action="store_true",
+                   help="pytest's own terminal output instead of the progress bar and summary")
     p.add_argument("pytest_args", nargs="*", metavar="-- PYTEST ARGS",
                    help="passed to pytest after --")
     p.set_defaults(func=cmd_run)
