@@ -131,6 +131,11 @@ def test_a_deviating_target_fails_the_run_with_exit_1(tmp_path, reference):
     [case] = results["cases"]
     assert case["verdict"] == "fail" and case["unexpected"]
     assert "MQ_ERROR_QUEUE_NOT_FOUND" in case["messages"][0]
+    # the summary names the failing case, its requirement IDs and the frames of its calls
+    fail = next(line for line in out.stdout.splitlines() if line.startswith("FAIL "))
+    assert case["case"] in fail and case["ids"][0] in fail
+    assert f"frames {case['frames']['first']}-{case['frames']['last']}" in fail
+    assert "wire coverage MS-MQRR:" in out.stdout and "report: " in out.stdout
 
 
 def test_an_expected_failure_does_not_fail_the_run_and_one_that_passes_is_reported(
