@@ -1,0 +1,794 @@
+"""The capture decoder: pcap and pcapng files to a table of DCE/RPC calls (RemoteRead, qmmgmt,
+and any other interface by its UUID and opnum), with the errors met on the way and counts that
+reconcile: every frame read is decoded (it belongs to a TCP connection that carries DCE/RPC),
+rejected (malformed: its error is in ``errors``) or not DCE/RPC.
+
+    for item in decode_file("capture.pcap"):   # Call, DecodeError, then one FileSummary
+        ...
+
+Layers, each by struct (the fast path; ``captures/slowpath.py`` reads the same files with
+scapy and tests/captures hold the two equal):
+
+1. Records (captures/pcapio.py), link layers (Ethernet with 802.1Q/802.1ad tags, Linux cooked
+   v1 and v2, BSD loopback, raw IP), IPv4 and IPv6 (extension headers skipped; IP fragments are
+   not reassembled: such a frame is rejected), TCP.
+2. TCP reassembly per direction: sequence numbers from the SYN (or the first segment seen),
+   segments out of order held until the hole before them fills, retransmitted and overlapping
+   octets delivered once. A hole that does not fill (more than ``MAX_PENDING`` octets wait
+   behind it, or the connection ends) is a **gap**: reported with its size, never filled in;
+   the PDU it cuts is dropped and reading resumes at the next segment that begins a PDU.
+3. DCE/RPC (C706 12.6): PDUs framed by frag_length; bind / alter_context and their acks give
+   each presentation context its interface and transfer syntax (NDR or NDR64) and the
+   association group; request and response fragments are reassembled per call_id (the auth
+   trailer, MS-RPCE 2.2.2.11, stripped); a response or fault completes the call its call_id
+   names.
+4. Stubs of RemoteRead and qmmgmt are decoded by wire/ndr.py into the typed calls and results
+   of model/calls.py, written as JSON; a stub that does not decode keeps its call row, with
+   ``decode_error`` saying why (and an error row).
+
+A connection is DCE/RPC once a valid PDU header is read at the start of a segment (checked
+strictly: version 5.0/5.1, a known PDU type, a valid data representation, a plausible
+frag_length): a capture that begins in the middle of a connection synchronizes at the first
+segment that begins a PDU.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import ipaddress
+import json
+import struct
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from captures import pcapio
+
+#: octets waiting behind a hole before the hole is declared a gap
+MAX_PENDING = 4 << 20
+#: PDU types (C706 12.6.4; MS-RPCE 2.2.2.x)
+REQUEST, RESPONSE, FAULT, BIND, BIND_ACK, BIND_NAK = 0, 2, 3, 11, 12, 13
+ALTER_CONTEXT, ALTER_CONTEXT_RESP, AUTH3, SHUTDOWN, CO_CANCEL, ORPHANED = 14, 15, 16, 17, 18, 19
+PTYPES = frozenset({REQUEST, RESPONSE, FAULT, BIND, BIND_ACK, BIND_NAK, ALTER_CONTEXT,
+                    ALTER_CONTEXT_RESP, AUTH3, SHUTDOWN, CO_CANCEL, ORPHANED})
+PTYPE_NAMES = {REQUEST: "request", RESPONSE: "response", FAULT: "fault", BIND: "bind",
+               BIND_ACK: "bind_ack", BIND_NAK: "bind_nak", ALTER_CONTEXT: "alter_context",
+               ALTER_CONTEXT_RESP: "alter_context_resp", AUTH3: "auth3", SHUTDOWN: "shutdown",
+               CO_CANCEL: "co_cancel", ORPHANED: "orphaned"}
+PFC_FIRST_FRAG, PFC_LAST_FRAG, PFC_OBJECT_UUID = 0x01, 0x02, 0x80
+NDR_UUID = uuid.UUID("8a885d04-1ceb-11c9-9fe8-08002b104860")
+NDR64_UUID = uuid.UUID("71710533-beba-4937-8319-b5dbef9ccc36")
+TCP_FIN, TCP_SYN, TCP_RST = 0x01, 0x02, 0x04
+
+_HDR_LE = struct.Struct("<BBBB4sHHI")
+_HDR_BE = struct.Struct(">BBBB4sHHI")
+_IPV6_EXT = frozenset({0, 43, 60, 51, 135, 139, 140})  # hop-by-hop, routing, dest opts, AH, ...
+
+
+# --------------------------------------------------------------------------- the tables
+
+@dataclass(slots=True)
+class Call:
+    """One row of the calls table (captures/schema.py documents each column)."""
+
+    capture: str
+    client: str  # "ip:port" ([ip]:port for IPv6)
+    server: str
+    client_ip: str
+    client_port: int
+    server_ip: str
+    server_port: int
+    connection: int  # the connection's index in the capture (Wireshark's tcp.stream)
+    assoc_group: int | None
+    context_id: int | None
+    interface: str | None  # the abstract syntax's UUID
+    interface_version: str | None
+    interface_name: str | None  # RemoteRead, qmmgmt, or None
+    transfer_syntax: str | None  # NDR, NDR64
+    call_id: int
+    opnum: int | None
+    method: str | None
+    request: str | None  # JSON of the typed call's fields
+    response: str | None  # JSON of the typed result's fields
+    status: int | None  # the method's return value (HRESULT or DWORD)
+    fault: int | None  # the fault PDU's status
+    decode_error: str | None
+    request_first_frame: int | None
+    request_last_frame: int | None
+    response_first_frame: int | None
+    response_last_frame: int | None
+    request_time: float | None
+    response_time: float | None
+    request_stub: bytes | None = None
+    response_stub: bytes | None = None
+
+
+@dataclass(slots=True)
+class DecodeError:
+    capture: str
+    frame: int | None
+    kind: str  # io, format, truncated, corrupt, link, ip, tcp, gap, desync, pdu, fragment, stub
+    message: str
+    connection: int | None = None
+
+
+@dataclass(slots=True)
+class FileSummary:
+    capture: str
+    frames: int = 0  # frames in
+    decoded: int = 0  # in a TCP connection carrying DCE/RPC
+    rejected: int = 0  # malformed (an error row says why)
+    not_dcerpc: int = 0  # well formed, not DCE/RPC over TCP
+    pdus: int = 0
+    calls: int = 0
+    errors: int = 0
+    bytes_read: int = 0
+    gaps: int = 0
+
+    @property
+    def reconciles(self) -> bool:
+        return self.frames == self.decoded + self.rejected + self.not_dcerpc
+
+
+class FrameError(ValueError):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+# --------------------------------------------------------------------------- link, IP, TCP
+
+def _ip(raw: bytes) -> str:
+    return str(ipaddress.ip_address(raw))
+
+
+def tcp_segment(linktype: int, data: bytes) -> tuple | None:
+    """(src, dst, sport, dport, seq, flags, payload) of a TCP segment; None for a frame that is
+    well formed but not TCP over IP; FrameError for a malformed one."""
+    if linktype == pcapio.LINKTYPE_ETHERNET:
+        if len(data) < 14:
+            raise FrameError("link", f"Ethernet frame of {len(data)} bytes")
+        ethertype = (data[12] << 8) | data[13]
+        pos = 14
+        while ethertype in (0x8100, 0x88A8, 0x9100):
+            if len(data) < pos + 4:
+                raise FrameError("link", "VLAN tag cut short")
+            ethertype = (data[pos + 2] << 8) | data[pos + 3]
+            pos += 4
+    elif linktype in (pcapio.LINKTYPE_RAW, 12, 14, pcapio.LINKTYPE_IPV4,
+                      pcapio.LINKTYPE_IPV6):
+        if not data:
+            raise FrameError("link", "empty raw IP frame")
+        version = data[0] >> 4
+        ethertype, pos = (0x0800 if version == 4 else 0x86DD if version == 6 else 0), 0
+    elif linktype == pcapio.LINKTYPE_LINUX_SLL:
+        if len(data) < 16:
+            raise FrameError("link", "Linux cooked header cut short")
+        ethertype, pos = (data[14] << 8) | data[15], 16
+    elif linktype == pcapio.LINKTYPE_LINUX_SLL2:
+        if len(data) < 20:
+            raise FrameError("link", "Linux cooked v2 header cut short")
+        ethertype, pos = (data[0] << 8) | data[1], 20
+    elif linktype == pcapio.LINKTYPE_NULL:
+        if len(data) < 4:
+            raise FrameError("link", "loopback header cut short")
+        family = struct.unpack_from("<I", data)[0]
+        if family > 0xFFFF:
+            family = struct.unpack_from(">I", data)[0]
+        ethertype = 0x0800 if family == 2 else 0x86DD if family in (10, 24, 28, 30) else 0
+        pos = 4
+    else:
+        return None
+    if ethertype == 0x0800:
+        if len(data) < pos + 20:
+            raise FrameError("ip", "IPv4 header cut short")
+        vihl = data[pos]
+        ihl = (vihl & 0x0F) * 4
+        if vihl >> 4 != 4 or ihl < 20:
+            raise FrameError("ip", f"IPv4 version/IHL byte 0x{vihl:02X}")
+        total = (data[pos + 2] << 8) | data[pos + 3]
+        if total < ihl or len(data) < pos + total:
+            raise FrameError("ip", f"IPv4 total length {total} but {len(data) - pos} bytes "
+                                   f"captured")
+        if data[pos + 6] & 0x20 or ((data[pos + 6] & 0x1F) << 8 | data[pos + 7]):
+            raise FrameError("ip", "IPv4 fragment (IP fragments are not reassembled)")
+        if data[pos + 9] != 6:
+            return None
+        src, dst = data[pos + 12:pos + 16], data[pos + 16:pos + 20]
+        tcp, end = pos + ihl, pos + total
+    elif ethertype == 0x86DD:
+        if len(data) < pos + 40:
+            raise FrameError("ip", "IPv6 header cut short")
+        if data[pos] >> 4 != 6:
+            raise FrameError("ip", "IPv6 version is not 6")
+        plen = (data[pos + 4] << 8) | data[pos + 5]
+        nxt = data[pos + 6]
+        src, dst = data[pos + 8:pos + 24], data[pos + 24:pos + 40]
+        end = pos + 40 + plen
+        if len(data) < end:
+            raise FrameError("ip", f"IPv6 payload length {plen} but {len(data) - pos - 40} "
+                                   f"bytes captured")
+        tcp = pos + 40
+        while nxt in _IPV6_EXT or nxt == 44:
+            if nxt == 44:
+                raise FrameError("ip", "IPv6 fragment (IP fragments are not reassembled)")
+            if tcp + 8 > end:
+                raise FrameError("ip", "IPv6 extension header cut short")
+            nxt, size = data[tcp], (data[tcp + 1] + (2 if nxt == 51 else 1)) * (4 if nxt == 51
+                                                                                  else 8)
+            tcp += size
+        if nxt != 6:
+            return None
+    else:
+        return None
+    if end - tcp < 20:
+        raise FrameError("tcp", "TCP header cut short")
+    sport, dport, seq, _ack, off, flags = struct.unpack_from(">HHIIBB", data, tcp)
+    hlen = (off >> 4) * 4
+    if hlen < 20 or tcp + hlen > end:
+        raise FrameError("tcp", f"TCP data offset {hlen}")
+    return src, dst, sport, dport, seq, flags, data[tcp + hlen:end]
+
+
+def valid_header(data: bytes | memoryview, pos: int = 0) -> bool:
+    """A DCE/RPC connection-oriented PDU header at ``pos`` (strict)."""
+    if len(data) - pos < 16:
+        return False
+    if data[pos] != 5 or data[pos + 1] > 1 or data[pos + 2] not in PTYPES:
+        return False
+    if data[pos + 4] not in (0x00, 0x01, 0x10, 0x11) or data[pos + 5] > 3 or data[pos + 6] \
+            or data[pos + 7]:
+        return False
+    le = data[pos + 4] & 0x10
+    frag = (data[pos + 8] | data[pos + 9] << 8) if le else (data[pos + 8] << 8 | data[pos + 9])
+    auth = (data[pos + 10] | data[pos + 11] << 8) if le else \
+        (data[pos + 10] << 8 | data[pos + 11])
+    return frag >= 16 and auth + 16 <= frag
+
+
+# --------------------------------------------------------------------------- connections
+
+class _Direction:
+    """One direction of a TCP connection: reassembly, then PDU framing."""
+
+    __slots__ = ("next_seq", "pending", "pending_size", "buf", "base", "frames", "synced",
+                 "fin", "skipped")
+
+    def __init__(self) -> None:
+        self.next_seq: int | None = None
+        self.pending: dict[int, tuple[bytes, int, float]] = {}
+        self.pending_size = 0
+        self.buf = bytearray()
+        self.base = 0  # stream offset of buf[0]
+        self.frames: list[tuple[int, int, float]] = []  # (end offset, frame, ts) in order
+        self.synced = False
+        self.fin: int | None = None  # the sequence number a FIN closes at
+        self.skipped = 0  # octets skipped before a PDU began
+
+
+class _Connection:
+    __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "contexts",
+                 "binds", "assoc_group", "frags", "requests", "answers", "client_side",
+                 "closed", "syn")
+
+    def __init__(self, index: int, key: tuple, first: tuple[bytes, int]):
+        self.index = index
+        self.key = key
+        self.client = first  # (ip, port) of the side that opened it, until a PDU says
+        self.server: tuple[bytes, int] | None = None
+        self.dirs: dict[tuple[bytes, int], _Direction] = {}
+        self.frames = 0
+        self.dcerpc = False
+        self.contexts: dict[int, tuple[uuid.UUID, str, uuid.UUID | None]] = {}
+        self.binds: dict[int, tuple] = {}  # call_id -> the bind's contexts
+        self.assoc_group: int | None = None
+        self.frags: dict[tuple[int, int], list] = {}  # (ptype group, call_id) -> parts
+        self.requests: dict[int, dict] = {}  # call_id -> the request awaiting its answer
+        self.answers: dict[int, dict] = {}  # call_id -> an answer awaiting its request
+        self.client_side: tuple[bytes, int] | None = None
+        self.closed = 0
+        self.syn: tuple | None = None
+
+
+def _endpoint(ip: bytes, port: int) -> str:
+    text = _ip(ip)
+    return f"[{text}]:{port}" if ":" in text else f"{text}:{port}"
+
+
+# --------------------------------------------------------------------------- JSON of calls
+
+def jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"hex": bytes(value).hex()} if len(value) <= 4096 else \
+            {"base64": base64.b64encode(bytes(value)).decode()}
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _json(value: Any) -> str:
+    return json.dumps(jsonable(value), separators=(",", ":"), sort_keys=False)
+
+
+# --------------------------------------------------------------------------- the decoder
+
+class Decoder:
+    """Decodes one capture file; ``run()`` yields Call, DecodeError and, last, FileSummary."""
+
+    def __init__(self, name: str, decode_stubs: bool = True, keep_stubs: bool = False):
+        from model import calls as c
+
+        self.name = name
+        self.decode_stubs = decode_stubs
+        self.keep_stubs = keep_stubs
+        self.summary = FileSummary(name)
+        self.conns: dict[tuple, _Connection] = {}
+        #: ended connections: key -> (carried DCE/RPC, (client, ISN) of its SYN)
+        self.ended: dict[tuple, tuple[bool, tuple | None]] = {}
+        self.count = 0
+        self.out: list[Call | DecodeError] = []
+        self._interfaces = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}
+        self._calls = c.CALLS
+
+    # ------------------------------------------------------------------ driving
+    def run(self, source: Any) -> Iterator[Call | DecodeError | FileSummary]:
+        s = self.summary
+        for rec in pcapio.records(source):
+            if isinstance(rec, pcapio.RecordError):
+                if rec.number is not None:
+                    s.frames += 1
+                    s.rejected += 1
+                self._error(rec.number, rec.kind, rec.message)
+            else:
+                s.frames += 1
+                s.bytes_read += len(rec.data)
+                self._frame(rec)
+            if self.out:
+                yield from self.out
+                self.out.clear()
+        for conn in list(self.conns.values()):
+            self._close(conn)
+        yield from self.out
+        self.out.clear()
+        yield s
+
+    def _error(self, frame: int | None, kind: str, message: str,
+               connection: int | None = None) -> None:
+        self.summary.errors += 1
+        self.out.append(DecodeError(self.name, frame, kind, message, connection))
+
+    def _frame(self, rec: pcapio.Record) -> None:
+        try:
+            seg = tcp_segment(rec.linktype, rec.data)
+        except FrameError as exc:
+            self.summary.rejected += 1
+            self._error(rec.number, exc.kind, str(exc))
+            return
+        if seg is None:
+            self.summary.not_dcerpc += 1
+            return
+        src, dst, sport, dport, seq, flags, payload = seg
+        a, b = (src, sport), (dst, dport)
+        key = (a, b) if a <= b else (b, a)
+        conn = self.conns.get(key)
+        if conn is None and key in self.ended and (
+                not flags & TCP_SYN or self.ended[key][1] == (a, seq)):
+            # a late segment of a connection that has ended (the last ACK, a retransmitted
+            # segment, FIN, RST or even its SYN): counted as its connection was
+            if self.ended[key][0]:
+                self.summary.decoded += 1
+            else:
+                self.summary.not_dcerpc += 1
+            return
+        if conn is None or (flags & TCP_SYN and not flags & 0x10 and conn.closed):
+            if conn is not None:
+                self._close(conn)
+            conn = _Connection(self.count, key, a)
+            self.count += 1
+            self.conns[key] = conn
+        conn.frames += 1
+        if flags & TCP_SYN and not flags & 0x10:  # a SYN: the sender opens, it is the client
+            conn.client = a
+            conn.syn = (a, seq)
+        d = conn.dirs.get(a)
+        if d is None:
+            d = conn.dirs[a] = _Direction()
+        if flags & TCP_FIN:
+            d.fin = (seq + len(payload) + (1 if flags & TCP_SYN else 0)) & 0xFFFFFFFF
+        self._segment(conn, a, d, seq, flags, payload, rec.number, rec.ts)
+        if flags & TCP_RST:
+            self._close(conn)
+        elif flags & TCP_FIN or conn.closed:
+            # closed when both sides have sent FIN and every octet before each FIN has come
+            # (a FIN that overtakes data leaves the connection open until the data arrives)
+            done = [x for x in conn.dirs.values() if x.fin is not None
+                    and (x.next_seq is None or x.next_seq == x.fin) and not x.pending]
+            conn.closed = len(done)
+            if len(done) == 2:
+                self._close(conn)
+
+    def _close(self, conn: _Connection) -> None:
+        """The connection ends (FIN both ways, RST, or the end of the capture): flush what
+        waits, report what never completed, and count its frames."""
+        if self.conns.get(conn.key) is conn:
+            del self.conns[conn.key]
+        if len(self.ended) >= 65536:  # remember the most recent ones only
+            self.ended.pop(next(iter(self.ended)))
+        self.ended[conn.key] = (conn.dcerpc, conn.syn)
+        for side, d in conn.dirs.items():
+            if d.pending:
+                self._gap(conn, side, d, None)
+            if d.synced and d.buf:
+                self._error(d.frames[-1][1] if d.frames else None, "truncated",
+                            f"{len(d.buf)} octets of a PDU end the connection unfinished",
+                            conn.index)
+        for (_group, call_id), parts in conn.frags.items():
+            self._error(parts[0]["first"], "fragment",
+                        f"call_id {call_id}: the last fragment never came", conn.index)
+        for call_id, req in conn.requests.items():
+            self._emit(conn, call_id, req, None)
+        for call_id, ans in conn.answers.items():
+            self._emit(conn, call_id, None, ans)
+        conn.frags.clear()
+        conn.requests.clear()
+        conn.answers.clear()
+        if conn.dcerpc:
+            self.summary.decoded += conn.frames
+        else:
+            self.summary.not_dcerpc += conn.frames
+        conn.frames = 0
+
+    # ------------------------------------------------------------------ TCP
+    def _segment(self, conn: _Connection, side: tuple, d: _Direction, seq: int, flags: int,
+                 payload: bytes, frame: int, ts: float) -> None:
+        if flags & TCP_SYN:
+            d.next_seq = (seq + 1) & 0xFFFFFFFF  # data on a SYN (TFO) follows it
+            seq = d.next_seq
+            if not payload:
+                return
+        if not payload:
+            return
+        if d.next_seq is None:
+            d.next_seq = seq
+        rel = (seq - d.next_seq + 0x80000000) % 0x100000000 - 0x80000000
+        if rel < 0:  # retransmitted or overlapping octets: deliver only what is new
+            if rel + len(payload) <= 0:
+                return
+            payload, seq = payload[-rel:], d.next_seq
+            rel = 0
+        if rel > 0:  # out of order: hold it until the hole fills
+            held = d.pending.get(seq)
+            if held is None or len(held[0]) < len(payload):
+                d.pending_size += len(payload) - (len(held[0]) if held else 0)
+                d.pending[seq] = (payload, frame, ts)
+            if d.pending_size > MAX_PENDING:
+                self._gap(conn, side, d, frame)
+            return
+        self._deliver(conn, side, d, payload, frame, ts)
+        self._drain(conn, side, d)
+
+    def _drain(self, conn: _Connection, side: tuple, d: _Direction) -> None:
+        while d.pending:
+            best = None
+            for s in d.pending:
+                rel = (s - d.next_seq + 0x80000000) % 0x100000000 - 0x80000000
+                if rel <= 0:
+                    best = s
+                    break
+            if best is None:
+                return
+            payload, frame, ts = d.pending.pop(best)
+            d.pending_size -= len(payload)
+            rel = (best - d.next_seq + 0x80000000) % 0x100000000 - 0x80000000
+            if rel + len(payload) > 0:
+                self._deliver(conn, side, d, payload[-rel:] if rel else payload, frame, ts)
+
+    def _gap(self, conn: _Connection, side: tuple, d: _Direction, frame: int | None) -> None:
+        """The hole before the held segments will not fill: report it, drop the PDU it cuts,
+        and go on from the first held segment."""
+        first = min(d.pending, key=lambda s: (s - d.next_seq) % 0x100000000)
+        missing = (first - d.next_seq) % 0x100000000
+        self.summary.gaps += 1
+        where = d.pending[first][1]
+        self._error(frame if frame is not None else where, "gap",
+                    f"{missing} octets from {_endpoint(*side)} are missing before frame "
+                    f"{where} (not in the capture)", conn.index)
+        if d.synced and d.buf:
+            self._error(where, "gap", f"a PDU of {_endpoint(*side)} is cut by the gap: its "
+                                      f"{len(d.buf)} octets read are dropped", conn.index)
+        d.buf.clear()
+        d.frames.clear()
+        d.synced = False
+        d.next_seq = first
+        self._drain(conn, side, d)
+
+    def _deliver(self, conn: _Connection, side: tuple, d: _Direction, payload: bytes,
+                 frame: int, ts: float) -> None:
+        d.next_seq = (d.next_seq + len(payload)) & 0xFFFFFFFF
+        if not d.synced:
+            if not valid_header(payload):
+                d.skipped += len(payload)
+                return
+            d.synced = True
+            if d.skipped and conn.dcerpc:
+                self._error(frame, "desync", f"{d.skipped} octets from {_endpoint(*side)} "
+                                             f"skipped before a PDU began", conn.index)
+            d.skipped = 0
+            d.buf = bytearray()
+            d.frames = []
+        d.buf += payload
+        d.frames.append((d.base + len(d.buf), frame, ts))
+        self._pdus(conn, side, d)
+
+    # ------------------------------------------------------------------ DCE/RPC PDUs
+    def _pdus(self, conn: _Connection, side: tuple, d: _Direction) -> None:
+        buf = d.buf
+        pos = 0
+        while len(buf) - pos >= 16:
+            if not valid_header(buf, pos):
+                self._error(self._frame_at(d, d.base + pos), "desync",
+                            f"octets from {_endpoint(*side)} do not begin a PDU where one "
+                            f"should begin: the rest of the segment is dropped", conn.index)
+                d.synced = False
+                del buf[:]
+                d.frames.clear()
+                return
+            le = buf[pos + 4] & 0x10
+            frag = (buf[pos + 8] | buf[pos + 9] << 8) if le else (buf[pos + 8] << 8
+                                                                    | buf[pos + 9])
+            if len(buf) - pos < frag:
+                break
+            start = d.base + pos
+            first, first_ts = self._frame_ts(d, start)
+            last, last_ts = self._frame_ts(d, start + frag - 1)
+            self._pdu(conn, side, bytes(buf[pos:pos + frag]), first, last, first_ts, last_ts)
+            pos += frag
+        if pos:
+            del buf[:pos]
+            d.base += pos
+            frames = d.frames
+            i = 0
+            while i < len(frames) and frames[i][0] <= d.base:
+                i += 1
+            if i:
+                del frames[:i]
+
+    @staticmethod
+    def _frame_ts(d: _Direction, offset: int) -> tuple[int, float]:
+        for end, frame, ts in d.frames:
+            if offset < end:
+                return frame, ts
+        return d.frames[-1][1], d.frames[-1][2]
+
+    def _frame_at(self, d: _Direction, offset: int) -> int | None:
+        return self._frame_ts(d, offset)[0] if d.frames else None
+
+    def _pdu(self, conn: _Connection, side: tuple, pdu: bytes, first: int, last: int,
+             first_ts: float, last_ts: float) -> None:
+        self.summary.pdus += 1
+        if not conn.dcerpc:
+            conn.dcerpc = True
+        le = pdu[4] & 0x10
+        _v, _minor, ptype, flags, _drep, frag, auth, call_id = \
+            (_HDR_LE if le else _HDR_BE).unpack_from(pdu)
+        order = "<" if le else ">"
+        body_end = frag
+        if auth:
+            if frag < 16 + 8 + auth:
+                self._error(first, "pdu", f"call_id {call_id}: auth_length {auth} does not fit",
+                            conn.index)
+                return
+            pad = pdu[frag - auth - 8 + 2]
+            body_end = frag - auth - 8 - pad
+        if ptype in (REQUEST, RESPONSE, FAULT):
+            if ptype == REQUEST and conn.client_side is None:
+                conn.client_side = side
+            self._call_fragment(conn, side, pdu, order, ptype, flags, call_id, body_end,
+                                first, last, first_ts, last_ts)
+        elif ptype in (BIND, ALTER_CONTEXT):
+            conn.client_side = side
+            self._bind(conn, pdu, call_id, first)
+        elif ptype in (BIND_ACK, ALTER_CONTEXT_RESP):
+            self._bind_ack(conn, pdu, call_id, first, ptype == BIND_ACK)
+        elif ptype == BIND_NAK:
+            conn.binds.pop(call_id, None)
+
+    def _bind(self, conn: _Connection, pdu: bytes, call_id: int, frame: int) -> None:
+        from wire import dcerpc as dce
+
+        try:
+            body = dce.decode_pdu(pdu).body
+        except dce.PduError as exc:
+            self._error(frame, "pdu", f"bind call_id {call_id}: {exc}", conn.index)
+            return
+        conn.binds[call_id] = tuple(
+            (e.context_id, e.abstract_syntax.uuid,
+             f"{e.abstract_syntax.major}.{e.abstract_syntax.minor}",
+             tuple(t.uuid for t in e.transfer_syntaxes)) for e in body.contexts)
+
+    def _bind_ack(self, conn: _Connection, pdu: bytes, call_id: int, frame: int,
+                  is_bind: bool) -> None:
+        from wire import dcerpc as dce
+
+        try:
+            body = dce.decode_pdu(pdu).body
+        except dce.PduError as exc:
+            self._error(frame, "pdu", f"bind_ack call_id {call_id}: {exc}", conn.index)
+            return
+        if is_bind or body.assoc_group_id:
+            conn.assoc_group = body.assoc_group_id
+        proposed = conn.binds.pop(call_id, None)
+        if proposed is None:
+            return
+        for (ctx, abstract, version, _offered), result in zip(proposed, body.results,
+                                                                strict=False):
+            if result.result == dce.ContResult.ACCEPTANCE:
+                conn.contexts[ctx] = (abstract, version, result.transfer_syntax.uuid)
+
+    def _call_fragment(self, conn: _Connection, side: tuple, pdu: bytes, order: str,
+                       ptype: int, flags: int, call_id: int, body_end: int, first: int,
+                       last: int, first_ts: float, last_ts: float) -> None:
+        if ptype == REQUEST:
+            if len(pdu) < 24:
+                self._error(first, "pdu", f"request call_id {call_id} is cut short",
+                            conn.index)
+                return
+            _hint, ctx, opnum = struct.unpack_from(order + "IHH", pdu, 16)
+            stub_start = 24 + (16 if flags & PFC_OBJECT_UUID else 0)
+        else:
+            if len(pdu) < 24:
+                self._error(first, "pdu", f"{PTYPE_NAMES[ptype]} call_id {call_id} is cut "
+                                          f"short", conn.index)
+                return
+            _hint, ctx = struct.unpack_from(order + "IH", pdu, 16)
+            opnum = None
+            stub_start = 24
+        if ptype == FAULT:
+            status = struct.unpack_from(order + "I", pdu, 24)[0] if len(pdu) >= 28 else None
+            self._answer(conn, call_id, {"fault": status, "stub": b"", "first": first,
+                                         "last": last, "ts": first_ts, "ctx": ctx})
+            return
+        stub = pdu[stub_start:max(stub_start, body_end)]
+        group = 0 if ptype == REQUEST else 1
+        key = (group, call_id)
+        parts = conn.frags.get(key)
+        if flags & PFC_FIRST_FRAG:
+            if parts is not None:
+                self._error(parts[0]["first"], "fragment",
+                            f"call_id {call_id}: a new first fragment before the last one",
+                            conn.index)
+            parts = conn.frags[key] = [{"first": first, "ts": first_ts, "ctx": ctx,
+                                        "opnum": opnum, "order": order}]
+        elif parts is None:
+            self._error(first, "fragment", f"call_id {call_id}: a fragment without its first",
+                        conn.index)
+            return
+        parts.append(stub)
+        if not flags & PFC_LAST_FRAG:
+            return
+        del conn.frags[key]
+        head = parts[0]
+        whole = b"".join(parts[1:])
+        done = {"stub": whole, "first": head["first"], "last": last, "ts": head["ts"],
+                "ctx": head["ctx"], "opnum": head["opnum"], "end_ts": last_ts,
+                "order": head["order"]}
+        if ptype == REQUEST:
+            if call_id in conn.requests:
+                self._emit(conn, call_id, conn.requests.pop(call_id), None)
+            answer = conn.answers.pop(call_id, None)
+            if answer is not None:  # its answer was captured first (frames out of order)
+                self._emit(conn, call_id, done, answer)
+            else:
+                conn.requests[call_id] = done
+        else:
+            self._answer(conn, call_id, done)
+
+    def _answer(self, conn: _Connection, call_id: int, answer: dict) -> None:
+        request = conn.requests.pop(call_id, None)
+        if request is None:  # held until its request comes, or the connection ends
+            if call_id in conn.answers:
+                self._emit(conn, call_id, None, conn.answers.pop(call_id))
+            conn.answers[call_id] = answer
+            return
+        self._emit(conn, call_id, request, answer)
+
+    # ------------------------------------------------------------------ call rows
+    def _emit(self, conn: _Connection, call_id: int, req: dict | None,
+              ans: dict | None) -> None:
+        from wire import ndr
+
+        client = conn.client_side or conn.client
+        server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
+        ctx = req["ctx"] if req else ans["ctx"] if ans else None
+        abstract, version, syntax = conn.contexts.get(ctx, (None, None, None))
+        name = self._interfaces.get(abstract)
+        ndr64 = syntax == NDR64_UUID
+        opnum = req["opnum"] if req else None
+        klass = self._calls.get((name, opnum)) if name else None
+        status = fault = None
+        request_json = response_json = error = None
+        if ans is not None and ans.get("fault") is not None:
+            fault = ans["fault"]
+        if req is None:
+            error = "no request for this answer in the capture"
+        elif ans is None:
+            error = "no answer to this request in the capture"
+        if self.decode_stubs and name and klass is not None and syntax in (NDR_UUID,
+                                                                             NDR64_UUID):
+            big = (req or ans)["order"] == ">" if (req or ans).get("order") else False
+            try:
+                if big:
+                    raise ndr.StubError("drep", "big-endian NDR is not decoded")
+                call = ndr.decode_request(name, opnum, req["stub"], ndr64)
+                request_json = _json(call)
+                if ans is not None and fault is None:
+                    result = ndr.decode_response(call, ans["stub"], ndr64)
+                    status = result.status
+                    response_json = _json(result)
+            except ndr.StubError as exc:
+                error = f"{exc}"
+                self._error(req["first"] if req else None, "stub",
+                            f"call_id {call_id} {klass.__name__}: {exc}", conn.index)
+        elif name and req is not None and klass is None:
+            error = f"{name} has no method with opnum {opnum}"
+        self.summary.calls += 1
+        cip, cport = client
+        sip, sport = server
+        self.out.append(Call(
+            capture=self.name, client=_endpoint(cip, cport), server=_endpoint(sip, sport),
+            client_ip=_ip(cip), client_port=cport, server_ip=_ip(sip), server_port=sport,
+            connection=conn.index, assoc_group=conn.assoc_group, context_id=ctx,
+            interface=str(abstract) if abstract else None, interface_version=version,
+            interface_name=name,
+            transfer_syntax="NDR64" if ndr64 else "NDR" if syntax == NDR_UUID else None,
+            call_id=call_id, opnum=opnum, method=klass.__name__ if klass else None,
+            request=request_json, response=response_json, status=status, fault=fault,
+            decode_error=error,
+            request_first_frame=req["first"] if req else None,
+            request_last_frame=req["last"] if req else None,
+            response_first_frame=ans["first"] if ans else None,
+            response_last_frame=ans["last"] if ans else None,
+            request_time=req["ts"] if req else None,
+            response_time=ans["ts"] if ans else None,
+            request_stub=req["stub"] if req and self.keep_stubs else None,
+            response_stub=ans["stub"] if ans and self.keep_stubs else None))
+
+
+def decode_file(path: str | Path, decode_stubs: bool = True, keep_stubs: bool = False,
+                name: str | None = None) -> Iterator[Call | DecodeError | FileSummary]:
+    """Decode one capture file (a path, streamed)."""
+    yield from Decoder(name or str(path), decode_stubs, keep_stubs).run(path)
+
+
+@dataclass
+class Decoded:
+    """All of one or more files, in memory (for tests and small captures)."""
+
+    calls: list[Call] = field(default_factory=list)
+    errors: list[DecodeError] = field(default_factory=list)
+    summaries: list[FileSummary] = field(default_factory=list)
+
+
+def decode_all(paths: list[str | Path], **kw: Any) -> Decoded:
+    out = Decoded()
+    for path in paths:
+        for item in decode_file(path, **kw):
+            if isinstance(item, Call):
+                out.calls.append(item)
+            elif isinstance(item, DecodeError):
+                out.errors.append(item)
+            else:
+                out.summaries.append(item)
+    return out

@@ -1,0 +1,217 @@
+"""The capture decoder (captures/decode.py): what tshark sees in a capture of a real run, the
+same calls from pcapng, from reordered and retransmitted segments; gaps, truncation, corrupt
+records, foreign traffic and garbage stubs reported as errors with frame counts that reconcile."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from captures import pcapio
+from captures.decode import decode_all
+from captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
+from model import calls as c
+
+TSHARK = shutil.which("tshark")
+
+
+@pytest.fixture(scope="module")
+def run_pcap(tmp_path_factory) -> Path:
+    """wire.pcap of a real run: the suite over TCP against the reference server."""
+    out = tmp_path_factory.mktemp("run")
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--select",
+                           "MS-MQRR/3.1.4.10", "--select", "MS-MQMR/3.1.4.2",  # trace: ignore
+                           "--report-dir", str(out)], capture_output=True, text=True,
+                          timeout=300, cwd=out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / "wire.pcap"
+
+
+def _records(path: Path) -> list[tuple[float, bytes]]:
+    return [(r.ts, r.data) for r in pcapio.records(path) if isinstance(r, pcapio.Record)]
+
+
+def _write(path: Path, frames: list[tuple[float, bytes]]) -> Path:
+    path.write_bytes(pcap_header() + b"".join(pcap_record(ts, f) for ts, f in frames))
+    return path
+
+
+def _key(decoded) -> list[tuple]:
+    return sorted(repr((x.call_id, x.connection, x.opnum, x.method, x.status, x.fault,
+                        x.request, x.response)) for x in decoded.calls)
+
+
+# ------------------------------------------------------------------------- agreement
+
+
+@pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
+def test_tshark_and_the_decoder_agree_on_frames_call_ids_types_interfaces_and_opnums(run_pcap):
+    d = decode_all([run_pcap])
+    [s] = d.summaries
+    assert s.reconciles and s.frames == s.decoded and s.calls == len(d.calls) > 50
+    out = subprocess.run([TSHARK, "-r", str(run_pcap), "-Y", "dcerpc", "-T", "fields",
+                          "-E", "occurrence=a", "-e", "frame.number", "-e", "dcerpc.pkt_type",
+                          "-e", "dcerpc.cn_call_id", "-e", "dcerpc.opnum",
+                          "-e", "dcerpc.cn_flags", "-e", "dcerpc.cn_bind_to_uuid"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    theirs_req, theirs_ans, theirs_binds = set(), set(), set()
+    for line in out.splitlines():
+        frame, ptypes, call_ids, opnums, flags, binds = (line.split("\t") + [""] * 6)[:6]
+        opnums = opnums.split(",") if opnums else []
+        for i, (ptype, call_id, flag) in enumerate(zip(ptypes.split(","), call_ids.split(","),
+                                                       flags.split(","), strict=False)):
+            if not int(flag, 16) & 0x02:  # the last fragment completes the PDU
+                continue
+            if ptype == "0":
+                theirs_req.add((int(frame), int(call_id), int(opnums[i]) if i < len(opnums)
+                                else None))
+            elif ptype in ("2", "3"):
+                theirs_ans.add((int(frame), int(call_id), ptype))
+        theirs_binds |= {b.lower() for b in binds.split(",") if b}
+    ours_req = {(x.request_last_frame, x.call_id, x.opnum) for x in d.calls
+                if x.request_last_frame is not None}
+    ours_ans = {(x.response_last_frame, x.call_id, "3" if x.fault is not None else "2")
+                for x in d.calls if x.response_last_frame is not None}
+    assert ours_req == theirs_req
+    assert ours_ans == theirs_ans
+    assert {x.interface for x in d.calls} <= theirs_binds
+    assert {x.interface_name for x in d.calls} == {c.REMOTEREAD, c.QMMGMT}
+
+
+def test_calls_are_decoded_into_typed_fields_with_status(run_pcap):
+    d = decode_all([run_pcap])
+    opens = [x for x in d.calls if x.method == "R_OpenQueue" and x.fault is None]
+    assert opens and all('"pQueueFormat"' in x.request and x.response for x in opens)
+    gets = [x for x in d.calls if x.method == "R_QMMgmtGetInfo" and x.status == 0]
+    assert gets and all(x.transfer_syntax == "NDR" for x in gets)
+    assert all(x.client_port != x.server_port and x.assoc_group for x in d.calls)
+    assert all(x.request_time <= x.response_time for x in d.calls
+               if x.response_time is not None)
+
+
+def test_pcapng_decodes_to_the_same_calls(run_pcap, tmp_path):
+    editcap = shutil.which("editcap")
+    if editcap is None:
+        pytest.skip("editcap is not installed")
+    ng = tmp_path / "run.pcapng"
+    subprocess.run([editcap, "-F", "pcapng", str(run_pcap), str(ng)], check=True)
+    assert ng.read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"
+    assert _key(decode_all([ng])) == _key(decode_all([run_pcap]))
+
+
+def test_reordered_and_retransmitted_segments_give_the_same_calls(run_pcap, tmp_path):
+    frames = _records(run_pcap)
+    shuffled = list(frames)
+    for i in range(0, len(shuffled) - 1, 7):  # swap neighbours now and then
+        shuffled[i], shuffled[i + 1] = shuffled[i + 1], shuffled[i]
+    shuffled += frames[100:140]  # and send some segments again, late
+    for i in range(50, len(frames), 97):
+        shuffled.insert(i, frames[i])
+    d = decode_all([_write(tmp_path / "mixed.pcap", shuffled)])
+    assert _key(d) == _key(decode_all([run_pcap]))
+    assert d.summaries[0].reconciles and not [e for e in d.errors if e.kind == "gap"]
+
+
+# ------------------------------------------------------------------------- bad input
+
+
+def _pdu(ptype: int, call_id: int, body: bytes, flags: int = 0x03) -> bytes:
+    return struct.pack("<BBBB4sHHI", 5, 0, ptype, flags, b"\x10\0\0\0", 16 + len(body), 0,
+                       call_id) + body
+
+
+def _conversation(stub: bytes = b"") -> list[bytes]:
+    """A bind to RemoteRead and one R_GetServerPort call (opnum 0) with this request stub."""
+    from wire import dcerpc as d
+
+    bind = d.encode_pdu(d.Bind(5840, 5840, 0, (d.ContextElement(
+        0, d.SyntaxId(c.REMOTEREAD_UUID, 1, 0), (d.NDR,)),)), call_id=1)
+    ack = d.encode_pdu(d.BindAck(5840, 5840, 0x1234, b"2103", (d.ContextResultItem(
+        0, 0, d.NDR),)), call_id=1)
+    request = _pdu(0, 2, struct.pack("<IHH", len(stub), 0, 0) + stub)
+    response = _pdu(2, 2, struct.pack("<IHBB", 4, 0, 0, 0) + struct.pack("<I", 2103))
+    return [bind, ack, request, response]
+
+
+def _frames(pdus: list[bytes], cut: set[int] = frozenset()) -> list[tuple[float, bytes]]:
+    cli, srv = ("10.0.0.1", 50000), ("10.0.0.2", 2103)
+    seq = {cli: 1000, srv: 9000}
+    out = [(1.0, build_frame(*[cli[0], srv[0], cli[1], srv[1]], 999, 0, SYN, b"", 1)),
+           (1.0, build_frame(srv[0], cli[0], srv[1], cli[1], 8999, 1000, SYN | ACK, b"", 1)),
+           (1.0, build_frame(cli[0], srv[0], cli[1], srv[1], 1000, 9000, ACK, b"", 2))]
+    for i, pdu in enumerate(pdus):
+        a, b = (cli, srv) if i % 2 == 0 else (srv, cli)
+        frame = build_frame(a[0], b[0], a[1], b[1], seq[a], seq[b], PSH | ACK, pdu, 3 + i)
+        seq[a] += len(pdu)
+        if i not in cut:
+            out.append((2.0 + i, frame))
+    return out
+
+
+def test_a_clean_conversation_is_one_call_and_every_frame_is_decoded(tmp_path):
+    d = decode_all([_write(tmp_path / "ok.pcap", _frames(_conversation()))])
+    [call] = d.calls
+    assert (call.method, call.status, call.assoc_group, call.server_port) == \
+        ("R_GetServerPort", 2103, 0x1234, 2103)
+    assert call.request_first_frame == 6 and call.response_last_frame == 7
+    assert d.summaries[0].frames == d.summaries[0].decoded == 7 and not d.errors
+
+
+def test_a_garbage_stub_is_a_call_with_a_decode_error_and_an_error_row(tmp_path):
+    d = decode_all([_write(tmp_path / "g.pcap", _frames(_conversation(b"\xde\xad")))])
+    [call] = d.calls
+    assert call.decode_error and call.request is None and call.status is None
+    assert [e.kind for e in d.errors] == ["stub"] and d.errors[0].frame == 6
+
+
+def test_a_missing_segment_is_a_gap_reported_not_guessed(tmp_path):
+    pdus = _conversation() + _conversation()[2:]  # a second call, call_id 2 again
+    d = decode_all([_write(tmp_path / "gap.pcap", _frames(pdus, cut={2}))])
+    gaps = [e for e in d.errors if e.kind == "gap"]
+    assert gaps and "missing" in gaps[0].message
+    # the request that was not captured is not invented; its response stands alone
+    assert all(x.request is None or x.request_first_frame for x in d.calls)
+    assert d.summaries[0].reconciles
+
+
+def test_truncated_corrupt_and_foreign_files_are_errors_and_counts_reconcile(tmp_path):
+    good = _write(tmp_path / "ok.pcap", _frames(_conversation()))
+    data = good.read_bytes()
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(data[:-30])  # the last record cut mid-PDU
+    corrupt = tmp_path / "corrupt.pcap"
+    corrupt.write_bytes(data[:24] + struct.pack("<IIII", 1, 0, 0x7FFFFFFF, 60) + data[40:])
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_bytes(b"GET / HTTP/1.1\r\n\r\n")
+    empty = tmp_path / "empty.pcap"
+    empty.write_bytes(b"")
+    udp = tmp_path / "udp.pcap"
+    frame = bytes(12) + b"\x08\x00" + bytes([0x45, 0, 0, 28]) + bytes(5) + b"\x11" + bytes(10) \
+        + bytes(8)
+    udp.write_bytes(pcap_header() + pcap_record(1.0, frame))
+    d = decode_all([cut, corrupt, foreign, empty, udp, tmp_path / "missing.pcap"])
+    by_file = {s.capture: s for s in d.summaries}
+    assert all(s.reconciles for s in d.summaries), d.summaries
+    assert by_file[str(cut)].rejected == 1 and by_file[str(cut)].decoded == 6
+    assert by_file[str(corrupt)].frames == 1 and by_file[str(corrupt)].rejected == 1
+    assert by_file[str(udp)].not_dcerpc == 1
+    kinds = {(Path(e.capture).name, e.kind) for e in d.errors}
+    assert {("cut.pcap", "truncated"), ("corrupt.pcap", "corrupt"), ("foreign.txt", "format"),
+            ("empty.pcap", "format"), ("missing.pcap", "io")} <= kinds
+
+
+def test_malformed_frames_are_rejected_one_by_one(tmp_path):
+    frames = _frames(_conversation())
+    bad_ip = frames[3][1][:14] + b"\x46" + frames[3][1][15:]  # IHL 24: options that are not
+    short_tcp = frames[4][1][:14 + 20 + 10]
+    d = decode_all([_write(tmp_path / "bad.pcap", [frames[0], (1.5, bad_ip),
+                                                   (1.6, short_tcp)] + frames[1:])])
+    s = d.summaries[0]
+    assert s.reconciles and s.rejected == 2
+    assert {e.kind for e in d.errors} >= {"ip"} or {e.kind for e in d.errors} >= {"tcp"}
+    assert len(d.calls) == 1
