@@ -374,6 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_call)
     _add_serve(sub)
     _add_run(sub)
+    from mqconform import captures_cmd
+
+    captures_cmd.add(sub, _Parser, UsageError)
     p = sub.add_parser("replay", help="replay a shrunk stateful failure on a target")
     p.add_argument("script", metavar="SCRIPT", help="a reports/stateful/<machine>-<n>.py")
     p.add_argument("--target", default="reference", help="target file (YAML), reference "

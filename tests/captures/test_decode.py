@@ -215,3 +215,39 @@ def test_malformed_frames_are_rejected_one_by_one(tmp_path):
     assert s.reconciles and s.rejected == 2
     assert {e.kind for e in d.errors} >= {"ip"} or {e.kind for e in d.errors} >= {"tcp"}
     assert len(d.calls) == 1
+
+
+# ------------------------------------------------------------------------- Parquet, command
+
+
+def test_mqconform_captures_decode_writes_the_three_tables(run_pcap, tmp_path):
+    import pyarrow.parquet as pq
+
+    from captures.schema import schema
+
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(run_pcap.read_bytes()[:-7])
+    out = tmp_path / "calls.parquet"
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "decode",
+                           str(run_pcap), str(bad), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # bad.pcap had an error
+    calls = pq.read_table(out)
+    assert calls.schema.equals(schema("calls"))
+    d = decode_all([run_pcap])
+    assert calls.num_rows == len(d.calls) + sum(
+        1 for x in decode_all([bad]).calls)
+    files = pq.read_table(tmp_path / "calls.files.parquet").to_pylist()
+    assert [f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"] for f in files] \
+        == [True, True]
+    errors = pq.read_table(tmp_path / "calls.errors.parquet").to_pylist()
+    assert any(e["capture"] == str(bad) and e["kind"] == "truncated" for e in errors)
+    assert f"{run_pcap}: " in done.stdout and "calls: " in done.stdout
+
+
+def test_mqconform_captures_decode_refuses_a_missing_file_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "decode",
+                           str(tmp_path / "nope.pcap"), "--out", str(tmp_path / "c.parquet")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0
+    assert "no such file" in done.stderr
