@@ -273,7 +273,7 @@ class _Direction:
 class _Connection:
     __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "contexts",
                  "binds", "assoc_group", "frags", "requests", "answers", "client_side",
-                 "closed", "syn")
+                 "closed", "syn", "names")
 
     def __init__(self, index: int, key: tuple, first: tuple[bytes, int]):
         self.index = index
@@ -292,6 +292,7 @@ class _Connection:
         self.client_side: tuple[bytes, int] | None = None
         self.closed = 0
         self.syn: tuple | None = None
+        self.names: tuple | None = None  # the endpoints as text, once
 
 
 def _endpoint(ip: bytes, port: int) -> str:
@@ -528,6 +529,21 @@ class Decoder:
             d.skipped = 0
             d.buf = bytearray()
             d.frames = []
+        if not d.buf:  # the common case: the segment begins a PDU; whole PDUs go straight
+            pos, size = 0, len(payload)
+            while size - pos >= 16 and valid_header(payload, pos):
+                le = payload[pos + 4] & 0x10
+                frag = (payload[pos + 8] | payload[pos + 9] << 8) if le else \
+                    (payload[pos + 8] << 8 | payload[pos + 9])
+                if size - pos < frag:
+                    break
+                self._pdu(conn, side, payload[pos:pos + frag] if pos or frag != size
+                          else payload, frame, frame, ts, ts)
+                pos += frag
+            d.base += pos
+            if pos == size:
+                return
+            payload = payload[pos:]
         d.buf += payload
         d.frames.append((d.base + len(d.buf), frame, ts))
         self._pdus(conn, side, d)
@@ -744,11 +760,16 @@ class Decoder:
         elif name and req is not None and klass is None:
             error = f"{name} has no method with opnum {opnum}"
         self.summary.calls += 1
-        cip, cport = client
-        sip, sport = server
+        names = conn.names
+        if names is None or names[0] != client:
+            cip, cport = client
+            sip, sport = server
+            names = conn.names = (client, _endpoint(cip, cport), _endpoint(sip, sport),
+                                  _ip(cip), cport, _ip(sip), sport)
+        _, client_text, server_text, cip_text, cport, sip_text, sport = names
         self.out.append(Call(
-            capture=self.name, client=_endpoint(cip, cport), server=_endpoint(sip, sport),
-            client_ip=_ip(cip), client_port=cport, server_ip=_ip(sip), server_port=sport,
+            capture=self.name, client=client_text, server=server_text,
+            client_ip=cip_text, client_port=cport, server_ip=sip_text, server_port=sport,
             connection=conn.index, assoc_group=conn.assoc_group, context_id=ctx,
             interface=str(abstract) if abstract else None, interface_version=version,
             interface_name=name,

@@ -87,6 +87,9 @@ def _records(f: BinaryIO) -> Iterator[Record | RecordError]:
                                              f"file")
 
 
+CHUNK = 1 << 20
+
+
 def _pcap(f: BinaryIO, order: str, nano: bool) -> Iterator[Record | RecordError]:
     rest = f.read(20)
     if len(rest) < 20:
@@ -94,124 +97,129 @@ def _pcap(f: BinaryIO, order: str, nano: bool) -> Iterator[Record | RecordError]
         return
     _major, _minor, _zone, _sigfigs, _snaplen, network = struct.unpack(order + "HHiIII", rest)
     linktype = network & 0x0FFFFFFF
-    header = struct.Struct(order + "IIII")
+    unpack = struct.Struct(order + "IIII").unpack_from
     scale = 1e-9 if nano else 1e-6
-    number, offset = 0, 24
+    limit = 1_000_000_000 if nano else 1_000_000
+    number, offset = 0, 24  # offset: of buf[0] in the file
+    buf, pos = b"", 0
     read = f.read
     while True:
-        raw = read(16)
-        if not raw:
-            return
+        if len(buf) - pos < 16:
+            buf, offset, pos = buf[pos:] + read(CHUNK), offset + pos, 0
+            if len(buf) < 16:
+                if buf:
+                    yield RecordError(number + 1, offset, "truncated",
+                                      f"the record header is cut short ({len(buf)} of 16 "
+                                      f"bytes)")
+                return
+        sec, frac, caplen, orig = unpack(buf, pos)
         number += 1
-        if len(raw) < 16:
-            yield RecordError(number, offset, "truncated",
-                              f"the record header is cut short ({len(raw)} of 16 bytes)")
-            return
-        sec, frac, caplen, orig = header.unpack(raw)
-        if caplen > MAX_RECORD or (nano and frac >= 1_000_000_000) or \
-                (not nano and frac >= 1_000_000):
-            yield RecordError(number, offset, "corrupt",
+        if caplen > MAX_RECORD or frac >= limit:
+            yield RecordError(number, offset + pos, "corrupt",
                               f"record header says {caplen} bytes, fraction {frac}: "
                               f"not a record (the rest of the file cannot be framed)")
             return
-        data = read(caplen)
-        if len(data) < caplen:
-            yield RecordError(number, offset, "truncated",
-                              f"the record is cut short ({len(data)} of {caplen} bytes)")
-            return
-        yield Record(number, sec + frac * scale, linktype, data, orig)
-        offset += 16 + caplen
+        end = pos + 16 + caplen
+        if end > len(buf):
+            buf, offset = buf[pos:] + read(max(CHUNK, end - len(buf))), offset + pos
+            end, pos = end - pos, 0
+            if end > len(buf):
+                yield RecordError(number, offset, "truncated",
+                                  f"the record is cut short ({len(buf) - 16} of {caplen} "
+                                  f"bytes)")
+                return
+        yield Record(number, sec + frac * scale, linktype, buf[pos + 16:end], orig)
+        pos = end
 
 
 def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
     read = f.read
     order = "<"
     interfaces: list[tuple[int, float]] = []  # (linktype, seconds per tick)
-    number, offset = 0, 0
-    block_type_raw = head
+    number = 0
+    buf, pos, offset = head + read(CHUNK), 0, 0  # offset: of buf[0] in the file
+    epb = struct.Struct("<IIIII").unpack_from
     while True:
-        if block_type_raw is None:
-            block_type_raw = read(4)
-            if not block_type_raw:
+        if len(buf) - pos < 12:
+            buf, offset, pos = buf[pos:] + read(CHUNK), offset + pos, 0
+            if not buf:
                 return
-        if len(block_type_raw) < 4:
-            yield RecordError(None, offset, "truncated", "a block header is cut short")
-            return
-        length_raw = read(4)
-        if len(length_raw) < 4:
-            yield RecordError(None, offset, "truncated", "a block header is cut short")
-            return
-        if struct.unpack("<I", block_type_raw)[0] == PCAPNG_SHB:
-            body_head = read(4)
-            if len(body_head) < 4:
-                yield RecordError(None, offset, "truncated", "a section header is cut short")
+            if len(buf) < 12:
+                yield RecordError(None, offset, "truncated", "a block header is cut short")
                 return
-            (bom_le,) = struct.unpack("<I", body_head)
+        at = offset + pos
+        (block_type,) = struct.unpack_from(order + "I", buf, pos)
+        if struct.unpack_from("<I", buf, pos)[0] == PCAPNG_SHB:
+            (bom_le,) = struct.unpack_from("<I", buf, pos + 8)
             if bom_le == PCAPNG_BYTE_ORDER:
                 order = "<"
-            elif struct.unpack(">I", body_head)[0] == PCAPNG_BYTE_ORDER:
+            elif struct.unpack_from(">I", buf, pos + 8)[0] == PCAPNG_BYTE_ORDER:
                 order = ">"
             else:
-                yield RecordError(None, offset, "corrupt", "section header without the "
-                                                          "byte-order magic")
+                yield RecordError(None, at, "corrupt", "section header without the "
+                                                       "byte-order magic")
                 return
+            epb = struct.Struct(order + "IIIII").unpack_from
+            block_type = PCAPNG_SHB
             interfaces = []  # a new section: new interfaces
-            (length,) = struct.unpack(order + "I", length_raw)
-            consumed = 12
-        else:
-            (length,) = struct.unpack(order + "I", length_raw)
-            consumed = 8
-            body_head = b""
-        block_type = struct.unpack(order + "I", block_type_raw)[0]
+        (length,) = struct.unpack_from(order + "I", buf, pos + 4)
         if length < 12 or length % 4 or length > MAX_RECORD:
-            yield RecordError(None, offset, "corrupt", f"block length {length} at offset "
-                                                       f"{offset}: not a block")
+            yield RecordError(None, at, "corrupt", f"block length {length} at offset {at}: "
+                                                   f"not a block")
             return
-        body = body_head + read(length - consumed)
-        if len(body) < length - 8:
-            is_packet = block_type in (PCAPNG_EPB, PCAPNG_SPB, PCAPNG_OPB)
-            yield RecordError(number + 1 if is_packet else None, offset, "truncated",
-                              f"a block of {length} bytes is cut short ({len(body) + 8} bytes)")
-            return
-        body, trailer = body[:-4], body[-4:]
-        if struct.unpack(order + "I", trailer)[0] != length:
-            yield RecordError(None, offset, "corrupt", f"block at offset {offset}: its two "
-                                                       f"lengths differ")
-            return
-        if block_type == PCAPNG_IDB:
-            if len(body) < 8:
-                yield RecordError(None, offset, "corrupt", "interface description too short")
+        end = pos + length
+        if end > len(buf):
+            buf, offset = buf[pos:] + read(max(CHUNK, end - len(buf))), offset + pos
+            end, pos = end - pos, 0
+            if end > len(buf):
+                is_packet = block_type in (PCAPNG_EPB, PCAPNG_SPB, PCAPNG_OPB)
+                yield RecordError(number + 1 if is_packet else None, at, "truncated",
+                                  f"a block of {length} bytes is cut short "
+                                  f"({len(buf)} bytes)")
                 return
-            linktype = struct.unpack_from(order + "H", body, 0)[0]
-            interfaces.append((linktype, _tsresol(body[8:], order)))
-        elif block_type in (PCAPNG_EPB, PCAPNG_OPB):
+        if struct.unpack_from(order + "I", buf, end - 4)[0] != length:
+            yield RecordError(None, at, "corrupt", f"block at offset {at}: its two lengths "
+                                                   f"differ")
+            return
+        body = pos + 8  # the block body runs from body to end - 4
+        if block_type == PCAPNG_EPB:
             number += 1
-            if len(body) < 20:
-                yield RecordError(number, offset, "corrupt", "packet block too short")
+            iface, high, low, caplen, orig = epb(buf, body)
+            if length < 32 or iface >= len(interfaces) or 28 + caplen > length - 4:
+                yield RecordError(number, at, "corrupt",
+                                  f"packet block names interface {iface} of "
+                                  f"{len(interfaces)} or {caplen} bytes of {length - 32}")
             else:
-                if block_type == PCAPNG_EPB:
-                    iface, high, low, caplen, orig = struct.unpack_from(order + "IIIII", body, 0)
-                else:
-                    iface, _drops, high, low, caplen, orig = struct.unpack_from(
-                        order + "HHIIII", body, 0)
-                if iface >= len(interfaces) or 20 + caplen > len(body):
-                    yield RecordError(number, offset, "corrupt",
-                                      f"packet block names interface {iface} of "
-                                      f"{len(interfaces)} or {caplen} bytes of {len(body) - 20}")
-                else:
-                    linktype, tick = interfaces[iface]
-                    yield Record(number, ((high << 32) | low) * tick, linktype,
-                                 body[20:20 + caplen], orig)
+                linktype, tick = interfaces[iface]
+                yield Record(number, ((high << 32) | low) * tick, linktype,
+                             buf[body + 20:body + 20 + caplen], orig)
+        elif block_type == PCAPNG_IDB:
+            if length < 20:
+                yield RecordError(None, at, "corrupt", "interface description too short")
+                return
+            linktype = struct.unpack_from(order + "H", buf, body)[0]
+            interfaces.append((linktype, _tsresol(buf[body + 8:end - 4], order)))
+        elif block_type == PCAPNG_OPB:
+            number += 1
+            iface, _drops, high, low, caplen, orig = struct.unpack_from(order + "HHIIII", buf,
+                                                                        body)
+            if length < 32 or iface >= len(interfaces) or 28 + caplen > length - 4:
+                yield RecordError(number, at, "corrupt", "packet block does not fit")
+            else:
+                linktype, tick = interfaces[iface]
+                yield Record(number, ((high << 32) | low) * tick, linktype,
+                             buf[body + 20:body + 20 + caplen], orig)
         elif block_type == PCAPNG_SPB:
             number += 1
-            if not interfaces or len(body) < 4:
-                yield RecordError(number, offset, "corrupt", "simple packet block without an "
-                                                             "interface")
+            if not interfaces or length < 16:
+                yield RecordError(number, at, "corrupt", "simple packet block without an "
+                                                         "interface")
             else:
-                (orig,) = struct.unpack_from(order + "I", body, 0)
-                yield Record(number, 0.0, interfaces[0][0], body[4:4 + orig], orig)
-        offset += length
-        block_type_raw = None
+                (orig,) = struct.unpack_from(order + "I", buf, body)
+                size = min(orig, length - 16)
+                yield Record(number, 0.0, interfaces[0][0], buf[body + 4:body + 4 + size],
+                             orig)
+        pos = end
 
 
 def _tsresol(options: bytes, order: str) -> float:
