@@ -250,13 +250,21 @@ def valid_header(data: bytes | memoryview, pos: int = 0) -> bool:
     return frag >= 16 and auth + 16 <= frag
 
 
+def _header_prefix(data: bytes) -> bool:
+    """Could these few octets (fewer than 16) begin a PDU header?"""
+    checks = (lambda b: b == 5, lambda b: b <= 1, lambda b: b in PTYPES, lambda b: True,
+              lambda b: b in (0x00, 0x01, 0x10, 0x11), lambda b: b <= 3, lambda b: b == 0,
+              lambda b: b == 0)
+    return all(check(b) for check, b in zip(checks, data, strict=False))
+
+
 # --------------------------------------------------------------------------- connections
 
 class _Direction:
     """One direction of a TCP connection: reassembly, then PDU framing."""
 
     __slots__ = ("next_seq", "pending", "pending_size", "buf", "base", "frames", "synced",
-                 "fin", "skipped")
+                 "fin", "skipped", "probe")
 
     def __init__(self) -> None:
         self.next_seq: int | None = None
@@ -268,12 +276,13 @@ class _Direction:
         self.synced = False
         self.fin: int | None = None  # the sequence number a FIN closes at
         self.skipped = 0  # octets skipped before a PDU began
+        self.probe: list | None = None  # short segments that may begin a header
 
 
 class _Connection:
     __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "contexts",
                  "binds", "assoc_group", "frags", "requests", "answers", "client_side",
-                 "closed", "syn", "names")
+                 "closed", "syn", "names", "acks")
 
     def __init__(self, index: int, key: tuple, first: tuple[bytes, int]):
         self.index = index
@@ -285,6 +294,7 @@ class _Connection:
         self.dcerpc = False
         self.contexts: dict[int, tuple[uuid.UUID, str, uuid.UUID | None]] = {}
         self.binds: dict[int, tuple] = {}  # call_id -> the bind's contexts
+        self.acks: dict[int, Any] = {}  # call_id -> a bind_ack that came before its bind
         self.assoc_group: int | None = None
         self.frags: dict[tuple[int, int], list] = {}  # (ptype group, call_id) -> parts
         self.requests: dict[int, dict] = {}  # call_id -> the request awaiting its answer
@@ -519,9 +529,23 @@ class Decoder:
                  frame: int, ts: float) -> None:
         d.next_seq = (d.next_seq + len(payload)) & 0xFFFFFFFF
         if not d.synced:
-            if not valid_header(payload):
+            if d.probe:  # a header begun in an earlier, short segment
+                d.probe.append((payload, frame, ts))
+            elif len(payload) < 16 and _header_prefix(payload):
+                d.probe = [(payload, frame, ts)]
+            if d.probe:
+                head = b"".join(p for p, _, _ in d.probe)
+                if len(head) < 16:
+                    return
+                pieces, d.probe = d.probe, None
+                if not valid_header(head):
+                    d.skipped += len(head)
+                    return
+            elif not valid_header(payload):
                 d.skipped += len(payload)
                 return
+            else:
+                pieces = None
             d.synced = True
             if d.skipped and conn.dcerpc:
                 self._error(frame, "desync", f"{d.skipped} octets from {_endpoint(*side)} "
@@ -529,6 +553,12 @@ class Decoder:
             d.skipped = 0
             d.buf = bytearray()
             d.frames = []
+            if pieces is not None:
+                for piece, piece_frame, piece_ts in pieces:
+                    d.buf += piece
+                    d.frames.append((d.base + len(d.buf), piece_frame, piece_ts))
+                self._pdus(conn, side, d)
+                return
         if not d.buf:  # the common case: the segment begins a PDU; whole PDUs go straight
             pos, size = 0, len(payload)
             while size - pos >= 16 and valid_header(payload, pos):
@@ -633,6 +663,9 @@ class Decoder:
             (e.context_id, e.abstract_syntax.uuid,
              f"{e.abstract_syntax.major}.{e.abstract_syntax.minor}",
              tuple(t.uuid for t in e.transfer_syntaxes)) for e in body.contexts)
+        early = conn.acks.pop(call_id, None)
+        if early is not None:  # its ack was captured first (frames out of order)
+            self._accept(conn, call_id, early)
 
     def _bind_ack(self, conn: _Connection, pdu: bytes, call_id: int, frame: int,
                   is_bind: bool) -> None:
@@ -645,9 +678,15 @@ class Decoder:
             return
         if is_bind or body.assoc_group_id:
             conn.assoc_group = body.assoc_group_id
-        proposed = conn.binds.pop(call_id, None)
-        if proposed is None:
+        if call_id not in conn.binds:
+            conn.acks[call_id] = body  # until its bind comes
             return
+        self._accept(conn, call_id, body)
+
+    def _accept(self, conn: _Connection, call_id: int, body: Any) -> None:
+        from wire import dcerpc as dce
+
+        proposed = conn.binds.pop(call_id)
         for (ctx, abstract, version, _offered), result in zip(proposed, body.results,
                                                                 strict=False):
             if result.result == dce.ContResult.ACCEPTANCE:
