@@ -1,0 +1,161 @@
+"""Capture decoding speed and memory: our decoder against tshark on the same file.
+
+    python bench/decode.py [--frames 1000000] [--memory-gb 2] [--keep DIR]
+
+1. A synthetic corpus: the wire.pcap of a real run of the suite against the reference server
+   (every RemoteRead and qmmgmt method, NDR, faults, fragments), copied over and over with
+   each copy's connections on their own client address and port, until it holds ``--frames``
+   frames.
+2. Our decoder on it, in this process (one core): frames/s without stub decoding (what tshark
+   does too: it has no MSMQ dissector, so it decodes DCE/RPC headers and leaves the stubs) and
+   with every stub decoded into typed fields.
+3. ``tshark -r FILE -Y dcerpc`` on the same file, output discarded, timed the same way; tshark
+   is single-threaded, so both figures are per core. Goal: our frames/s / tshark's >= 1.0.
+4. Memory: the decoder in a child process on a file of ``--memory-gb`` GB and on one of 1/16
+   the size; peak RSS of each (ru_maxrss). Streaming means the two stay close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def run_capture(directory: Path) -> Path:
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--report-dir",
+                           str(directory)], capture_output=True, text=True, cwd=directory)
+    pcap = directory / "wire.pcap"
+    if not pcap.exists():
+        raise SystemExit(f"the suite wrote no wire.pcap (exit {done.returncode})")
+    return pcap
+
+
+def corpus(seed: Path, out: Path, frames: int) -> int:
+    """Copies of ``seed``'s frames, each copy's client on its own IPv4 address and port."""
+    from captures import pcapio
+    from captures.recorder import pcap_header
+
+    records = [r for r in pcapio.records(seed) if isinstance(r, pcapio.Record)]
+    server_port = 0
+    for r in records:  # the server's port: the destination of the first SYN
+        if r.data[47] & 0x02 and not r.data[47] & 0x10:
+            server_port = struct.unpack_from(">H", r.data, 36)[0]
+            break
+    written = 0
+    copy = 0
+    start = records[0].ts
+    with open(out, "wb") as f:
+        f.write(pcap_header())
+        while written < frames:
+            copy += 1
+            addr = struct.pack(">BBH", 10, 200, copy & 0xFFFF)
+            shift = copy * (records[-1].ts - start + 1.0)
+            chunk = bytearray()
+            for r in records:
+                data = bytearray(r.data)
+                sport, dport = struct.unpack_from(">HH", data, 34)
+                if dport == server_port:  # client -> server: rewrite the source
+                    data[26:30] = addr
+                    struct.pack_into(">H", data, 34, 20000 + (sport + copy) % 40000)
+                else:
+                    data[30:34] = addr
+                    struct.pack_into(">H", data, 36, 20000 + (dport + copy) % 40000)
+                ts = r.ts + shift
+                sec = int(ts)
+                chunk += struct.pack("<IIII", sec, int((ts - sec) * 1e6), len(data), len(data))
+                chunk += data
+                written += 1
+                if written >= frames:
+                    break
+            f.write(chunk)
+    return written
+
+
+def ours(path: Path, stubs: bool) -> tuple[float, dict]:
+    from captures.decode import Decoder, FileSummary
+
+    began = time.perf_counter()
+    summary = None
+    for item in Decoder(str(path), decode_stubs=stubs).run(path):
+        if isinstance(item, FileSummary):
+            summary = item
+    wall = time.perf_counter() - began
+    return wall, {"frames": summary.frames, "calls": summary.calls, "errors": summary.errors,
+                  "reconciles": summary.reconciles}
+
+
+def tshark(path: Path) -> float:
+    exe = shutil.which("tshark")
+    if exe is None:
+        raise SystemExit("tshark is not installed")
+    began = time.perf_counter()
+    subprocess.run([exe, "-r", str(path), "-Y", "dcerpc"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - began
+
+
+def peak_rss(path: Path) -> tuple[float, int]:
+    """(seconds, peak RSS in MiB) of decoding ``path`` (no stubs) in a child process."""
+    code = (f"import sys,resource,time; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from captures.decode import Decoder\n"
+            "t=time.perf_counter()\n"
+            f"for _ in Decoder('m', decode_stubs=False).run({str(path)!r}): pass\n"
+            "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return float(out[0]), int(out[1]) // 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=1_000_000)
+    ap.add_argument("--memory-gb", type=float, default=2.0, help="0: skip the memory run")
+    ap.add_argument("--keep", help="directory for the corpus (default: a temporary one)")
+    args = ap.parse_args(argv)
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mqconform-decode-"))
+    work.mkdir(parents=True, exist_ok=True)
+    seed = run_capture(work)
+    big = work / "corpus.pcap"
+    n = corpus(seed, big, args.frames)
+    size = big.stat().st_size
+    print(f"corpus: {n} frames, {size / 1e6:.0f} MB, from {seed} "
+          f"({os.cpu_count()} cores; every figure below is one process, one core)")
+    t_tshark = tshark(big)
+    t_fast, s_fast = ours(big, stubs=False)
+    t_full, s_full = ours(big, stubs=True)
+    print(f"tshark -Y dcerpc      {t_tshark:7.1f} s  {n / t_tshark:9.0f} frames/s")
+    print(f"ours, headers only    {t_fast:7.1f} s  {n / t_fast:9.0f} frames/s  ratio "
+          f"{t_tshark / t_fast:.2f}  (goal >= 1.0)  calls {s_fast['calls']}, "
+          f"reconciles {s_fast['reconciles']}")
+    print(f"ours, stubs decoded   {t_full:7.1f} s  {n / t_full:9.0f} frames/s  ratio "
+          f"{t_tshark / t_full:.2f}  calls {s_full['calls']}, errors {s_full['errors']}")
+    if args.memory_gb > 0:
+        target = int(args.memory_gb * 1e9)
+        per_frame = size / n
+        large, small = work / "large.pcap", work / "small.pcap"
+        corpus(seed, large, int(target / per_frame))
+        corpus(seed, small, int(target / per_frame / 16))
+        t_small, rss_small = peak_rss(small)
+        t_large, rss_large = peak_rss(large)
+        print(f"memory: {small.stat().st_size / 1e9:.2f} GB -> peak RSS {rss_small} MiB "
+              f"({t_small:.0f} s); {large.stat().st_size / 1e9:.2f} GB -> peak RSS "
+              f"{rss_large} MiB ({t_large:.0f} s); growth {rss_large / max(rss_small, 1):.2f}x")
+        large.unlink()
+        small.unlink()
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
