@@ -11,8 +11,14 @@ from the wall clock and the run's results.json:
 3. A target file naming a ``mqconform serve`` started separately, driven over TCP with its
    control API: the same suite must pass there as against the embedded server.
 
-Every run must end with zero unexpected failures; the script exits 1 otherwise. Stateful
-steps per second are measured by the stateful machines' own bench once they exist.
+Every run must end with zero unexpected failures; the script exits 1 otherwise.
+
+4. Stateful steps per second (conformance/stateful.py): each machine (RemoteRead, qmmgmt) run
+   as the suite runs it, a Case on a Suite, against ``--target model`` (goal >= 3,000 steps/s)
+   and over TCP against the embedded reference server (goal >= 300 steps/s). A step is one
+   program step: a call checked against the oracle, or a control action (a message arrives);
+   the time includes provisioning each example's queues and Hypothesis's own work. A short
+   warm-up run first takes Hypothesis's one-time start (imports, strategy compilation) out.
 """
 
 from __future__ import annotations
@@ -26,7 +32,11 @@ import tempfile
 import time
 from pathlib import Path
 
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)  # bench/model.py is not the model package
+
 GOALS = {"reference": 90.0, "model": 20.0, "serve": 90.0}
+STATEFUL_GOALS = {"model": 3000.0, "reference": 300.0}
 
 
 def free_port() -> int:
@@ -62,10 +72,75 @@ def start_serve() -> tuple[subprocess.Popen, int, int]:
     return proc, port, control
 
 
+def stateful_rates(target: str, examples: int, steps: int, repeat: int) -> tuple[dict, bool]:
+    """Steps per second of each stateful machine on ``target`` (best of ``repeat`` runs, each
+    with its own seed), and whether every run conformed."""
+    from conformance import stateful
+    from conformance.session import Case, CaseFailed, Suite
+    from conformance.targetfile import load
+
+    suite = Suite(load(target))
+    rates, ok = {}, True
+    try:
+        stateful.run_machine(Case(suite, "warm-up", ()), "remoteread", examples=1, steps=5)
+        for machine in stateful.MACHINES:
+            best = None
+            for i in range(repeat):
+                try:
+                    run = stateful.run_machine(Case(suite, f"bench-{machine}", ()), machine,
+                                               examples=examples, steps=steps,
+                                               seed_value=stateful.DEFAULT_SEED + i)
+                except CaseFailed as exc:
+                    print(f"stateful {machine} on {target}: {exc}")
+                    ok = False
+                    break
+                if best is None or run.steps_per_second > best.steps_per_second:
+                    best = run
+            if best is not None:
+                rates[machine] = best
+    finally:
+        suite.close()
+    return rates, ok
+
+
+def print_stateful(target: str, rates: dict, ok: bool) -> None:
+    goal = STATEFUL_GOALS[target]
+    steps = sum(r.steps for r in rates.values())
+    seconds = sum(r.seconds for r in rates.values())
+    both = steps / seconds if seconds else 0.0
+    label = "model" if target == "model" else "tcp"
+    parts = ", ".join(f"{name} {r.steps_per_second:,.0f} ({r.steps} steps, {r.calls} calls, "
+                      f"{r.examples} examples, {r.seconds:.2f} s)" for name, r in rates.items())
+    print(f"stateful {label:5s} {both:7,.0f} steps/s  (goal >= {goal:,.0f}, ratio "
+          f"{both / goal:.1f}x)  {parts}{'' if ok else '  << FAILED'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1, help="runs per target (best is kept)")
+    ap.add_argument("--only", choices=("suite", "stateful"),
+                    help="only the full-suite runs (1-3) or only the stateful machines (4)")
+    ap.add_argument("--stateful-examples", type=int, default=None,
+                    help="examples per machine (default: the suite's)")
+    ap.add_argument("--stateful-steps", type=int, default=None,
+                    help="steps per example (default: the suite's)")
     args = ap.parse_args(argv)
+    ok = True
+    if args.only != "stateful":
+        ok &= run_suites(args)
+    if args.only != "suite":
+        from conformance import stateful
+
+        examples = args.stateful_examples or stateful.DEFAULT_EXAMPLES
+        steps = args.stateful_steps or stateful.DEFAULT_STEPS
+        for target in ("model", "reference"):
+            rates, good = stateful_rates(target, examples, steps, max(1, args.repeat))
+            print_stateful(target, rates, good)
+            ok &= good
+    return 0 if ok else 1
+
+
+def run_suites(args: argparse.Namespace) -> bool:
     work = Path(tempfile.mkdtemp(prefix="mqconform-bench-"))
     ok = True
     for kind in ("reference", "model", "serve"):
@@ -99,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['fail']} fail ({s['unexpected_failures']} unexpected), "
               f"{s['not-applicable']} n/a, {s['inconclusive']} inconclusive; exit "
               f"{data['exit']}; {covtext}{'' if good else '  << FAILED'}")
-    return 0 if ok else 1
+    return ok
 
 
 if __name__ == "__main__":

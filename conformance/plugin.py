@@ -41,6 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only cases of requirement IDs with this prefix")
     group.addoption("--mq-strict", action="store_true",
                     help="SHOULD-level failures fail the run")
+    group.addoption("--mq-stateful-examples", type=int, default=None, metavar="N",
+                    help="examples per stateful machine (conformance/stateful.py)")
+    group.addoption("--mq-stateful-steps", type=int, default=None, metavar="N",
+                    help="steps per example of a stateful machine")
+    group.addoption("--mq-stateful-seed", type=int, default=None, metavar="N",
+                    help="seed of the stateful machines (fixed by default)")
 
 
 def check_select(prefixes: list[str], catalog: Any) -> None:
@@ -93,6 +99,9 @@ def pytest_bdd_apply_tag(tag: str, function):
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # the stateful machines (conformance/cases/test_stateful.py) first: every case leaves its
+    # queues behind, and each open of a queue costs more on a queue manager holding hundreds
+    items.sort(key=lambda item: item.path.name != "test_stateful.py")
     prefixes = config.getoption("--select")
     if not prefixes:
         return
