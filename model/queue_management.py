@@ -33,6 +33,7 @@ Choices where the document leaves room are marked "choice" at their code.
 
 from __future__ import annotations
 
+import functools
 import struct
 import uuid
 from collections.abc import Callable
@@ -187,6 +188,13 @@ def _parse_pathname(text: Any) -> _PathName | None:
     """The parts of a queue path name, or None if ``text`` is not one (MS-MQMQ 2.1.1)."""
     if not isinstance(text, str):
         return None
+    return _parse_pathname_text(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _parse_pathname_text(text: str) -> _PathName | None:
+    """_parse_pathname of a string, remembered: a lookup by format name compares it with
+    every queue's path name (find_queue), so each path is parsed once, not once per lookup."""
     computer, backslash, rest = text.partition("\\")
     if not backslash or not 1 <= len(computer) <= 256 or not all(
             "\x21" <= c <= "\x7e" or (c > "\x7f" and c.isprintable()) for c in computer):
