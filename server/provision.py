@@ -18,6 +18,8 @@ queues:
         label: greeting
         priority: 3               # 0..7
         time_to_be_received: 60   # seconds; omitted: infinite
+        sent_time: 1767225600     # Message.SentTime (seconds since 1970); omitted: 0
+        time_to_reach_queue: 3600 # Message.TimeToReachQueue, seconds; omitted: 4 days
         dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
       - body: "<order/>"          # an SRMP message (MS-MQRR 2.2.5.1.2): both keys below
         soap_envelope: "<se:Envelope>...</se:Envelope>"   # Message.SOAPEnvelope
@@ -143,7 +145,8 @@ def arrival_time() -> int:
 #: the keys of a message in a provisioning document, the control API and SUT control
 MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
                           "dead_letter_queue", "soap_envelope", "compound_message",
-                          "soap_header", "soap_body", "received_from", "direct"})
+                          "soap_header", "soap_body", "received_from", "direct",
+                          "sent_time", "time_to_reach_queue"})
 
 
 def _host(value: Any, where: str) -> Any:
@@ -196,6 +199,11 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
                       soap_header=_str(spec.get("soap_header", ""), f"{where}.soap_header",
                                        1 << 20),
                       soap_body=_str(spec.get("soap_body", ""), f"{where}.soap_body", 1 << 20))
+    if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
+        message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
+    if "time_to_reach_queue" in spec:  # Message.TimeToReachQueue, seconds
+        message.time_to_reach_queue = _int(spec["time_to_reach_queue"],
+                                           f"{where}.time_to_reach_queue", 0, 0xFFFFFFFF)
     _check(bool(message.soap_envelope) == bool(message.soap_compound_message), where,
            "an SRMP message needs both soap_envelope and compound_message")
     direct = spec.get("direct", False)

@@ -409,3 +409,32 @@ def user_header_overlay(mq, scenario):
     _assert(mq, address[:len(fits)] == fits,
             f"UserHeader.Address holds as much of {scenario['host']} as fits in 8 bytes "
             f"({fits.hex()}; it holds {address.hex()})")
+
+
+# ------------------------------------------------------------------------- TimeToReachQueue
+
+@given(parsers.re(r"a (?P<tx>transactional )?queue with a message sent at (?P<sent>\d+) that "
+                  r"may take (?P<ttrq>\d+) seconds to reach its queue"))
+def a_queue_with_a_sent_message(mq, scenario, tx, sent, ttrq):
+    scenario["body"] = b"on its way"
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "sent_time": int(sent),
+                                   "time_to_reach_queue": int(ttrq)}], transactional=bool(tx))
+    _state(scenario)["places"]["the queue"] = scenario["queue"]
+
+
+@then(parsers.parse("the first section's BaseHeader.TimeToReachQueue is {sent:d} + {ttrq:d}, "
+                    "the absolute expiry"))
+def absolute_time_to_reach_queue(mq, scenario, sent, ttrq):
+    out = scenario["result"]
+    _assert(mq, out.status == 0 and not out.raised and out.ppPacketSections,
+            f"the receive returned a message (0x{out.status:08X})")
+    first = bytes(out.ppPacketSections[0].pSectionBuffer)
+    # MS-MQMQ 2.2.19.1: BaseHeader.TimeToReachQueue at 12; 2.2.19.2: UserHeader (at 16) holds
+    # SourceQueueManager (16), QueueManagerAddress (16), TimeToBeReceived (4), then SentTime
+    (ttrq_field,) = struct.unpack_from("<I", first, 12)
+    (sent_field,) = struct.unpack_from("<I", first, 16 + 16 + 16 + 4)
+    _assert(mq, sent_field == sent, f"UserHeader.SentTime is {sent} (it is {sent_field})")
+    want = (sent + ttrq) & 0xFFFFFFFF
+    _assert(mq, ttrq_field == want,
+            f"BaseHeader.TimeToReachQueue is SentTime + TimeToReachQueue = {want} (it is "
+            f"{ttrq_field})")

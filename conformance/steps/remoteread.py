@@ -831,3 +831,12 @@ def _time_to_reach_queue(mq, scenario: dict) -> None:
                    f"TimeToReachQueue - SentTime is 0x{original(first):08X} in the first "
                    f"section, 0x{original(want):08X} for the model: TimeToReachQueue was not set "
                    f"to SentTime + TimeToReachQueue", ("MS-MQRR/3.1.4.7/R45",))
+
+
+@when("the queue is deleted through SUT control")
+def the_queue_is_deleted(mq, scenario):
+    """Delete Queue (MS-MQDMPR 3.1.7.1.4) on the target and on the oracle, while the client
+    still holds its handle."""
+    path = mq.path_of(scenario["queue"])
+    mq.sut.delete_queue(path)
+    mq.suite.oracle_sut.delete_queue(path)

@@ -111,6 +111,28 @@ def accepts_every_context(mq, scenario):
 
 @when(parsers.parse("the client sends R_OpenQueue with a stub cut to {size:d} octets"))
 def sends_a_cut_stub(mq, scenario, size):
+    _send_request(mq, scenario, c.R_OpenQueue.opnum, bytes(range(256))[:size])
+
+
+@when(parsers.parse("the client sends a RemoteRead request with opnum {opnum:d}"))
+def sends_an_opnum(mq, scenario, opnum):
+    _send_request(mq, scenario, opnum, bytes(8))
+
+
+@then("the target answers with the fault nca_op_rng_error")
+def answers_op_rng_error(mq, scenario):
+    from wire import dcerpc as d
+
+    body = scenario["answer"].body
+    _assert(mq, isinstance(body, d.Fault),
+            f"the target refuses an operation number the interface does not have with a "
+            f"fault PDU (it sent {type(body).__name__})")
+    _assert(mq, body.status == d.NCA_S_OP_RNG_ERROR,
+            f"the fault status is nca_op_rng_error (0x{d.NCA_S_OP_RNG_ERROR:08X}; C706 "
+            f"appendix E), not 0x{body.status:08X}")
+
+
+def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
     from wire import dcerpc as d
 
     with _connect(mq) as sock:
@@ -118,8 +140,7 @@ def sends_a_cut_stub(mq, scenario, size):
         _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
         recorder = getattr(mq.target, "recorder", None)
         mark = recorder.mark() if recorder is not None else 0
-        stub = bytes(range(256))[:size]
-        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=c.R_OpenQueue.opnum,
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=opnum,
                                             stub=stub, alloc_hint=len(stub)), call_id=2))
         scenario["answer"] = _read_pdu(sock)
         if recorder is not None:  # one call in wire.pcap: its request and its fault

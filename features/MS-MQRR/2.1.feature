@@ -5,3 +5,13 @@ Feature: MS-MQRR 2.1 Transport
   Scenario: The server listens for RemoteRead over ncacn_ip_tcp
     When the client binds RemoteRead over ncacn_ip_tcp proposing NDR in separate presentation contexts
     Then the target accepts every presentation context with the transfer syntax proposed in it
+
+  @MS-MQRR/2.1/R1
+  Scenario Outline: A request for an operation number RemoteRead does not have is refused by the RPC runtime
+    When the client sends a RemoteRead request with opnum <opnum>
+    Then the target answers with the fault nca_op_rng_error
+
+    Examples:
+      | opnum |
+      | 16    |
+      | 200   |

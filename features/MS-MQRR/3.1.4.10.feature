@@ -166,6 +166,19 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then peeking subqueue "retry" returns "one"
     And peeking the queue finds no message
 
+  @MS-MQRR/3.1.4.10/R22 @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29
+  Scenario: A message a committed move put in a subqueue is found there by its LookupId and moves on
+    Given a transactional queue holding "one, two" with subqueues "retry, poison"
+    And the client has enlisted transaction "T1"
+    And the client has enlisted transaction "T2"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    And transaction "T1" is committed
+    And the client moves "one" from subqueue "retry" to subqueue "poison" in transaction "T2"
+    Then the call returns MQ_OK
+    When transaction "T2" is committed
+    Then peeking subqueue "poison" returns "one"
+    And peeking subqueue "retry" finds no message
+
   @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R32
   Scenario: A move in a transaction that aborts leaves the message where it was
     Given a transactional queue holding "one" with subqueues "retry"

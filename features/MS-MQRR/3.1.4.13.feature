@@ -205,3 +205,10 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     And the client has enlisted transaction "T1"
     When the client receives in transaction "T1" from the queue reading at most 0 body octets with dwMaxCompoundMessageSize 52
     Then the SRMP packet comes back in a stSrmpFirstSection with the headers and 52 bytes of the CompoundMessageHeader, and a stSrmpSecondSection with the trailers
+
+  @MS-MQRR/3.1.4.13/R43
+  Scenario: The first section's TimeToReachQueue is the message's SentTime plus its TimeToReachQueue
+    Given a transactional queue with a message sent at 1767225600 that may take 7200 seconds to reach its queue
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" from the queue reading at most 3 body octets
+    Then the first section's BaseHeader.TimeToReachQueue is 1767225600 + 7200, the absolute expiry

@@ -255,6 +255,8 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the message "b" is returned
     And the pSequenceId is the one noted for "b"
     And a peek finds the message "a"
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "b"
+    Then the message "b" is returned
 
   @MS-MQRR/3.1.4.7/R81 @MS-MQRR/3.1.4.7/R82 @MS-MQRR/3.1.4.7/R83 @MS-MQRR/3.1.4.7/R84 @MS-MQRR/3.1.4.7/R85
   Scenario: MQ_LOOKUP_PEEK_NEXT reads the message after the one the LookupId names
@@ -303,6 +305,24 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     And the pSequenceId is the one noted for "b"
     When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "a"
     Then the message "c" is returned
+
+  @MS-MQRR/3.1.4.7/R91 @MS-MQRR/3.1.4.7/R96 @MS-MQRR/3.1.4.9/R6 @MS-MQRR/3.1.4.9/R19 @MS-MQRR/3.1.4.9/R22
+  Scenario: A message received by its LookupId stays locked until R_EndReceive, and RR_NACK gives it back
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_CURRENT and the LookupId of "b" as request 6
+    Then the message "b" is returned
+    When the client calls R_EndReceive with RR_NACK for request 6
+    Then the call returns MQ_OK
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "b"
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_CURRENT and the LookupId of "b" as request 7
+    Then the message "b" is returned
+    When the client calls R_EndReceive with RR_ACK for request 7
+    Then the call returns MQ_OK
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "b"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
 
   @MS-MQRR/3.1.4.7/R97 @MS-MQRR/3.1.4.7/R98 @MS-MQRR/3.1.4.7/R99 @MS-MQRR/3.1.4.7/R100 @MS-MQRR/3.1.4.7/R101 @MS-MQRR/3.1.4.7/R102
   Scenario: MQ_LOOKUP_RECEIVE_NEXT receives the message after the one the LookupId names
@@ -399,6 +419,19 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
       | MQ_ACTION_PEEK_CURRENT | 40  |
       | MQ_ACTION_PEEK_CURRENT | 0   |
       | MQ_ACTION_RECEIVE      | 100 |
+
+  @MS-MQRR/3.1.4.7/R45
+  Scenario Outline: The first section's TimeToReachQueue is the message's SentTime plus its TimeToReachQueue
+    Given a queue with a message sent at <sent> that may take <ttrq> seconds to reach its queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with <action> and dwMaxBodySize <max>
+    Then the first section's BaseHeader.TimeToReachQueue is <sent> + <ttrq>, the absolute expiry
+
+    Examples:
+      | sent       | ttrq       | action                 | max   |
+      | 1767225600 | 345600     | MQ_ACTION_PEEK_CURRENT | 65536 |
+      | 1767225600 | 60         | MQ_ACTION_RECEIVE      | 4     |
+      | 4000000000 | 1000000000 | MQ_ACTION_PEEK_CURRENT | 65536 |
 
   # ------------------------------------------------------------------ waiting (ulTimeout)
 

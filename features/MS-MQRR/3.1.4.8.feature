@@ -85,3 +85,11 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     And the started request 1 is still waiting
     When a message "m" arrives in the queue
     Then the started request 1 returns the message "m"
+
+  @MS-MQRR/3.1.4.8/R9 @MS-MQRR/3.1.4.8/R10
+  Scenario: A handle whose queue was deleted is refused
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_CancelReceive for request 1
+    Then the call fails
