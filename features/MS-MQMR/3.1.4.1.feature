@@ -209,6 +209,13 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     And the machine property PROPID_MGMT_MSMQ_DSSERVER is "DS-ONE"
 
   @MS-MQMR/3.1.4.1/R18
+  Scenario: PROPID_MGMT_MSMQ_DSSERVER is VT_NULL when the queue manager is not integrated, even with a server list
+    Given the queue manager is configured with directory_integrated false, directory_offline false, directory_server_list [DS-ONE]
+    When the client asks the machine for PROPID_MGMT_MSMQ_DSSERVER
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And the machine property PROPID_MGMT_MSMQ_DSSERVER is VT_NULL
+
+  @MS-MQMR/3.1.4.1/R18
   Scenario: PROPID_MGMT_MSMQ_DSSERVER is VT_NULL on a queue manager without a directory
     Given the queue manager is configured with directory_integrated false, directory_offline false
     When the client asks the machine for PROPID_MGMT_MSMQ_DSSERVER
