@@ -377,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     from mqconform import captures_cmd
 
     captures_cmd.add(sub, _Parser, UsageError)
+    __import__("mqconform.wireshark_cmd").wireshark_cmd.add(sub, _Parser, UsageError)
     p = sub.add_parser("replay", help="replay a shrunk stateful failure on a target")
     p.add_argument("script", metavar="SCRIPT", help="a reports/stateful/<machine>-<n>.py")
     p.add_argument("--target", default="reference", help="target file (YAML), reference "
