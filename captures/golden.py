@@ -1056,6 +1056,25 @@ def _shifted(frame: bytes, shift: int) -> bytes:
                        struct.unpack("!H", ip[4:6])[0], frame[6:12], frame[0:6])
 
 
+def concatenate(paths: list[Path]) -> tuple[bytes, list[int]]:
+    """Golden pcaps as one pcap, for one tshark run over many: each file's client ports moved
+    up by 8 per file (every golden conversation starts at the same ports and sequence numbers,
+    which tshark would take for retransmissions). Returns the pcap and, per file, the number
+    of frames before its first."""
+    records, frame_starts, frames = [pcap_header()], [], 0
+    for n, path in enumerate(paths):
+        data = Path(path).read_bytes()
+        frame_starts.append(frames)
+        pos = 24
+        while pos < len(data):
+            sec, usec, size, _ = struct.unpack_from("<LLLL", data, pos)
+            frame = _shifted(data[pos + 16:pos + 16 + size], 8 * n)
+            records.append(struct.pack("<LLLL", sec, usec, len(frame), len(frame)) + frame)
+            pos += 16 + size
+            frames += 1
+    return b"".join(records), frame_starts
+
+
 def tshark_disagreements(root: Path = GOLDEN, paths: list[str] | None = None) -> list[str]:
     """Where tshark's DCE/RPC dissection (``-Y dcerpc``) of golden pcaps misses a call of
     index.json: its request (call_id, opnum) and its response or fault, in the call's frames
@@ -1074,23 +1093,14 @@ def tshark_disagreements(root: Path = GOLDEN, paths: list[str] | None = None) ->
         half = len(paths) // 2
         return tshark_disagreements(root, paths[:half]) + \
             tshark_disagreements(root, paths[half:])
-    records, frame_starts, stream_starts = [pcap_header()], [], []
-    frames = streams = 0
-    for n, path in enumerate(paths):
-        data = (root / path).read_bytes()
-        frame_starts.append(frames)
+    data, frame_starts = concatenate([root / path for path in paths])
+    stream_starts, streams = [], 0
+    for path in paths:
         stream_starts.append(streams)
-        pos = 24
-        while pos < len(data):
-            sec, usec, size, _ = struct.unpack_from("<LLLL", data, pos)
-            frame = _shifted(data[pos + 16:pos + 16 + size], 8 * n)
-            records.append(struct.pack("<LLLL", sec, usec, len(frame), len(frame)) + frame)
-            pos += 16 + size
-            frames += 1
         streams += index[path]["connections"]
     with tempfile.TemporaryDirectory() as tmp:
         merged = Path(tmp) / "golden.pcap"
-        merged.write_bytes(b"".join(records))
+        merged.write_bytes(data)
         argv = ["tshark", "-r", str(merged), "-Y", "dcerpc", "-T", "fields"]
         for f in ("frame.number", "tcp.stream", "dcerpc.pkt_type", "dcerpc.cn_call_id",
                   "dcerpc.opnum"):

@@ -97,6 +97,22 @@ def result_text(result: c.Result) -> str:
     return format_result(result)
 
 
+def lookup_id_of(result: c.Result) -> int:
+    """The lookup identifier of a received message: pSequenceId is its lower 7 octets
+    (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
+    otherwise (MS-MQDMPR 3.1.7.1.9), read from the packet's TransactionHeader and priority."""
+    from wire.packet import decode_packet
+
+    high = 0
+    try:
+        packet = decode_packet(result.ppPacketSections[0].pSectionBuffer).user_message
+        if packet.transaction_header is not None:
+            high = (0x07 - packet.base_header.flags.pr) & 0xFF
+    except Exception:  # noqa: BLE001 - a packet the codec cannot read: a plain lookup ID
+        pass
+    return (high << 56) | result.pSequenceId
+
+
 def message_body(result: c.Result) -> bytes | None:
     from wire.packet import decode_packet
 

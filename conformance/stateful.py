@@ -73,6 +73,7 @@ from conformance.session import (
     NotApplicable,
     Suite,
     call_text,
+    lookup_id_of,
     result_text,
     status_text,
 )
@@ -158,23 +159,6 @@ def ref(step: int, field: str) -> dict:
     """An argument: ``field`` of what step ``step`` returned (``lookup``: the lookup
     identifier of the message it received)."""
     return {"ref": step, "field": field}
-
-
-def lookup_id_of(result: c.Result, transactional_queue: bool) -> int:
-    """The lookup identifier of a received message: pSequenceId is its lower 7 octets (MS-MQRR
-    3.1.4.7); the high octet is 7 - priority for a transactional message and 0 otherwise
-    (MS-MQDMPR 3.1.7.1.9), read from the packet's TransactionHeader and priority."""
-    high = 0
-    if transactional_queue:
-        from wire.packet import decode_packet
-
-        try:
-            packet = decode_packet(result.ppPacketSections[0].pSectionBuffer).user_message
-            if packet.transaction_header is not None:
-                high = (0x07 - packet.base_header.flags.pr) & 0xFF
-        except Exception:  # noqa: BLE001 - a packet the codec cannot read: a plain lookup ID
-            pass
-    return (high << 56) | result.pSequenceId
 
 
 class Executor:
@@ -290,7 +274,9 @@ class Executor:
         elif isinstance(call, self.RECEIVES) and ok and observed.pSequenceId:
             queue = self.open.get(bytes(call.phContext or b""))
             transactional = queue is not None and bool(self.queues[queue].get("transactional"))
-            self.lookups[index] = lookup_id_of(observed, transactional)
+            # a message of a non-transactional queue has high octet 0: no packet to read
+            self.lookups[index] = (lookup_id_of(observed) if transactional
+                                   else observed.pSequenceId)
 
     def _control(self, action: str, args: dict) -> None:
         mq = self.mq
@@ -538,6 +524,14 @@ class CaseMachine(RuleBasedStateMachine):
         self.ex = Executor(self.mq)
         self.broken = False
 
+    def open_handle(self, queue: int, access: int, share: int) -> None:
+        """R_OpenQueue of queue ``queue``; a handle it gives is kept in ``self.handles``."""
+        out = self.step("R_OpenQueue", IDS_OPEN, pQueueFormat={"queue": queue}, dwAccess=access,
+                        dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
+                        fNonRoutingServer=1)
+        if out.status == 0 and not out.raised and out.pphContext:
+            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access))
+
     def step(self, call: str, ids: tuple[str, ...] = (), **args: Any) -> Any:
         self.ctx.steps += 1
         if not call.startswith("control:"):
@@ -711,11 +705,7 @@ class RemoteReadMachine(CaseMachine):
         access = k.of([c.RECEIVE_ACCESS, c.RECEIVE_ACCESS, c.PEEK_ACCESS, c.RECEIVE_ACCESS,
                        c.RECEIVE_ACCESS, c.PEEK_ACCESS, c.RECEIVE_ACCESS, 0x2])
         share = k.of([c.MQ_DENY_NONE, c.MQ_DENY_NONE, c.MQ_DENY_NONE, c.MQ_DENY_SHARE])
-        out = self.step("R_OpenQueue", IDS_OPEN, pQueueFormat={"queue": queue}, dwAccess=access,
-                        dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
-                        fNonRoutingServer=1)
-        if out.status == 0 and not out.raised and out.pphContext:
-            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access))
+        self.open_handle(queue, access, share)
 
     def close_queue(self, k):
         handle, index = self.handle_arg(k)
@@ -923,11 +913,7 @@ class QMMgmtMachine(CaseMachine):
         queue = self.local(k.take(8))
         access = k.of([c.RECEIVE_ACCESS, c.PEEK_ACCESS])
         share = k.of([c.MQ_DENY_NONE, c.MQ_DENY_NONE, c.MQ_DENY_SHARE])
-        out = self.step("R_OpenQueue", IDS_OPEN, pQueueFormat={"queue": queue}, dwAccess=access,
-                        dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
-                        fNonRoutingServer=1)
-        if out.status == 0 and not out.raised and out.pphContext:
-            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access))
+        self.open_handle(queue, access, share)
 
     def close_queue(self, k):
         live = [h for h in self.handles if h.open]

@@ -26,6 +26,7 @@ from typing import Any
 from pytest_bdd import given, parsers, then, when
 
 from conformance import preconditions as pre
+from conformance.session import lookup_id_of
 from conformance.targets import RpcTarget
 from model import calls as c
 from model import status as st
@@ -104,22 +105,6 @@ def _body(result: c.Result) -> bytes | None:
     from conformance.session import message_body
 
     return message_body(result)
-
-
-def lookup_id_of(result: c.Result) -> int:
-    """The lookup identifier of a received message: pSequenceId is its lower 7 octets
-    (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
-    otherwise (MS-MQDMPR 3.1.7.1.9)."""
-    from wire.packet import decode_packet
-
-    high = 0
-    try:
-        packet = decode_packet(result.ppPacketSections[0].pSectionBuffer).user_message
-        if packet.transaction_header is not None:
-            high = (0x07 - packet.base_header.flags.pr) & 0xFF
-    except Exception:  # noqa: BLE001 - a packet the codec cannot read: a plain lookup ID
-        pass
-    return (high << 56) | result.pSequenceId
 
 
 def _to_oracle(mq, call: c.Call, target: Any) -> c.Call:

@@ -650,24 +650,11 @@ GOLDEN_SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "captures" / "g
 @needs_tshark
 @pytest.mark.skipif(not GOLDEN_SCENARIOS, reason="no golden pcaps (python -m captures.golden)")
 def test_every_call_of_every_golden_scenario_pcap_shows_its_method_and_status(tmp_path):
-    """The scenario pcaps read in one tshark run: concatenated, each file's client ports moved
-    up by 8 (every golden conversation starts at the same ports and sequence numbers)."""
-    import struct
-
+    """The scenario pcaps read in one tshark run (captures.golden.concatenate)."""
     from captures import golden
-    from captures.recorder import pcap_header
 
-    records = [pcap_header()]
-    for n, path in enumerate(GOLDEN_SCENARIOS):
-        data = path.read_bytes()
-        pos = 24
-        while pos < len(data):
-            sec, usec, size, _ = struct.unpack_from("<LLLL", data, pos)
-            frame = golden._shifted(data[pos + 16:pos + 16 + size], 8 * n)
-            records.append(struct.pack("<LLLL", sec, usec, len(frame), len(frame)) + frame)
-            pos += 16 + size
     merged = tmp_path / "golden-scenarios.pcap"
-    merged.write_bytes(b"".join(records))
+    merged.write_bytes(golden.concatenate(GOLDEN_SCENARIOS)[0])
     problems, compared, seen = _compare(merged)
     assert not problems, "\n".join(problems[:20])
     assert compared > 1000 and len(seen) >= 15  # the scenarios reach 18 methods
