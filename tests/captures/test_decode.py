@@ -138,8 +138,9 @@ def _conversation(stub: bytes = b"") -> list[bytes]:
     return [bind, ack, request, response]
 
 
-def _frames(pdus: list[bytes], cut: set[int] = frozenset()) -> list[tuple[float, bytes]]:
-    cli, srv = ("10.0.0.1", 50000), ("10.0.0.2", 2103)
+def _frames(pdus: list[bytes], cut: set[int] = frozenset(),
+            cli: tuple[str, int] = ("10.0.0.1", 50000)) -> list[tuple[float, bytes]]:
+    srv = ("10.0.0.2", 2103)
     seq = {cli: 1000, srv: 9000}
     out = [(1.0, build_frame(*[cli[0], srv[0], cli[1], srv[1]], 999, 0, SYN, b"", 1)),
            (1.0, build_frame(srv[0], cli[0], srv[1], cli[1], 8999, 1000, SYN | ACK, b"", 1)),
@@ -218,6 +219,68 @@ def test_malformed_frames_are_rejected_one_by_one(tmp_path):
 
 
 # ------------------------------------------------------------------------- Parquet, command
+
+
+def _mixed_corpus(tmp_path: Path) -> list[Path]:
+    """Every kind of bad input at once, beside good traffic: one capture mixing a clean call, a
+    garbage stub on a second connection, HTTP over TCP, a UDP datagram, a frame with a broken
+    IP header and a last record cut mid-PDU; and files truncated, corrupt, foreign and empty."""
+    clean = _frames(_conversation())
+    garbage = _frames(_conversation(b"\xde\xad"), cli=("10.0.0.3", 50001))
+    http = build_frame("10.0.0.4", "10.0.0.5", 40000, 80, 1, 1, PSH | ACK,
+                       b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 9)
+    udp = bytes(12) + b"\x08\x00" + bytes([0x45, 0, 0, 28]) + bytes(5) + b"\x11" + bytes(10) \
+        + bytes(8)
+    bad_ip = clean[3][1][:14] + b"\x46" + clean[3][1][15:]
+    frames = [x for pair in zip(clean, garbage, strict=True) for x in pair]
+    frames[5:5] = [(1.5, http), (1.5, udp), (1.5, bad_ip)]
+    cut = _frames(_conversation(), cli=("10.0.0.6", 50002))
+    mixed = _write(tmp_path / "mixed.pcap", frames + cut)
+    mixed.write_bytes(mixed.read_bytes()[:-25])  # the last frame's PDU cut short
+    good = _write(tmp_path / "good.pcap", clean)
+    truncated = tmp_path / "truncated.pcap"
+    truncated.write_bytes(good.read_bytes()[:-11])
+    corrupt = tmp_path / "corrupt.pcap"
+    corrupt.write_bytes(good.read_bytes()[:24] + struct.pack("<IIII", 1, 0, 0x7FFFFFFF, 60)
+                        + good.read_bytes()[40:])
+    foreign = tmp_path / "notes.txt"
+    foreign.write_bytes(b"not a capture\n")
+    empty = tmp_path / "empty.pcap"
+    empty.write_bytes(b"")
+    return [mixed, good, truncated, corrupt, foreign, empty]
+
+
+def test_a_corpus_mixing_every_kind_of_bad_input_reconciles_file_by_file(tmp_path):
+    import pyarrow.parquet as pq
+
+    files = _mixed_corpus(tmp_path)
+    out = tmp_path / "out" / "calls.parquet"
+    out.parent.mkdir()
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "decode",
+                           *map(str, files), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # errors found, nothing crashed
+    table = {Path(f["capture"]).name: f
+             for f in pq.read_table(out.with_suffix(".files.parquet")).to_pylist()}
+    assert set(table) == {p.name for p in files}
+    for name, f in table.items():
+        assert f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"], (name, f)
+    mixed = table["mixed.pcap"]
+    assert mixed["frames"] == 24 and mixed["not_dcerpc"] == 2
+    assert mixed["rejected"] == 2  # the broken IP header, the record cut short
+    assert table["good.pcap"]["decoded"] == 7 and table["good.pcap"]["rejected"] == 0
+    kinds = {(Path(e["capture"]).name, e["kind"])
+             for e in pq.read_table(out.with_suffix(".errors.parquet")).to_pylist()}
+    assert kinds & {("mixed.pcap", "ip"), ("mixed.pcap", "tcp")}  # IHL 6: TCP read 4 late
+    assert {("mixed.pcap", "stub"), ("mixed.pcap", "truncated"),
+            ("truncated.pcap", "truncated"), ("corrupt.pcap", "corrupt"),
+            ("notes.txt", "format"), ("empty.pcap", "format")} <= kinds, kinds
+    assert not {k for k in kinds if k[0] == "good.pcap"}
+    calls = pq.read_table(out).to_pylist()
+    by_client = {x["client"]: x for x in calls if x["capture"].endswith("mixed.pcap")}
+    assert by_client["10.0.0.1:50000"]["status"] == 2103
+    assert by_client["10.0.0.3:50001"]["decode_error"]
+    assert by_client["10.0.0.6:50002"]["method"] == "R_GetServerPort"  # its request survived
 
 
 def test_mqconform_captures_decode_writes_the_three_tables(run_pcap, tmp_path):

@@ -151,3 +151,18 @@ def test_a_big_endian_pdu_is_framed_too(tmp_path, order):
     path.write_bytes(pcap_header() + b"".join(pcap_record(1.0, f) for f in frames))
     [call] = decode_all([path], keep_stubs=True).calls
     assert (call.call_id, call.opnum, call.request_stub) == (9, 0, b"abc")
+
+
+def test_fast_and_slow_readings_agree_on_every_golden_pcap():
+    """Every pcap of captures/golden/ (one per scenario, one per opnum and transfer syntax)."""
+    from captures import golden
+
+    files = sorted(golden.GOLDEN.rglob("*.pcap"))
+    assert len(files) > 400
+    differ = []
+    for path in files:
+        fast, slow = _fast(path), _slow(path)
+        if fast != slow:
+            differ.append((path.relative_to(golden.GOLDEN).as_posix(),
+                           sorted(fast ^ slow, key=repr)[:2]))
+    assert not differ, f"{len(differ)} golden pcap(s) read differently, e.g. {differ[:3]}"
