@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from captures import pcapio
+from model.observer import observation_fields
 
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
@@ -105,6 +106,21 @@ class Call:
     response_time: float | None
     request_stub: bytes | None = None
     response_stub: bytes | None = None
+    # the trace validator's columns (model/observer.py observation_fields)
+    handle: str | None = None
+    result_handle: str | None = None
+    queue: str | None = None
+    access: int | None = None
+    action: int | None = None
+    action_text: str | None = None
+    request_id: int | None = None
+    lookup_id: int | None = None
+    cursor: int | None = None
+    ack: int | None = None
+    sequence_id: int | None = None
+    object_type: int | None = None
+    props: list | None = None
+    vts: list | None = None
 
 
 @dataclass(slots=True)
@@ -774,6 +790,7 @@ class Decoder:
         klass = self._calls.get((name, opnum)) if name else None
         status = fault = None
         request_json = response_json = error = None
+        observed: dict = {}
         if ans is not None and ans.get("fault") is not None:
             fault = ans["fault"]
         if req is None:
@@ -788,10 +805,12 @@ class Decoder:
                     raise ndr.StubError("drep", "big-endian NDR is not decoded")
                 call = ndr.decode_request(name, opnum, req["stub"], ndr64)
                 request_json = _json(call)
+                result = None
                 if ans is not None and fault is None:
                     result = ndr.decode_response(call, ans["stub"], ndr64)
                     status = result.status
                     response_json = _json(result)
+                observed = observation_fields(call, result)
             except ndr.StubError as exc:
                 error = f"{exc}"
                 self._error(req["first"] if req else None, "stub",
@@ -823,7 +842,7 @@ class Decoder:
             request_time=req["ts"] if req else None,
             response_time=ans["ts"] if ans else None,
             request_stub=req["stub"] if req and self.keep_stubs else None,
-            response_stub=ans["stub"] if ans and self.keep_stubs else None))
+            response_stub=ans["stub"] if ans and self.keep_stubs else None, **observed))
 
 
 def decode_file(path: str | Path, decode_stubs: bool = True, keep_stubs: bool = False,

@@ -35,6 +35,28 @@ request_time,          float64     seconds since 1970-01-01 UTC of the first fra
 response_time
 =====================  ==========  ============================================================
 
+Then the columns the trace validator reads (model/observer.py ``observation_fields``; null
+where the method has no such parameter or the stubs were not decoded):
+
+=====================  ==========  ============================================================
+handle                 string      the context handle the call names (hex of its 20 octets)
+result_handle          string      pphContext of R_OpenQueue / R_CloseQueue's response
+queue                  string      the queue R_OpenQueue or a qmmgmt call names: its format
+                                   name without a subqueue, lower case
+access                 uint32      dwAccess of R_OpenQueue / R_OpenQueueForMove
+action                 uint32      ulAction
+action_text            string      lpwszAction of R_QMMgmtAction
+request_id             uint32      dwRequestId
+lookup_id              uint64      LookupId of the request
+cursor                 uint32      hCursor, or phCursor R_CreateCursor returned
+ack                    uint32      dwAck
+sequence_id            uint64      pSequenceId of a receive's response (the lookup identifier's
+                                   low 7 bytes)
+object_type            uint32      MGMT_OBJECT type of a qmmgmt call
+props                  list<u32>   aProp of R_QMMgmtGetInfo
+vts                    list<u16>   the VARTYPEs of its response's apVar
+=====================  ==========  ============================================================
+
 ``errors``: capture, frame (int64, null for the file as a whole), kind (io, format, truncated,
 corrupt, link, ip, tcp, gap, desync, pdu, fragment, stub), message, connection (int32).
 
@@ -71,6 +93,11 @@ def _schemas() -> dict[str, Any]:
         ("request_first_frame", pa.int64()), ("request_last_frame", pa.int64()),
         ("response_first_frame", pa.int64()), ("response_last_frame", pa.int64()),
         ("request_time", pa.float64()), ("response_time", pa.float64()),
+        ("handle", pa.string()), ("result_handle", pa.string()), ("queue", pa.string()),
+        ("access", pa.uint32()), ("action", pa.uint32()), ("action_text", pa.string()),
+        ("request_id", pa.uint32()), ("lookup_id", pa.uint64()), ("cursor", pa.uint32()),
+        ("ack", pa.uint32()), ("sequence_id", pa.uint64()), ("object_type", pa.uint32()),
+        ("props", pa.list_(pa.uint32())), ("vts", pa.list_(pa.uint16())),
     ])
     errors = pa.schema([("capture", pa.string()), ("frame", pa.int64()), ("kind", pa.string()),
                         ("message", pa.string()), ("connection", pa.int32())])

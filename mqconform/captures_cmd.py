@@ -1,7 +1,10 @@
-"""``mqconform captures ...``: capture files on one machine.
+"""``mqconform captures ...``: capture files.
 
     mqconform captures decode FILES... --out calls.parquet
+    mqconform captures validate INPUTS... --out DIR [--master URL | --remote URL] [--labels F]
+    mqconform captures synth --servers N --connections M --fault-rate R --out DIR
 
+decode (one machine, no Spark)
 writes the calls table (captures/schema.py) and, beside it, ``<stem>.errors.parquet`` and
 ``<stem>.files.parquet``; prints per file the frames read, decoded, rejected and not DCE/RPC,
 the calls and the errors. Exit 0 when every file was read to its end, 1 when a file had
@@ -53,8 +56,81 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Exit 0: no violation and every file read whole; 1: a violation or a file error;
+    2: bad arguments (no such input, bad master URL)."""
+    UsageError = args.usage_error  # noqa: N806
+    from rich.console import Console
+
+    from captures import pipeline
+
+    console = Console(highlight=False, soft_wrap=True, stderr=False)
+    try:
+        paths = pipeline.expand(args.inputs)
+    except pipeline.PipelineError as exc:
+        raise UsageError(str(exc)) from None
+    if args.master and args.remote:
+        raise UsageError("--master and --remote: one or the other")
+    if args.master and not args.master.startswith(("local", "spark://", "yarn", "k8s://")):
+        raise UsageError(f"--master {args.master}: not a Spark master URL (local[N], "
+                         f"spark://host:port, yarn, k8s://...)")
+    if args.remote and not args.remote.startswith("sc://"):
+        raise UsageError(f"--remote {args.remote}: not a Spark Connect URL (sc://host:port)")
+    labels = None
+    if args.labels:
+        import json
+
+        try:
+            labels = json.loads(Path(args.labels).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--labels {args.labels}: {exc}") from None
+    with console.status("starting Spark") as status:
+        result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
+                              progress=lambda text: console.print(f"[dim]{text}[/dim]"),
+                              tasks=lambda text: status.update(text),
+                              partitions=args.partitions)
+    console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls, "
+                  f"{result.errors} decoding error(s), {result.violations} violation(s) in "
+                  f"{result.seconds:.1f} s")
+    for requirement, count in sorted(result.by_requirement.items()):
+        console.print(f"  {requirement}: {count}")
+    for table in pipeline.TABLES:
+        console.print(f"{table}: {result.out / table}")
+    console.print(f"report: {result.out / 'index.html'} and {result.out / 'report.json'}")
+    if labels is not None:
+        score = pipeline.score_against(labels, result.out)
+        console.print(f"against {args.labels}: {score['faulty_flows']} faulty flows, recall "
+                      f"{score['recall']:.1%}, {score['false_positive_flows']} false "
+                      f"positive flow(s) of {score['clean_flows']} clean")
+    return 1 if result.violations or result.errors else 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    UsageError = args.usage_error  # noqa: N806
+    from server.faults import FAULTS
+
+    if args.servers < 1 or args.connections < 1 or args.steps < 1:
+        raise UsageError("--servers, --connections and --steps: at least 1")
+    if not 0.0 <= args.fault_rate <= 1.0:
+        raise UsageError(f"--fault-rate {args.fault_rate}: between 0 and 1")
+    unknown = [f for f in args.fault or () if f not in FAULTS]
+    if unknown:
+        raise UsageError(f"--fault {unknown[0]}: known faults are {', '.join(FAULTS)}")
+    from captures.synth import synth
+
+    labels = synth(args.out, servers=args.servers, connections=args.connections,
+                   fault_rate=args.fault_rate, seed=args.seed, steps=args.steps,
+                   faulty_servers=args.faulty_servers, faults=tuple(args.fault or ()) or None,
+                   progress=lambda i, n: print(f"server {i}/{n} done", flush=True))
+    faulty = {(a["capture"], a["client"]) for a in labels["activations"]}
+    print(f"{args.out}: {len(labels['servers'])} capture(s), {len(labels['activations'])} "
+          f"fault activation(s) in {len(faulty)} flow(s); labels: "
+          f"{Path(args.out) / 'labels.json'}")
+    return 0
+
+
 def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) -> None:
-    p = sub.add_parser("captures", help="capture files: decode DCE/RPC calls")
+    p = sub.add_parser("captures", help="capture files: decode, validate (Spark), synth")
     csub = p.add_subparsers(dest="captures_command", parser_class=parser_class, required=True)
     d = csub.add_parser("decode", help="pcap/pcapng files to a Parquet calls table")
     d.add_argument("files", metavar="FILE", nargs="+", help="capture files (globs allowed)")
@@ -63,3 +139,29 @@ def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) 
     d.add_argument("--no-stubs", action="store_true", help="skip decoding the stubs "
                    "(request and response stay null)")
     d.set_defaults(func=cmd_decode, usage_error=usage_error)
+    v = csub.add_parser("validate", help="check captured traffic against the documents "
+                        "(Spark): calls, violations, errors, files, summary, report")
+    v.add_argument("inputs", metavar="INPUT", nargs="+", help="capture files, directories or "
+                   "globs; local or URIs (file://, hdfs://, s3://, ...)")
+    v.add_argument("--out", required=True, help="output directory (Parquet tables, "
+                   "report.json, index.html)")
+    v.add_argument("--master", help="Spark master (default local[*]; spark://host:7077)")
+    v.add_argument("--remote", help="Spark Connect server (sc://host:15002)")
+    v.add_argument("--partitions", type=int, help="partitions for the per-server stage")
+    v.add_argument("--labels", help="a synth corpus's labels.json: print recall and false "
+                   "positives")
+    v.set_defaults(func=cmd_validate, usage_error=usage_error)
+    s = csub.add_parser("synth", help="a synthetic corpus: real clients against reference "
+                        "servers, some with seeded faults, with ground-truth labels")
+    s.add_argument("--servers", type=int, default=4)
+    s.add_argument("--connections", type=int, default=8, help="client connections per server")
+    s.add_argument("--steps", type=int, default=60, help="calls per connection (about)")
+    s.add_argument("--fault-rate", type=float, default=0.3,
+                   help="probability an armed fault acts at each chance (0: no faults)")
+    s.add_argument("--faulty-servers", type=int, help="servers with faults armed (default "
+                   "half, rounded up)")
+    s.add_argument("--fault", action="append", help="arm only these faults (repeatable; "
+                   "default all of server/faults.py)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_synth, usage_error=usage_error)

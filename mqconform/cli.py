@@ -414,6 +414,13 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queues", help="provisioning file (YAML): queue manager, queues, messages")
     p.add_argument("--control-port", type=int, default=None,
                    help="enable the control API (JSON over HTTP; not MSMQ) on this port")
+    p.add_argument("--fault", action="append", default=[], metavar="NAME",
+                   help="TESTING ONLY: depart from the documents on purpose (server/faults.py "
+                        "lists the faults; repeatable), to measure a trace validator")
+    p.add_argument("--fault-rate", type=float, default=1.0,
+                   help="probability that an armed fault acts at each chance (default 1)")
+    p.add_argument("--fault-seed", type=int, default=0)
+    p.add_argument("--fault-log", help="write the faults' activations (JSON) here on exit")
     p.set_defaults(func=cmd_serve)
 
 

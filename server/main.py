@@ -43,7 +43,9 @@ class Running:
 
 
 def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | None = None,
-          queues: str | None = None, control_port: int | None = None) -> Running:
+          queues: str | None = None, control_port: int | None = None,
+          faults: Any = None) -> Running:
+    """``faults``: a server.faults.Faults to install (testing a validator only)."""
     from server.app import serve
     from server.control import ControlServer
 
@@ -56,6 +58,8 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port)
     except OSError as exc:
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    if faults is not None:
+        faults.install(handler)
     control = None
     if control_port is not None:
         try:
@@ -69,8 +73,19 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
 
 
 def run(args: Any) -> int:
+    faults = None
+    if getattr(args, "fault", None):
+        from server.faults import FaultError, Faults
+
+        try:
+            faults = Faults(frozenset(args.fault), args.fault_rate, args.fault_seed)
+        except FaultError as exc:
+            raise ServeError(str(exc)) from None
     running = start(host=args.host, port=args.port, epm_port=args.epm_port,
-                    queues=args.queues, control_port=args.control_port)
+                    queues=args.queues, control_port=args.control_port, faults=faults)
+    if faults is not None:
+        print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
+              f"at rate {faults.rate}", flush=True)
     for line in running.endpoints():
         print(line, flush=True)
     stopped = threading.Event()
@@ -85,5 +100,7 @@ def run(args: Any) -> int:
             pass
     finally:
         running.stop()
+        if faults is not None and args.fault_log:
+            faults.write(args.fault_log)
     print("stopped", file=sys.stderr)
     return 0

@@ -1,0 +1,544 @@
+"""``mqconform captures validate``: the trace validator over a capture corpus, on Spark.
+
+    mqconform captures validate INPUTS... --out DIR [--master URL | --remote URL]
+
+INPUTS are capture files, directories or globs, local or any URI pyarrow's filesystems read
+(``file://``, ``hdfs://``, ``s3://``, ``gs://``). The job:
+
+1. lists the files on the driver (directories recursively, globs expanded) and makes one row
+   per file, spread one file per partition, so each file is one task;
+2. decodes each file in its task by path, streamed in 1 MiB chunks by captures/decode.py (no
+   binaryFile, no 2 GB limit, memory bounded by the open connections), into Arrow batches
+   (``mapInArrow``): calls, and the errors and the summary of each file;
+3. groups the calls by server (address and port, across files and connections), orders each
+   server's calls by time, and runs the model's observer (model/observer.py) over them in a
+   second ``mapInArrow`` that streams the sorted partition: violations;
+4. writes Parquet tables ``calls``, ``violations``, ``errors``, ``files`` and ``summary``
+   (one row per requirement) under DIR, and ``report.json`` and ``index.html`` beside them.
+
+A bad file never fails the job: it is listed in ``errors`` and ``files`` (an unexpected
+exception in a task becomes an error row of kind ``internal`` for that file).
+
+Spark: ``local[*]`` by default (PySpark's own JVM: Java 17); ``--master spark://host:7077``
+for a standalone cluster, ``--remote sc://host`` for Spark Connect. The executors import this
+package: on a cluster, install mqconform on every worker (``pip install mqconform``) or pass
+``--py-files``. Unsigned columns of the decoder's tables (captures/schema.py) are signed in
+Spark's: uint16 -> int32, uint32 -> int64, and the 64-bit ``lookup_id`` as the two's
+complement of the ULONGLONG (Spark has no unsigned types).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz")
+TABLES = ("calls", "violations", "errors", "files", "summary")
+BATCH = 8192
+
+
+class PipelineError(Exception):
+    """Bad inputs or options (one line, exit 2)."""
+
+
+# ------------------------------------------------------------------------------ schemas
+
+
+def _signed(t: Any) -> Any:
+    import pyarrow as pa
+
+    if pa.types.is_list(t):
+        return pa.list_(_signed(t.value_type))
+    return {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),
+            pa.uint64(): pa.int64()}.get(t, t)
+
+
+def _schemas() -> dict[str, Any]:
+    import pyarrow as pa
+
+    from captures.schema import schema
+
+    calls = pa.schema([(f.name, _signed(f.type)) for f in schema("calls")])
+    errors = pa.schema([(f.name, _signed(f.type)) for f in schema("errors")])
+    files = pa.schema([(f.name, _signed(f.type)) for f in schema("files")])
+    record = pa.schema(
+        [("record", pa.string())] + list(calls)
+        + [pa.field("error_frame", pa.int64()), pa.field("error_kind", pa.string()),
+           pa.field("error_message", pa.string())]
+        + [pa.field(f"file_{f.name}", f.type) for f in files if f.name != "capture"])
+    violations = pa.schema([
+        ("requirement", pa.string()), ("actor", pa.string()), ("severity", pa.string()),
+        ("capture", pa.string()), ("server", pa.string()), ("client", pa.string()),
+        ("connection", pa.int32()), ("call_id", pa.int64()), ("method", pa.string()),
+        ("request_frame", pa.int64()), ("response_frame", pa.int64()),
+        ("time", pa.float64()), ("explanation", pa.string())])
+    return {"calls": calls, "errors": errors, "files": files, "record": record,
+            "violations": violations}
+
+
+_SCHEMAS: dict[str, Any] = {}
+
+
+def arrow_schema(name: str) -> Any:
+    if not _SCHEMAS:
+        _SCHEMAS.update(_schemas())
+    return _SCHEMAS[name]
+
+
+def spark_schema(name: str) -> Any:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(arrow_schema(name))
+
+
+# ------------------------------------------------------------------------------ inputs
+
+
+def _is_uri(text: str) -> bool:
+    return "://" in text
+
+
+def expand(inputs: list[str]) -> list[str]:
+    """Capture files named by ``inputs`` (files, directories searched recursively for
+    capture suffixes, globs), in a stable order. Raises PipelineError for an input that
+    names nothing."""
+    import glob
+
+    out: list[str] = []
+    for item in inputs:
+        if _is_uri(item) and not item.startswith("file://"):
+            found = _expand_uri(item)
+        else:
+            local = item[len("file://"):] if item.startswith("file://") else item
+            if any(ch in local for ch in "*?["):
+                found = sorted(p for p in glob.glob(local, recursive=True)
+                               if Path(p).is_file())
+            elif Path(local).is_dir():
+                found = sorted(str(p) for p in Path(local).rglob("*")
+                               if p.is_file() and p.name.lower().endswith(CAPTURE_SUFFIXES))
+            elif Path(local).is_file():
+                found = [local]
+            else:
+                raise PipelineError(f"{item}: no such file or directory")
+        if not found:
+            raise PipelineError(f"{item}: no capture files there")
+        out += found
+    return list(dict.fromkeys(out))
+
+
+def _expand_uri(uri: str) -> list[str]:
+    from pyarrow import fs as pafs
+
+    scheme = uri.split("://", 1)[0]
+    try:
+        filesystem, path = pafs.FileSystem.from_uri(uri.split("*")[0].rsplit("/", 1)[0]
+                                                    if "*" in uri else uri)
+    except Exception as exc:  # unknown scheme, no client library, unreachable
+        raise PipelineError(f"{uri}: {exc}") from None
+    prefix = uri[:uri.index(path)] if path and path in uri else f"{scheme}://"
+    if "*" in uri or "?" in uri:
+        pattern = uri[len(prefix):]
+        infos = filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
+        return sorted(prefix + i.path for i in infos
+                      if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, pattern))
+    info = filesystem.get_file_info(path)
+    if info.type == pafs.FileType.File:
+        return [uri]
+    if info.type == pafs.FileType.Directory:
+        infos = filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
+        return sorted(prefix + i.path for i in infos if i.type == pafs.FileType.File
+                      and i.path.lower().endswith(CAPTURE_SUFFIXES))
+    raise PipelineError(f"{uri}: no such file or directory")
+
+
+def _open(path: str) -> Any:
+    """A path for the decoder, or an open stream for a URI (pyarrow filesystems)."""
+    if not _is_uri(path):
+        return path
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    from pyarrow import fs as pafs
+
+    filesystem, inner = pafs.FileSystem.from_uri(path)
+    return filesystem.open_input_stream(inner, buffer_size=1 << 20)
+
+
+# ------------------------------------------------------------------------------ stage 1
+
+
+def _wrap64(v: int | None) -> int | None:
+    return v - (1 << 64) if v is not None and v >= 1 << 63 else v
+
+
+def decode_partition(batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow: rows (index, path) -> decoded records (schema "record")."""
+    for batch in batches:
+        for path in batch.column("path").to_pylist():
+            yield from decode_one(path)
+
+
+def decode_one(path: str) -> Iterator[Any]:
+    import pyarrow as pa
+
+    from captures.decode import Call, DecodeError, Decoder, FileSummary
+
+    schema = arrow_schema("record")
+    call_names = [f.name for f in arrow_schema("calls")]
+    file_names = [f.name for f in arrow_schema("files") if f.name != "capture"]
+    rows: list[Any] = []
+
+    def flush() -> Any:
+        cols: dict[str, list] = {n: [] for n in schema.names}
+        for item in rows:
+            if isinstance(item, Call):
+                cols["record"].append("call")
+                for n in call_names:
+                    v = getattr(item, n)
+                    cols[n].append(_wrap64(v) if n == "lookup_id" else v)
+                for n in ("error_frame", "error_kind", "error_message"):
+                    cols[n].append(None)
+                for n in file_names:
+                    cols[f"file_{n}"].append(None)
+            else:
+                kind = "error" if isinstance(item, DecodeError) else "file"
+                cols["record"].append(kind)
+                for n in call_names:
+                    cols[n].append(item.capture if n == "capture" else
+                                   item.connection if n == "connection" and kind == "error"
+                                   else None)
+                cols["error_frame"].append(item.frame if kind == "error" else None)
+                cols["error_kind"].append(item.kind if kind == "error" else None)
+                cols["error_message"].append(item.message if kind == "error" else None)
+                for n in file_names:
+                    cols[f"file_{n}"].append(getattr(item, n) if kind == "file" else None)
+        rows.clear()
+        return pa.RecordBatch.from_pydict(cols, schema=schema)
+
+    decoder = Decoder(path)
+    try:
+        source = _open(path)
+        for item in decoder.run(source):
+            rows.append(item)
+            if len(rows) >= BATCH:
+                yield flush()
+        if hasattr(source, "close"):
+            source.close()
+    except Exception as exc:  # a defect must not fail the job: the file's error row says it
+        summary = decoder.summary
+        rows.append(DecodeError(path, None, "internal",
+                                f"{type(exc).__name__}: {exc} (after {summary.frames} frames)"))
+        summary.errors += 1
+        summary.rejected += max(0, summary.frames - summary.decoded - summary.rejected
+                                - summary.not_dcerpc)
+        rows.append(FileSummary(**{f.name: getattr(summary, f.name)
+                                   for f in fields(FileSummary)}))
+    if rows:
+        yield flush()
+
+
+# ------------------------------------------------------------------------------ stage 2
+
+_OBSERVED_COLUMNS = ("method", "request_time", "response_time", "status", "fault",
+                     "decode_error", "capture", "server", "client", "connection", "call_id",
+                     "request_first_frame", "response_last_frame", "handle", "result_handle",
+                     "queue", "access", "action", "action_text", "request_id", "lookup_id",
+                     "cursor", "ack", "sequence_id", "object_type", "props", "vts")
+
+
+def observe_partition(batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow over calls sorted by (server, time): violations (schema "violations")."""
+    import pyarrow as pa
+
+    from model.observer import Observed, Observer
+
+    schema = arrow_schema("violations")
+    names = schema.names
+    out: list = []
+    observer: Observer | None = None
+
+    def emit() -> Any:
+        batch = pa.RecordBatch.from_pydict(
+            {n: [getattr(v, n) for v in out] for n in names}, schema=schema)
+        out.clear()
+        return batch
+
+    for batch in batches:
+        cols = {n: batch.column(n).to_pylist() for n in _OBSERVED_COLUMNS}
+        for i in range(batch.num_rows):
+            server = cols["server"][i]
+            if observer is None or observer.server != server:
+                if observer is not None:
+                    out.extend(observer.finish())
+                observer = Observer(server)
+            props, vts = cols["props"][i], cols["vts"][i]
+            complete = cols["decode_error"][i] is None
+            out.extend(observer.feed(Observed(
+                method=cols["method"][i], request_time=cols["request_time"][i],
+                response_time=cols["response_time"][i], status=cols["status"][i],
+                capture=cols["capture"][i], server=server, client=cols["client"][i],
+                connection=cols["connection"][i], call_id=cols["call_id"][i],
+                request_frame=cols["request_first_frame"][i],
+                response_frame=cols["response_last_frame"][i], complete=complete,
+                handle=cols["handle"][i], result_handle=cols["result_handle"][i],
+                queue=cols["queue"][i], access=cols["access"][i], action=cols["action"][i],
+                action_text=cols["action_text"][i], request_id=cols["request_id"][i],
+                lookup_id=cols["lookup_id"][i], cursor=cols["cursor"][i], ack=cols["ack"][i],
+                sequence_id=cols["sequence_id"][i], object_type=cols["object_type"][i],
+                props=tuple(props) if props is not None else None,
+                vts=tuple(vts) if vts is not None else None)))
+            if len(out) >= BATCH:
+                yield emit()
+    if observer is not None:
+        out.extend(observer.finish())
+    if out:
+        yield emit()
+
+
+# ------------------------------------------------------------------------------ the job
+
+
+@dataclass
+class Result:
+    out: Path
+    files: int
+    frames: int
+    calls: int
+    errors: int
+    violations: int
+    seconds: float
+    by_requirement: dict[str, int] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
+
+
+def session(master: str | None = None, remote: str | None = None,
+            config: dict[str, str] | None = None) -> Any:
+    """A SparkSession: Spark Connect for ``remote``, else ``master`` (default local[*])."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if not remote and (master or "local").startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("mqconform captures validate")
+    if remote:
+        builder = builder.remote(remote)
+    else:
+        builder = (builder.master(master or "local[*]")
+                   .config("spark.pyspark.python", sys.executable)
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH))
+                   .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR"))
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if not remote:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+class _Tasks:
+    """Shows the running stages' tasks (done/total) while the job runs (not with Connect)."""
+
+    def __init__(self, spark: Any, show: Any):
+        import threading
+
+        self.tracker = spark.sparkContext.statusTracker()
+        self.show = show
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self.stop.wait(1.0):
+            parts = []
+            for sid in self.tracker.getActiveStageIds():
+                info = self.tracker.getStageInfo(sid)
+                if info is not None:
+                    parts.append(f"stage {sid}: {info.numCompletedTasks}/{info.numTasks} tasks")
+            if parts:
+                self.show("; ".join(parts))
+
+    def __enter__(self) -> _Tasks:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2)
+
+
+def run(inputs: list[str], out: str | Path, master: str | None = None,
+        remote: str | None = None, spark: Any = None, progress: Any = None,
+        partitions: int | None = None, tasks: Any = None) -> Result:
+    """The whole job (module doc). ``spark``: an existing session to use (kept open).
+    ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts."""
+    import contextlib
+
+    began = time.perf_counter()
+    paths = expand(inputs)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    own = spark is None
+    if own:
+        spark = session(master, remote)
+    say = progress or (lambda text: None)
+    watch = _Tasks(spark, tasks) if tasks is not None and not remote \
+        else contextlib.nullcontext()
+    try:
+        with watch:
+            summary = _job(spark, paths, out, say, partitions, remote)
+    finally:
+        if own:
+            spark.stop()
+    report = _report(out, summary, paths, time.perf_counter() - began)
+    return Result(out=out, files=len(paths), frames=report["totals"]["frames"],
+                  calls=report["totals"]["calls"], errors=report["totals"]["errors"],
+                  violations=report["totals"]["violations"], seconds=report["seconds"],
+                  by_requirement={r["requirement"]: r["violations"]
+                                  for r in report["requirements"]},
+                  tables={t: str(out / t) for t in TABLES})
+
+
+def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
+         remote: str | None) -> dict:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
+
+    say(f"{len(paths)} capture file(s); decoding, one task per file")
+    files_df = spark.createDataFrame([(i, p) for i, p in enumerate(paths)],
+                                     "index long, path string")
+    files_df = files_df.repartitionByRange(len(paths), "index")
+    decoded = files_df.mapInArrow(decode_partition, spark_schema("record"))
+    decoded = decoded.persist(StorageLevel.DISK_ONLY)
+    call_cols = arrow_schema("calls").names
+    calls = decoded.filter(F.col("record") == "call").select(*call_cols)
+    errors = decoded.filter(F.col("record") == "error").select(
+        "capture", F.col("error_frame").alias("frame"), F.col("error_kind").alias("kind"),
+        F.col("error_message").alias("message"), "connection")
+    file_cols = [n for n in arrow_schema("files").names if n != "capture"]
+    files = decoded.filter(F.col("record") == "file").select(
+        "capture", *[F.col(f"file_{n}").alias(n) for n in file_cols])
+    order = ["capture", "connection", "call_id", "request_first_frame"]
+    calls.sortWithinPartitions(*order).write.mode("overwrite").parquet(str(out / "calls"))
+    errors.orderBy("capture", "frame").write.mode("overwrite").parquet(str(out / "errors"))
+    files.orderBy("capture").write.mode("overwrite").parquet(str(out / "files"))
+    say("validating each server's calls in time order")
+    nparts = partitions or max(1, min(spark.sparkContext.defaultParallelism
+                                      if not remote else 2, len(paths)) * 2)
+    keyed = calls.withColumn("_t", F.coalesce("request_time", "response_time"))
+    violations = (keyed.repartition(nparts, "server")
+                  .sortWithinPartitions("server", "_t", "capture", "connection", "call_id")
+                  .select(*_OBSERVED_COLUMNS)
+                  .mapInArrow(observe_partition, spark_schema("violations")))
+    violations.orderBy("capture", "request_frame", "requirement").write.mode(
+        "overwrite").parquet(str(out / "violations"))
+    say("summarising")
+    summary = _summary(spark, out)
+    decoded.unpersist()
+    return summary
+
+
+def _summary(spark: Any, out: Path) -> dict:
+    """The summary table (per requirement), from the written tables (small reads)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    v = spark.read.parquet(str(out / "violations"))
+    per = (v.groupBy("requirement", "actor", "severity")
+           .agg(F.count("*").alias("violations"),
+                F.countDistinct("capture", "client").alias("flows"),
+                F.countDistinct("server").alias("servers"))
+           .orderBy("requirement"))
+    per.write.mode("overwrite").parquet(str(out / "summary"))
+    rows = [r.asDict() for r in per.collect()]
+    w = v.groupBy("requirement").agg(F.slice(F.array_sort(F.collect_list(F.struct(
+        "capture", "request_frame", "response_frame", "server", "client", "method",
+        "explanation"))), 1, 5).alias("examples"))
+    examples = {r["requirement"]: [e.asDict() for e in r["examples"]] for r in w.collect()}
+    files = [r.asDict() for r in spark.read.parquet(str(out / "files")).collect()]
+    kinds = {r["kind"]: r["count"] for r in spark.read.parquet(str(out / "errors"))
+             .groupBy("kind").count().collect()}
+    return {"requirements": rows, "examples": examples, "files": files,
+            "error_kinds": kinds}
+
+
+def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
+    from model.observer import NOT_OBSERVABLE, RULES
+
+    files = sorted(summary["files"], key=lambda f: f["capture"])
+    totals = {k: sum(f[k] or 0 for f in files) for k in
+              ("frames", "decoded", "rejected", "not_dcerpc", "calls", "errors", "gaps")}
+    totals["files"] = len(paths)
+    totals["violations"] = sum(r["violations"] for r in summary["requirements"])
+    totals["reconciles"] = all(f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"]
+                               for f in files)
+    requirements = []
+    for r in summary["requirements"]:
+        requirements.append({**r, "text": _text(r["requirement"]),
+                             "examples": summary["examples"].get(r["requirement"], [])})
+    report = {
+        "tool": "mqconform captures validate", "seconds": round(seconds, 3),
+        "totals": totals, "requirements": requirements,
+        "error_kinds": summary["error_kinds"],
+        "files": files,
+        "rules": [{"requirement": k, "actor": a, "severity": s, "checks": t,
+                   "text": _text(k)} for k, (a, s, t) in sorted(RULES.items())],
+        "not_observable": [{"requirement": k, "reason": why}
+                           for k, why in sorted(NOT_OBSERVABLE.items())],
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1, default=str),
+                                     encoding="utf-8")
+    _html(out, report)
+    return report
+
+
+def _text(requirement: str) -> str:
+    try:
+        from spec.catalog import load
+
+        global _CATALOG
+        if _CATALOG is None:
+            _CATALOG = {r.id: r for r in load()}
+        r = _CATALOG.get(requirement)
+        return r.text if r is not None else ""
+    except Exception:
+        return ""
+
+
+_CATALOG: dict | None = None
+
+
+def _html(out: Path, report: dict) -> None:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("captures", "templates"),
+                      autoescape=select_autoescape())
+    (out / "index.html").write_text(env.get_template("validate.html").render(r=report),
+                                    encoding="utf-8")
+
+
+def score_against(labels: dict, out: Path) -> dict:
+    """captures/synth.py ``score`` of the violations written under ``out``."""
+    import pyarrow.parquet as pq
+
+    from captures.synth import score
+
+    violations = pq.read_table(str(Path(out) / "violations"),
+                               columns=["capture", "client", "requirement"]).to_pylist()
+    calls = pq.read_table(str(Path(out) / "calls"), columns=["capture", "client"])
+    flows = {(Path(c).name, cl) for c, cl in zip(calls.column("capture").to_pylist(),
+                                                  calls.column("client").to_pylist(),
+                                                  strict=True)}
+    return score(labels, violations, flows)
+
+
+def result_json(result: Result) -> dict:
+    d = asdict(result)
+    d["out"] = str(result.out)
+    return d

@@ -1,0 +1,276 @@
+"""A synthetic capture corpus with ground truth: real clients (wire/client.py, impacket's
+DCE/RPC over TCP) against real reference servers (``mqconform serve``'s queue manager, one per
+server, each on its own port of 127.0.0.1), recorded by the run recorder (one pcap per server),
+some servers with seeded faults (server/faults.py) whose activations are the labels.
+
+    mqconform captures synth --servers N --connections M --fault-rate R --out DIR
+
+writes ``DIR/server-NN.pcap`` and ``DIR/labels.json``::
+
+    {"servers": [{"server": "127.0.0.1:PORT", "capture": "server-00.pcap",
+                  "faults": [...], "rate": R}, ...],
+     "activations": [{"server", "capture", "client", "fault", "requirement", "method",
+                      "time"}, ...]}
+
+A *flow* is one TCP connection (capture, client address and port); a flow is faulty when an
+activation names it, and ``score`` compares a validator's violations with the labels: recall
+(faulty flows flagged with their requirement) and false positives (violations on clean flows).
+
+The clients are conformant (the validator's client rules must stay silent on them): request
+ids unique per handle, every receive ended (RR_ACK or RR_NACK) or the handle closed only after,
+no handle or cursor used after it was closed. What they do, drawn from a seeded generator:
+open queues with receive or peek access, peek, receive and end later (so receives of
+different clients overlap), walk cursors, purge (mostly with peek access: a conformant client
+may try, and must be refused), ask R_GetServerPort, read qmmgmt properties, and ask for qmmgmt
+actions (sometimes one not in the table, which must be refused). One server's clients take
+turns call by call (the order across connections is the generator's), so capture time orders
+the calls as the server ran them. Queues are refilled through the control API, which is not
+on the wire: the validator learns queue contents from what it sees.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from model import calls as c
+
+QUEUES = ("orders", "invoices", "audit")
+SOURCE = "DIRECT=TCP:127.0.0.1\\private$\\"
+MESSAGES_PER_QUEUE = 20
+
+
+@dataclass
+class _Client:
+    rpc: Any
+    steps: int
+    handles: dict = field(default_factory=dict)  # handle -> (queue, access)
+    pending: dict = field(default_factory=dict)  # handle -> [request ids]
+    cursors: dict = field(default_factory=dict)  # handle -> [cursors]
+    next_id: int = 1
+
+
+def _queue_format(name: str) -> Any:
+    from model.formats import parse_format_name, to_queue_format
+
+    return to_queue_format(parse_format_name(SOURCE + name))
+
+
+def _mgmt(queue: str | None) -> Any:
+    from model.formats import MgmtObject, MgmtObjectType
+
+    if queue is None:
+        return MgmtObject(MgmtObjectType.MGMT_MACHINE)
+    return MgmtObject(MgmtObjectType.MGMT_QUEUE, _queue_format(queue))
+
+
+class _Server:
+    """One reference server, its recorder, clients and fault log."""
+
+    def __init__(self, index: int, faults: frozenset[str], rate: float, seed: int):
+        from captures.recorder import Recorder
+        from server.control import ControlApi
+        from server.faults import Faults
+        from server.main import start
+
+        self.index = index
+        self.faults = Faults(faults, rate, seed) if faults else None
+        self.running = start(host="127.0.0.1", port=0, faults=self.faults)
+        host, port = self.running.rpc.address
+        self.address = f"{host}:{port}"
+        self.control = ControlApi(self.running.handler)
+        for name in QUEUES:
+            self.control.create_queue({"path": f"private$\\{name}"})
+        self.sent = 0
+        self.recorder = Recorder()
+
+    def refill(self) -> None:
+        for q in self.control.queues():
+            if q["path"].lower().endswith(QUEUES) and q["messages"]["Available"] < 5:
+                for _ in range(MESSAGES_PER_QUEUE):
+                    self.sent += 1
+                    self.control.send(q["path"], {"body": f"message {self.sent}",
+                                                  "label": f"m{self.sent}"})
+
+    def client(self, steps: int) -> _Client:
+        from wire.client import RpcClient
+
+        rpc = RpcClient(timeout=10.0, recorder=self.recorder)
+        rpc.connect(f"ncacn_ip_tcp:127.0.0.1[{self.running.rpc.address[1]}]")
+        return _Client(rpc, steps)
+
+    def stop(self) -> None:
+        self.running.stop()
+
+
+def _step(cl: _Client, rnd: random.Random) -> None:
+    """One call (or a few, to close a handle conformantly) of one client."""
+    call = cl.rpc.call
+    handles = list(cl.handles)
+    choice = rnd.random()
+    if not handles or (choice < 0.12 and len(handles) < 3):
+        queue = rnd.choice(QUEUES)
+        access = c.RECEIVE_ACCESS if rnd.random() < 0.7 else c.PEEK_ACCESS
+        r = call(c.R_OpenQueue(pQueueFormat=_queue_format(queue), dwAccess=access,
+                               dwShareMode=c.MQ_DENY_NONE, pClientId=None,
+                               fNonRoutingServer=1, Major=6, Minor=1, BuildNumber=7601,
+                               fWorkgroup=1))
+        if not r.raised and r.pphContext:
+            cl.handles[bytes(r.pphContext)] = (queue, access)
+        return
+    h = rnd.choice(handles)
+    queue, access = cl.handles[h]
+    pending = cl.pending.setdefault(h, [])
+    if pending and choice < 0.35:  # end a receive made earlier
+        rid = pending.pop(rnd.randrange(len(pending)))
+        ack = c.RR_ACK if rnd.random() < 0.75 else c.RR_NACK
+        call(c.R_EndReceive(phContext=h, dwAck=ack, dwRequestId=rid))
+    elif choice < 0.55:
+        receive = access == c.RECEIVE_ACCESS and rnd.random() < 0.7
+        rid = cl.next_id
+        cl.next_id += 1
+        action = c.MQ_ACTION_RECEIVE if receive else c.MQ_ACTION_PEEK_CURRENT
+        r = call(c.R_StartReceive(phContext=h, LookupId=0, hCursor=0, ulAction=action,
+                                  ulTimeout=0, dwRequestId=rid, dwMaxBodySize=4096,
+                                  dwMaxCompoundMessageSize=0))
+        if receive and r.status == 0:
+            pending.append(rid)
+    elif choice < 0.66:
+        cursors = cl.cursors.setdefault(h, [])
+        if cursors and rnd.random() < 0.6:
+            cursor = rnd.choice(cursors)
+            rid = cl.next_id
+            cl.next_id += 1
+            call(c.R_StartReceive(phContext=h, LookupId=0, hCursor=cursor,
+                                  ulAction=c.MQ_ACTION_PEEK_NEXT, ulTimeout=0,
+                                  dwRequestId=rid, dwMaxBodySize=4096,
+                                  dwMaxCompoundMessageSize=0))
+        elif cursors and rnd.random() < 0.5:
+            cursor = cursors.pop()
+            call(c.R_CloseCursor(phContext=h, hCursor=cursor))
+        else:
+            r = call(c.R_CreateCursor(phContext=h))
+            if r.status == 0:
+                cursors.append(r.phCursor)
+    elif choice < 0.72:
+        if access != c.RECEIVE_ACCESS or rnd.random() < 0.1:
+            call(c.R_PurgeQueue(phContext=h))
+    elif choice < 0.75:
+        call(c.R_GetServerPort())
+    elif choice < 0.84:
+        from model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
+
+        on_queue = rnd.random() < 0.6
+        table = QUEUE_PROPERTIES if on_queue else MACHINE_PROPERTIES
+        props = tuple(rnd.sample(sorted(table), k=min(3, len(table))))
+        call(c.R_QMMgmtGetInfo(pObjectFormat=_mgmt(queue if on_queue else None),
+                               cp=len(props), aProp=props,
+                               apVar=tuple(c.PropVariant(0x0001) for _ in props)))
+    elif choice < 0.88:
+        action = rnd.choice(("PAUSE", "RESUME", "FROBNICATE", "EOD_RESEND", "Tidy-Up"))
+        call(c.R_QMMgmtAction(pObjectFormat=_mgmt(queue), lpwszAction=action))
+    elif choice < 0.95 or not pending:
+        if choice >= 0.95:
+            _close(cl, h)
+    else:
+        rid = pending.pop()
+        call(c.R_EndReceive(phContext=h, dwAck=c.RR_NACK, dwRequestId=rid))
+
+
+def _close(cl: _Client, h: bytes) -> None:
+    """End every receive on the handle, close its cursors, then close it (MS-MQRR 3.2.4.13)."""
+    for rid in cl.pending.pop(h, []):
+        cl.rpc.call(c.R_EndReceive(phContext=h, dwAck=c.RR_NACK, dwRequestId=rid))
+    for cursor in cl.cursors.pop(h, []):
+        cl.rpc.call(c.R_CloseCursor(phContext=h, hCursor=cursor))
+    cl.rpc.call(c.R_CloseQueue(pphContext=h))
+    del cl.handles[h]
+
+
+def synth(out: str | Path, servers: int = 4, connections: int = 8, fault_rate: float = 0.3,
+          seed: int = 1, steps: int = 60, faulty_servers: int | None = None,
+          faults: tuple[str, ...] | None = None, progress: Any = None) -> dict:
+    """Make the corpus; returns what labels.json holds."""
+    from server.faults import FAULTS
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = frozenset(faults or FAULTS)
+    if faulty_servers is None:
+        faulty_servers = (servers + 1) // 2 if fault_rate > 0 else 0
+    labels: dict = {"servers": [], "activations": [],
+                    "parameters": {"servers": servers, "connections": connections,
+                                   "fault_rate": fault_rate, "seed": seed, "steps": steps,
+                                   "faulty_servers": faulty_servers}}
+    for index in range(servers):
+        rnd = random.Random(seed * 1000 + index)
+        armed = names if index < faulty_servers and fault_rate > 0 else frozenset()
+        server = _Server(index, armed, fault_rate, seed * 1000 + index)
+        capture = f"server-{index:02d}.pcap"
+        try:
+            server.refill()
+            clients = [server.client(rnd.randint(steps // 2, steps * 3 // 2))
+                       for _ in range(connections)]
+            live = list(clients)
+            while live:
+                cl = rnd.choice(live)
+                if cl.steps <= 0:
+                    for h in list(cl.handles):
+                        _close(cl, h)
+                    cl.rpc.close()
+                    live.remove(cl)
+                    continue
+                cl.steps -= 1
+                _step(cl, rnd)
+                server.refill()
+        finally:
+            server.stop()
+        server.recorder.close()
+        server.recorder.write(out / capture)
+        labels["servers"].append({"server": server.address, "capture": capture,
+                                  "faults": sorted(armed), "rate": fault_rate if armed else 0})
+        for a in (server.faults.activations if server.faults else []):
+            labels["activations"].append({"server": server.address, "capture": capture,
+                                          **a.to_json()})
+        if progress is not None:
+            progress(index + 1, servers)
+    (out / "labels.json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
+    return labels
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def score(labels: dict, violations: list[dict], flows: set[tuple[str, str]]) -> dict:
+    """Recall and false positives of a validator's ``violations`` (dicts with capture, client,
+    requirement; capture as a file name or path) against the labels. ``flows``: every
+    (capture name, client) the corpus holds."""
+    def name(path: str) -> str:
+        return Path(path).name
+
+    truth: dict[tuple[str, str], set[str]] = {}
+    for a in labels["activations"]:
+        truth.setdefault((name(a["capture"]), a["client"]), set()).add(a["requirement"])
+    flagged: dict[tuple[str, str], set[str]] = {}
+    for v in violations:
+        flagged.setdefault((name(v["capture"]), v["client"]), set()).add(v["requirement"])
+    missed = {f: sorted(r - flagged.get(f, set())) for f, r in truth.items()
+              if r - flagged.get(f, set())}
+    false = {f: sorted(r) for f, r in flagged.items() if f not in truth}
+    per_requirement: dict[str, dict[str, int]] = {}
+    for f, reqs in truth.items():
+        for r in reqs:
+            row = per_requirement.setdefault(r, {"faulty_flows": 0, "flagged": 0})
+            row["faulty_flows"] += 1
+            row["flagged"] += r in flagged.get(f, set())
+    faulty = len(truth)
+    return {"flows": len(flows | set(truth)), "faulty_flows": faulty,
+            "clean_flows": len(flows - set(truth)),
+            "recall": (faulty - len(missed)) / faulty if faulty else 1.0,
+            "missed": {f"{k[0]} {k[1]}": v for k, v in missed.items()},
+            "false_positive_flows": len(false),
+            "false_positives": {f"{k[0]} {k[1]}": v for k, v in false.items()},
+            "per_requirement": per_requirement}

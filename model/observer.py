@@ -1,0 +1,588 @@
+"""The model as observer: given the calls one server answered (requests *and* responses, as a
+capture shows them), decide whether each response is one the documents allow, and whether each
+client kept its own obligations.
+
+An oracle knows the state and predicts the answer; an observer does not know the state (what
+was in the queues before the capture began, which handles were open, which receives were
+pending) and must learn it from what it sees. So every rule here is one a capture can settle:
+a violation is reported only when what was seen *proves* the departure; what the capture does
+not show is never assumed. Where proof needs the whole history of a handle (every
+R_StartReceive on it), the rule runs only for handles whose R_OpenQueue is in the capture and
+only while no call of that server was lost (a request without its response, or a stub that
+did not decode, makes the server "incomplete" for those rules).
+
+How it is fed: ``Observer(server).feed(observed)`` for each call of one server in order of
+request time (across connections and capture files), then ``finish()``. Each call becomes two
+events, its request at ``request_time`` and its response at ``response_time``, processed in
+time order, so a call that overlaps another (a receive waiting while another connection
+acknowledges) is judged by what had happened when it was sent and when it was answered.
+``Observed`` rows are built from the captures' calls table; ``observation_fields`` (below)
+gives the columns of that table the observer reads, from the typed calls and results.
+
+The rules (``RULES``; requirement, actor, severity, the sentence a violation carries):
+
+Server obligations
+  MS-MQRR/3.1.4.9/R7 — a message acknowledged with RR_ACK (R_EndReceive returned MQ_OK) is
+      returned again, by a later receive or peek on the same queue: "The server MUST remove
+      the message from the queue and make it unavailable for subsequent consumption."
+  MS-MQDMPR/3.1.7.3.2/R10 — a receive returns a message another receive holds Locked. Proof
+      that the lock was held: its holder's R_EndReceive, sent after this call was answered,
+      succeeds (a lock released earlier, by the Pending Request Cleanup Timer or a rundown,
+      would have made that R_EndReceive fail). A peek returning such a message is reported
+      under MS-MQDMPR/3.1.7.3.2/R11 as a warning: it is allowed when the message's
+      AllowPeekWhenLocked is set, which no call shows.
+  MS-MQRR/3.1.4.3/R5 — R_CloseQueue returned MQ_OK and a non-NULL pphContext.
+  MS-MQRR/3.1.4.2/R19 — R_OpenQueue succeeded without a handle; MS-MQDMPR/3.1.7.1.5/R21 — it
+      returned a handle that is still open (one handle, two OpenQueueDescriptors).
+  MS-MQRR/3.1.4.6/R14 — R_PurgeQueue returned MQ_OK on a handle opened without
+      RECEIVE_ACCESS (3.1.4.2/R27 makes it PeekAccess).
+  The "if not found, return a failure HRESULT" rule of each method (3.1.4.3/R10, 3.1.4.4/R11,
+      3.1.4.5/R13, 3.1.4.6/R9, 3.1.4.7/R52, 3.1.4.8/R10, 3.1.4.9/R15, 3.1.4.10/R16,
+      3.1.4.13/R66, 3.1.4.14/R12, 3.1.4.15/R16) — MQ_OK for a handle R_CloseQueue closed
+      (and no R_OpenQueue returned again); 3.1.4.7/R53 and 3.1.4.13/R67 for a cursor
+      R_CloseCursor closed; 3.1.4.5/R13 for closing a closed cursor.
+  MS-MQRR/3.1.4.9/R14, 3.1.4.15/R14 — R_EndReceive (R_EndTransactionalReceive) returned
+      MQ_OK for a dwRequestId with no pending receive on the handle (handle fully observed).
+  MS-MQRR/3.1.4.1/R6 — R_GetServerPort returned a value that is neither a TCP port nor the
+      failure value 0 (3.1.4.1/R7).
+  MS-MQMR/3.1.4.1/R7 — R_QMMgmtGetInfo returned MQ_OK with a property value whose VARTYPE is
+      neither the property's (2.2.3) nor VT_NULL; MS-MQMR/3.1.4.1/R14 — MQ_OK for
+      MGMT_SESSION.
+  MS-MQMR/3.1.4.2/R3 — R_QMMgmtAction returned MQ_OK for MGMT_SESSION or for an action that
+      is not in the table of 3.1.4.2.
+
+Client obligations
+  MS-MQRR/3.1.4.7/R11, 3.1.4.13/R9 — a dwRequestId used again on the same handle before
+      R_EndReceive / R_CancelReceive ended the first use (or while the first is in flight).
+  MS-MQRR/3.1.4.7/R1, 3.1.4.13/R1 — a receive that returned a message not paired with
+      R_EndReceive (R_EndTransactionalReceive) before the client closed the handle.
+  MS-MQRR/3.1.4.9/R9, 3.1.4.15/R9 — R_EndReceive for a dwRequestId no receive on the handle
+      used (handle fully observed).
+  The "handle MUST have been returned ... and MUST NOT have been closed" rule of each method
+      (3.1.4.3/R3, 3.1.4.4/R3, 3.1.4.5/R4, 3.1.4.6/R3, 3.1.4.7/R3, 3.1.4.8/R3, 3.1.4.9/R4,
+      3.1.4.10/R4, 3.1.4.13/R4, 3.1.4.14/R4, 3.1.4.15/R4), and 3.1.4.5/R7 for cursors — a
+      closed handle or cursor used again.
+  MS-MQMR 3.2.4's obligations (return values unmodified to the higher layer, ignore
+  out-parameters on failure, NDR consistency checks) are about what the client does inside,
+  after the response: no capture shows them, so ``NOT_OBSERVABLE`` lists them with that reason.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+
+from model import calls as c
+
+MQ_OK = 0
+
+#: requirement -> (actor, severity, what a violation says)
+RULES: dict[str, tuple[str, str, str]] = {
+    "MS-MQRR/3.1.4.9/R7": ("server", "error",
+                           "a message acknowledged with RR_ACK was returned again"),
+    "MS-MQDMPR/3.1.7.3.2/R10": ("server", "error",
+                                "a receive returned a message another receive held locked"),
+    "MS-MQDMPR/3.1.7.3.2/R11": ("server", "warning",
+                                "a peek returned a message another receive held locked"),
+    "MS-MQRR/3.1.4.3/R5": ("server", "error",
+                           "R_CloseQueue returned MQ_OK without setting pphContext to NULL"),
+    "MS-MQRR/3.1.4.2/R19": ("server", "error", "R_OpenQueue succeeded without a handle"),
+    "MS-MQDMPR/3.1.7.1.5/R21": ("server", "error",
+                                "R_OpenQueue returned a handle that is already open"),
+    "MS-MQRR/3.1.4.6/R14": ("server", "error",
+                            "R_PurgeQueue succeeded on a handle without receive access"),
+    "MS-MQRR/3.1.4.9/R14": ("server", "error",
+                            "R_EndReceive succeeded for a request that was not pending"),
+    "MS-MQRR/3.1.4.15/R14": ("server", "error", "R_EndTransactionalReceive succeeded for a "
+                             "request that was not pending"),
+    "MS-MQRR/3.1.4.1/R6": ("server", "error",
+                           "R_GetServerPort returned a value that is not a TCP port"),
+    "MS-MQMR/3.1.4.1/R7": ("server", "error",
+                           "R_QMMgmtGetInfo returned a property value of the wrong type"),
+    "MS-MQMR/3.1.4.1/R14": ("server", "error", "R_QMMgmtGetInfo succeeded for MGMT_SESSION"),
+    "MS-MQMR/3.1.4.2/R3": ("server", "error",
+                           "R_QMMgmtAction succeeded for an action or object it must refuse"),
+    "MS-MQRR/3.1.4.7/R53": ("server", "error",
+                            "R_StartReceive succeeded with a cursor that was closed"),
+    "MS-MQRR/3.1.4.13/R67": ("server", "error", "R_StartTransactionalReceive succeeded with "
+                             "a cursor that was closed"),
+    "MS-MQRR/3.1.4.7/R11": ("client", "error",
+                            "a dwRequestId was used again before the first use ended"),
+    "MS-MQRR/3.1.4.13/R9": ("client", "error",
+                            "a dwRequestId was used again before the first use ended"),
+    "MS-MQRR/3.1.4.7/R1": ("client", "error", "a receive was not paired with R_EndReceive"),
+    "MS-MQRR/3.1.4.13/R1": ("client", "error", "a transactional receive was not paired with "
+                            "R_EndTransactionalReceive"),
+    "MS-MQRR/3.1.4.9/R9": ("client", "error",
+                           "R_EndReceive named a dwRequestId no receive used"),
+    "MS-MQRR/3.1.4.15/R9": ("client", "error",
+                            "R_EndTransactionalReceive named a dwRequestId no receive used"),
+    "MS-MQRR/3.1.4.5/R7": ("client", "error", "a cursor was used after R_CloseCursor"),
+}
+
+#: method -> (the server's "if not found, return a failure" rule, the client's "MUST have been
+#: returned ... and MUST NOT have been closed" rule) for a handle
+CLOSED_HANDLE_RULES: dict[str, tuple[str, str]] = {
+    "R_CloseQueue": ("MS-MQRR/3.1.4.3/R10", "MS-MQRR/3.1.4.3/R3"),
+    "R_CreateCursor": ("MS-MQRR/3.1.4.4/R11", "MS-MQRR/3.1.4.4/R3"),
+    "R_CloseCursor": ("MS-MQRR/3.1.4.5/R13", "MS-MQRR/3.1.4.5/R4"),
+    "R_PurgeQueue": ("MS-MQRR/3.1.4.6/R9", "MS-MQRR/3.1.4.6/R3"),
+    "R_StartReceive": ("MS-MQRR/3.1.4.7/R52", "MS-MQRR/3.1.4.7/R3"),
+    "R_CancelReceive": ("MS-MQRR/3.1.4.8/R10", "MS-MQRR/3.1.4.8/R3"),
+    "R_EndReceive": ("MS-MQRR/3.1.4.9/R15", "MS-MQRR/3.1.4.9/R4"),
+    "R_MoveMessage": ("MS-MQRR/3.1.4.10/R16", "MS-MQRR/3.1.4.10/R4"),
+    "R_StartTransactionalReceive": ("MS-MQRR/3.1.4.13/R66", "MS-MQRR/3.1.4.13/R4"),
+    "R_SetUserAcknowledgementClass": ("MS-MQRR/3.1.4.14/R12", "MS-MQRR/3.1.4.14/R4"),
+    "R_EndTransactionalReceive": ("MS-MQRR/3.1.4.15/R16", "MS-MQRR/3.1.4.15/R4"),
+}
+for _method, (_server_rule, _client_rule) in CLOSED_HANDLE_RULES.items():
+    RULES.setdefault(_server_rule, ("server", "error",
+                                    f"{_method} succeeded on a handle R_CloseQueue closed"))
+    RULES.setdefault(_client_rule, ("client", "error",
+                                    f"{_method} used a handle R_CloseQueue closed"))
+
+#: client obligations no capture can show, and why (the report lists them)
+NOT_OBSERVABLE: dict[str, str] = {
+    "MS-MQMR/3.2.4/R1": "what the client returns to its higher layer is not on the wire",
+    "MS-MQMR/3.2.4/R2": "what the client does with an error is not on the wire",
+    "MS-MQMR/3.2.4/R3": "whether the client reads out-parameters after a failure is not on "
+                        "the wire",
+    "MS-MQMR/3.2.4/R4": "the client runtime's NDR consistency check acts on what it "
+                        "received; a capture shows only that the octets arrived",
+    "MS-MQMR/3.2.4/R5": "the client runtime's rejection of a NULL pointer with nonzero "
+                        "conformance is not on the wire",
+}
+
+RECEIVE_ACTIONS = frozenset({c.MQ_ACTION_RECEIVE, c.MQ_LOOKUP_RECEIVE_CURRENT,
+                             c.MQ_LOOKUP_RECEIVE_NEXT, c.MQ_LOOKUP_RECEIVE_PREV})
+START = ("R_StartReceive", "R_StartTransactionalReceive")
+END = {"R_EndReceive": ("MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.9/R9"),
+       "R_EndTransactionalReceive": ("MS-MQRR/3.1.4.15/R14", "MS-MQRR/3.1.4.15/R9")}
+PAIRING = {"R_StartReceive": "MS-MQRR/3.1.4.7/R1",
+           "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R1"}
+REUSE = {"R_StartReceive": "MS-MQRR/3.1.4.7/R11",
+         "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R9"}
+CURSOR_CLOSED = {"R_StartReceive": "MS-MQRR/3.1.4.7/R53",
+                 "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R67"}
+
+
+# ------------------------------------------------------------------------------ inputs
+
+
+@dataclass(slots=True)
+class Observed:
+    """One call as a capture shows it (the observer's columns of the calls table)."""
+
+    method: str | None
+    request_time: float | None
+    response_time: float | None
+    status: int | None  # None: a fault, or no response
+    capture: str = ""
+    server: str = ""
+    client: str = ""
+    connection: int = 0
+    call_id: int = 0
+    request_frame: int | None = None
+    response_frame: int | None = None
+    complete: bool = True  # request and response both seen and decoded (a fault counts)
+    handle: str | None = None  # the context handle the call names (hex)
+    result_handle: str | None = None  # pphContext of R_OpenQueue / R_CloseQueue's response
+    queue: str | None = None  # the queue a R_OpenQueue or qmmgmt call names
+    access: int | None = None
+    action: int | None = None  # ulAction
+    action_text: str | None = None  # lpwszAction
+    request_id: int | None = None
+    lookup_id: int | None = None
+    cursor: int | None = None  # hCursor, or phCursor of R_CreateCursor
+    ack: int | None = None
+    sequence_id: int | None = None
+    object_type: int | None = None
+    props: tuple[int, ...] | None = None
+    vts: tuple[int, ...] | None = None
+
+
+def queue_key(queue_format: Any) -> str | None:
+    """The queue a QUEUE_FORMAT names, as one string: its format name without a subqueue
+    (messages of a subqueue are messages of its queue), case folded."""
+    from dataclasses import replace
+
+    from model.formats import QueueSuffixType, from_queue_format
+
+    if queue_format is None:
+        return None
+    try:
+        name = from_queue_format(queue_format)
+        if name.subqueue is not None:
+            name = replace(name, subqueue=None,
+                           suffix=QueueSuffixType.QUEUE_SUFFIX_TYPE_NONE)
+        return str(name).lower()
+    except Exception:  # a format the model cannot name: the structure itself
+        return repr(queue_format).lower()
+
+
+def _hex(handle: Any) -> str | None:
+    return bytes(handle).hex() if handle else None
+
+
+def observation_fields(call: c.Call, result: c.Result | None) -> dict[str, Any]:
+    """The observer's columns for one decoded call (and its result, None for a fault or no
+    response); absent fields are None."""
+    out: dict[str, Any] = {}
+    for name in ("phContext", "pphContext", "phContextFrom"):
+        if hasattr(call, name):
+            out["handle"] = _hex(getattr(call, name))
+            break
+    if isinstance(call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
+        out["queue"] = queue_key(call.pQueueFormat)
+        out["access"] = call.dwAccess
+    elif isinstance(call, (c.R_QMMgmtGetInfo, c.R_QMMgmtAction)):
+        obj = call.pObjectFormat
+        out["object_type"] = getattr(obj, "type", None)
+        out["queue"] = queue_key(getattr(obj, "pQueueFormat", None))
+        if isinstance(call, c.R_QMMgmtGetInfo):
+            out["props"] = tuple(call.aProp)
+        else:
+            out["action_text"] = call.lpwszAction
+    if hasattr(call, "ulAction"):
+        out["action"] = call.ulAction
+    if hasattr(call, "dwRequestId"):
+        out["request_id"] = call.dwRequestId
+    if hasattr(call, "LookupId"):
+        out["lookup_id"] = call.LookupId
+    if hasattr(call, "hCursor"):
+        out["cursor"] = call.hCursor
+    if hasattr(call, "dwAck"):
+        out["ack"] = call.dwAck
+    if result is not None:
+        if hasattr(result, "pphContext"):
+            out["result_handle"] = _hex(result.pphContext)
+        if hasattr(result, "pSequenceId"):
+            out["sequence_id"] = result.pSequenceId
+        if isinstance(result, c.R_CreateCursorResult):
+            out["cursor"] = result.phCursor
+        if isinstance(result, c.R_QMMgmtGetInfoResult):
+            out["vts"] = tuple(v.vt for v in result.apVar)
+    return out
+
+
+# ------------------------------------------------------------------------------ outputs
+
+
+@dataclass(slots=True)
+class Violation:
+    requirement: str
+    actor: str  # server or client
+    severity: str  # error or warning
+    capture: str
+    server: str
+    client: str
+    connection: int
+    call_id: int
+    method: str | None
+    request_frame: int | None
+    response_frame: int | None
+    time: float | None
+    explanation: str
+
+
+# ------------------------------------------------------------------------------ state
+
+
+@dataclass(slots=True, eq=False)
+class _Receive:
+    call: Observed
+    lookup: int | None = None  # set once the receive returned a message
+    queue: str | None = None
+    ended: float | None = None  # request time of the R_EndReceive / R_CancelReceive
+    suspects: list = field(default_factory=list)  # (call, queue) returning it while locked
+
+
+@dataclass(slots=True)
+class _Handle:
+    queue: str
+    access: int | None = None
+    opened: bool = False  # its R_OpenQueue is in the capture: every call on it is seen
+    closed: bool = False
+    inflight: dict = field(default_factory=dict)  # dwRequestId -> Observed (no answer yet)
+    pending: dict = field(default_factory=dict)  # dwRequestId -> _Receive (message locked)
+    ending: dict = field(default_factory=dict)  # dwRequestId -> _Receive (end/cancel sent)
+    unknown_ends: set = field(default_factory=set)  # (connection, call_id) of ends for none
+    closed_cursors: set = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Queue:
+    acked: dict = field(default_factory=dict)  # lookup -> (time removed, the R_EndReceive)
+    locks: dict = field(default_factory=dict)  # lookup -> [_Receive] that say they hold it
+
+
+class Observer:
+    """The observer of one server (its address; see the module doc)."""
+
+    def __init__(self, server: str = "") -> None:
+        self.server = server
+        self.handles: dict[str, _Handle] = {}
+        self.queues: dict[str, _Queue] = {}
+        self.incomplete = False
+        self.violations: list[Violation] = []
+        self.calls = 0
+        self._events: list = []
+        self._seq = 0
+
+    # ------------------------------------------------------------------ feeding
+    def feed(self, call: Observed) -> list[Violation]:
+        """One call, in order of request time; returns the violations found so far that were
+        not returned before (events up to this call's request)."""
+        before = len(self.violations)
+        self.calls += 1
+        t = call.request_time if call.request_time is not None else call.response_time
+        self._drain(t)
+        if not call.complete:
+            self.incomplete = True
+        if call.request_time is not None:
+            self._request(call)
+            if call.response_time is not None:
+                self._push(call.response_time, call)
+        elif call.response_time is not None:  # an answer whose request was not captured
+            self.incomplete = True
+        return self.violations[before:]
+
+    def finish(self) -> list[Violation]:
+        before = len(self.violations)
+        self._drain(None)
+        return self.violations[before:]
+
+    def _push(self, t: float, call: Observed) -> None:
+        self._seq += 1
+        heapq.heappush(self._events, (t, self._seq, call))
+
+    def _drain(self, until: float | None) -> None:
+        while self._events and (until is None or self._events[0][0] <= until):
+            _, _, call = heapq.heappop(self._events)
+            self._response(call)
+
+    def _flag(self, requirement: str, call: Observed, detail: str) -> None:
+        actor, severity, sentence = RULES[requirement]
+        self.violations.append(Violation(
+            requirement=requirement, actor=actor, severity=severity, capture=call.capture,
+            server=call.server or self.server, client=call.client,
+            connection=call.connection, call_id=call.call_id, method=call.method,
+            request_frame=call.request_frame, response_frame=call.response_frame,
+            time=call.request_time, explanation=f"{sentence}: {detail}"))
+
+    def _handle(self, key: str) -> _Handle:
+        h = self.handles.get(key)
+        if h is None:  # learned: a handle opened before the capture began
+            h = self.handles[key] = _Handle(queue=f"handle:{key}")
+        return h
+
+    def _queue(self, key: str) -> _Queue:
+        q = self.queues.get(key)
+        if q is None:
+            q = self.queues[key] = _Queue()
+        return q
+
+    # ------------------------------------------------------------------ requests
+    def _request(self, call: Observed) -> None:
+        m = call.method
+        if call.handle is None or m in ("R_OpenQueue", "R_OpenQueueForMove"):
+            return
+        h = self._handle(call.handle)
+        if h.closed and m in CLOSED_HANDLE_RULES:
+            self._flag(CLOSED_HANDLE_RULES[m][1], call,
+                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+        if m in START:
+            rid = call.request_id
+            earlier = h.inflight.get(rid) or h.pending.get(rid) or h.ending.get(rid)
+            if earlier is not None and not self.incomplete:
+                first = earlier if isinstance(earlier, Observed) else earlier.call
+                self._flag(REUSE[m], call, f"dwRequestId {rid} is still in use by call_id "
+                                           f"{first.call_id} (frame {first.request_frame})")
+            if call.cursor and call.cursor in h.closed_cursors:
+                self._flag("MS-MQRR/3.1.4.5/R7", call,
+                           f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
+            h.inflight[rid] = call
+        elif m in END or m == "R_CancelReceive":
+            rid = call.request_id
+            pending = h.pending.pop(rid, None)
+            if pending is not None:
+                pending.ended = call.request_time
+                h.ending[rid] = pending
+            elif (m in END and rid not in h.inflight and rid not in h.ending and h.opened
+                  and not self.incomplete):
+                self._flag(END[m][1], call, f"no receive on this handle used dwRequestId {rid}")
+                h.unknown_ends.add((call.connection, call.call_id))
+        elif m == "R_CloseQueue" and not self.incomplete:
+            for rid, pending in h.pending.items():
+                self._flag(PAIRING[pending.call.method], pending.call,
+                           f"dwRequestId {rid} returned message {pending.lookup} and the "
+                           f"handle was closed (call_id {call.call_id}, frame "
+                           f"{call.request_frame}) without R_EndReceive or R_CancelReceive")
+        elif m == "R_CloseCursor" and call.cursor in h.closed_cursors:
+            self._flag("MS-MQRR/3.1.4.5/R7", call,
+                       f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
+
+    # ------------------------------------------------------------------ responses
+    def _response(self, call: Observed) -> None:
+        m = call.method
+        ok = call.status == MQ_OK
+        if m == "R_GetServerPort":
+            if call.status is not None and call.status != 0 and call.status > 0xFFFF:
+                self._flag("MS-MQRR/3.1.4.1/R6", call, f"returned 0x{call.status:08X}")
+            return
+        if m in ("R_QMMgmtGetInfo", "R_QMMgmtAction"):
+            if ok:
+                self._qmmgmt(call)
+            return
+        if m in ("R_OpenQueue", "R_OpenQueueForMove"):
+            if ok:
+                self._opened(call)
+            return
+        if call.handle is None:
+            return
+        h = self._handle(call.handle)
+        if m in CLOSED_HANDLE_RULES and h.closed and ok:
+            self._flag(CLOSED_HANDLE_RULES[m][0], call,
+                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+        if m in START:
+            self._received(call, h, ok)
+        elif m in END:
+            self._ended(call, h, ok)
+        elif m == "R_CancelReceive":
+            h.inflight.pop(call.request_id, None)
+            ending = h.ending.pop(call.request_id, None)
+            if ending is not None:  # the client paired it; a failed cancel leaves the lock
+                self._unlock(ending)  # in place, but the observer stops tracking it
+        elif m == "R_CloseQueue":
+            if ok:
+                if call.result_handle is not None:
+                    self._flag("MS-MQRR/3.1.4.3/R5", call,
+                               f"pphContext came back as {call.result_handle[:16]}...")
+                h.closed = True
+                for receive in (*h.pending.values(), *h.ending.values()):
+                    self._unlock(receive)
+                h.pending.clear()
+                h.ending.clear()
+                h.inflight.clear()
+        elif m == "R_CreateCursor":
+            if ok and call.cursor is not None:
+                h.closed_cursors.discard(call.cursor)
+        elif m == "R_CloseCursor":
+            if ok and call.cursor is not None:
+                if call.cursor in h.closed_cursors and not h.closed:
+                    self._flag("MS-MQRR/3.1.4.5/R13", call,
+                               f"hCursor {call.cursor} was already closed")
+                h.closed_cursors.add(call.cursor)
+        elif m == "R_PurgeQueue":
+            if ok and h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
+                self._flag("MS-MQRR/3.1.4.6/R14", call,
+                           f"the handle was opened with dwAccess 0x{h.access:08X}; "
+                           f"STATUS_ACCESS_DENIED was due")
+
+    def _opened(self, call: Observed) -> None:
+        if call.result_handle is None:
+            self._flag("MS-MQRR/3.1.4.2/R19", call, "pphContext is NULL")
+            return
+        old = self.handles.get(call.result_handle)
+        if old is not None and not old.closed:
+            self._flag("MS-MQDMPR/3.1.7.1.5/R21", call,
+                       f"handle {call.result_handle[:16]}... is open on {old.queue}")
+        self.handles[call.result_handle] = _Handle(
+            queue=call.queue or f"handle:{call.result_handle}", access=call.access,
+            opened=True)
+
+    def _received(self, call: Observed, h: _Handle, ok: bool) -> None:
+        h.inflight.pop(call.request_id, None)
+        if not ok or call.sequence_id is None:
+            return
+        m = call.method
+        if call.cursor and call.cursor in h.closed_cursors and not h.closed:
+            self._flag(CURSOR_CLOSED[m], call, f"hCursor {call.cursor} was closed")
+        lookup = call.sequence_id
+        q = self._queue(h.queue)
+        acked = q.acked.get(lookup)
+        if acked is not None and acked[0] < call.request_time:
+            end = acked[1]
+            self._flag("MS-MQRR/3.1.4.9/R7", call,
+                       f"message {lookup} of {h.queue} was acknowledged by call_id "
+                       f"{end.call_id} ({end.capture}, frame {end.request_frame})")
+        holders = q.locks.get(lookup)
+        for holder in holders or ():
+            if holder.call.response_time < call.request_time:
+                holder.suspects.append(call)
+        if call.action in RECEIVE_ACTIONS:
+            receive = _Receive(call, lookup=lookup, queue=h.queue)
+            h.pending[call.request_id] = receive
+            q.locks.setdefault(lookup, []).append(receive)
+
+    def _ended(self, call: Observed, h: _Handle, ok: bool) -> None:
+        rid = call.request_id
+        pending = h.ending.pop(rid, None)
+        if not ok:  # no entry on the server (the cleanup timer removed it, or never one)
+            if pending is not None:
+                self._unlock(pending)
+            return
+        if pending is None:
+            if (call.connection, call.call_id) in h.unknown_ends:
+                h.unknown_ends.discard((call.connection, call.call_id))
+                self._flag(END[call.method][0], call,
+                           f"no receive on this handle was pending with dwRequestId {rid}")
+            return
+        for suspect in pending.suspects:
+            if suspect.response_time < call.request_time:
+                rule = ("MS-MQDMPR/3.1.7.3.2/R10" if suspect.action in RECEIVE_ACTIONS
+                        else "MS-MQDMPR/3.1.7.3.2/R11")
+                self._flag(rule, suspect,
+                           f"message {pending.lookup} of {pending.queue} was locked by call_id "
+                           f"{pending.call.call_id} ({pending.call.capture}, frame "
+                           f"{pending.call.request_frame}) until its end at frame "
+                           f"{call.request_frame}")
+        pending.suspects.clear()
+        self._unlock(pending)
+        if call.ack == c.RR_ACK and call.method == "R_EndReceive":
+            self._queue(pending.queue).acked[pending.lookup] = (call.response_time, call)
+
+    def _unlock(self, receive: _Receive) -> None:
+        q = self.queues.get(receive.queue)
+        holders = q.locks.get(receive.lookup) if q is not None else None
+        for i, holder in enumerate(holders or ()):
+            if holder is receive:
+                del holders[i]
+                if not holders:
+                    del q.locks[receive.lookup]
+                return
+
+    def _qmmgmt(self, call: Observed) -> None:
+        from model.formats import MgmtObjectType
+        from model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
+
+        session = call.object_type == MgmtObjectType.MGMT_SESSION
+        if call.method == "R_QMMgmtGetInfo":
+            if session:
+                self._flag("MS-MQMR/3.1.4.1/R14", call, "the object is MGMT_SESSION")
+                return
+            table = (MACHINE_PROPERTIES if call.object_type == MgmtObjectType.MGMT_MACHINE
+                     else QUEUE_PROPERTIES)
+            for prop, vt in zip(call.props or (), call.vts or (), strict=False):
+                row = table.get(prop)
+                if row is not None and vt not in (row.vt, 0x0001):  # VT_NULL
+                    self._flag("MS-MQMR/3.1.4.1/R7", call,
+                               f"property {prop} ({row.name}) came back as VARTYPE 0x{vt:04X}, "
+                               f"not 0x{row.vt:04X} or VT_NULL")
+        else:
+            if session:
+                self._flag("MS-MQMR/3.1.4.2/R3", call, "the object is MGMT_SESSION")
+            elif ACTIONS.get(_action_key(call.action_text)) is None:
+                self._flag("MS-MQMR/3.1.4.2/R3", call,
+                           f"lpwszAction {call.action_text!r} is not in the table")
+
+
+def observe(calls: list[Observed], server: str = "") -> list[Violation]:
+    """All violations of one server's calls (sorted by request time here)."""
+    obs = Observer(server)
+    for call in sorted(calls, key=lambda x: (x.request_time if x.request_time is not None
+                                             else x.response_time or 0.0)):
+        obs.feed(call)
+    obs.finish()
+    return obs.violations
