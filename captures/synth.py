@@ -51,6 +51,7 @@ class _Client:
     pending: dict = field(default_factory=dict)  # handle -> [request ids]
     cursors: dict = field(default_factory=dict)  # handle -> [cursors]
     next_id: int = 1
+    client_id: Any = None  # pClientId: a GUID that identifies the client (3.1.4.2/R4)
 
 
 def _queue_format(name: str) -> Any:
@@ -114,8 +115,12 @@ def _step(cl: _Client, rnd: random.Random) -> None:
     if not handles or (choice < 0.12 and len(handles) < 3):
         queue = rnd.choice(QUEUES)
         access = c.RECEIVE_ACCESS if rnd.random() < 0.7 else c.PEEK_ACCESS
+        if cl.client_id is None:
+            import uuid
+
+            cl.client_id = uuid.UUID(int=rnd.getrandbits(128), version=4)
         r = call(c.R_OpenQueue(pQueueFormat=_queue_format(queue), dwAccess=access,
-                               dwShareMode=c.MQ_DENY_NONE, pClientId=None,
+                               dwShareMode=c.MQ_DENY_NONE, pClientId=cl.client_id,
                                fNonRoutingServer=1, Major=6, Minor=1, BuildNumber=7601,
                                fWorkgroup=1))
         if not r.raised and r.pphContext:

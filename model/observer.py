@@ -329,6 +329,7 @@ class Observer:
         self.calls = 0
         self._events: list = []
         self._seq = 0
+        self._flagged: set[tuple] = set()
 
     # ------------------------------------------------------------------ feeding
     def feed(self, call: Observed) -> list[Violation]:
@@ -363,6 +364,10 @@ class Observer:
             self._response(call)
 
     def _flag(self, requirement: str, call: Observed, detail: str) -> None:
+        key = (requirement, call.capture, call.connection, call.call_id, call.request_frame)
+        if key in self._flagged:  # one call, one violation of a rule
+            return
+        self._flagged.add(key)
         actor, severity, sentence = RULES[requirement]
         self.violations.append(Violation(
             requirement=requirement, actor=actor, severity=severity, capture=call.capture,

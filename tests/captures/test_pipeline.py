@@ -1,0 +1,223 @@
+"""``mqconform captures validate`` on Spark (captures/pipeline.py) over a synthetic corpus
+(captures/synth.py: real clients, reference servers over TCP, seeded faults with labels):
+every faulty flow flagged with its requirement, no violation on a clean flow; bad files
+listed and counted without failing the job; the same job on a real standalone cluster on
+127.0.0.1 writes the same tables as local mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from captures import pipeline, synth
+from server.faults import FAULTS
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java 17")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    synth.synth(out, servers=4, connections=6, fault_rate=0.5, seed=3, steps=60)
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = pipeline.session("local[2]")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def validated(corpus, spark, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("validated")
+    pipeline.run([str(corpus)], out, spark=spark)
+    return out
+
+
+def _rows(path: Path) -> list:
+    rows = pq.read_table(str(path)).to_pylist()
+    return sorted(rows, key=lambda r: repr(sorted(r.items())))
+
+
+@pytest.mark.req(*sorted(set(FAULTS.values())))
+def test_every_faulty_flow_is_flagged_and_no_clean_flow_is(corpus, validated):
+    labels = json.loads((corpus / "labels.json").read_text())
+    score = pipeline.score_against(labels, validated)
+    print(f"\nsynthetic corpus: {score['flows']} flows, {score['faulty_flows']} faulty, "
+          f"{score['clean_flows']} clean; recall {score['recall']:.1%}, false positive "
+          f"flows {score['false_positive_flows']}")
+    for requirement, row in sorted(score["per_requirement"].items()):
+        print(f"  {requirement}: {row['flagged']}/{row['faulty_flows']} faulty flows flagged")
+    assert score["missed"] == {} and score["recall"] == 1.0
+    assert score["false_positives"] == {}
+    assert score["clean_flows"] >= 10 and score["faulty_flows"] >= 10
+    # every seeded fault acted, so recall covers each requirement
+    assert set(score["per_requirement"]) >= set(FAULTS.values())
+
+
+def test_the_tables_hold_what_the_decoder_and_the_observer_found(corpus, validated):
+    from captures.decode import decode_all
+    from model.observer import Observed, observe
+
+    decoded = decode_all(sorted(corpus.glob("*.pcap")))
+    calls = pq.read_table(str(validated / "calls"))
+    assert calls.num_rows == len(decoded.calls)
+    assert set(calls.schema.names) == set(pipeline.arrow_schema("calls").names)
+    files = sorted(_rows(validated / "files"), key=lambda f: f["capture"])
+    assert [f["frames"] for f in files] == [s.frames for s in decoded.summaries]
+    # the observer in one process over the same calls finds the same violations
+    names = [f for f in Observed.__slots__ if f not in ("request_frame", "response_frame",
+                                                          "complete")]
+    by_server: dict[str, list] = {}
+    for x in decoded.calls:
+        o = Observed(**{n: getattr(x, n) for n in names if hasattr(x, n)},
+                     request_frame=x.request_first_frame,
+                     response_frame=x.response_last_frame,
+                     complete=x.decode_error is None)
+        by_server.setdefault(x.server, []).append(o)
+    expected = sorted((v.requirement, Path(v.capture).name, v.request_frame)
+                      for server, calls_ in by_server.items() for v in observe(calls_, server))
+    got = sorted((r["requirement"], Path(r["capture"]).name, r["request_frame"])
+                 for r in pq.read_table(str(validated / "violations")).to_pylist())
+    assert got == expected and got
+    report = json.loads((validated / "report.json").read_text())
+    assert report["totals"]["violations"] == len(got) and report["totals"]["reconciles"]
+    html = (validated / "index.html").read_text()
+    assert all(r["requirement"] in html for r in report["requirements"])
+    summary = _rows(validated / "summary")
+    assert sum(r["violations"] for r in summary) == len(got)
+
+
+def test_bad_files_are_listed_counted_and_do_not_fail_the_job(corpus, spark, tmp_path):
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    good = sorted(corpus.glob("*.pcap"))[0]
+    shutil.copy(good, mixed / "good.pcap")
+    data = good.read_bytes()
+    (mixed / "truncated.pcap").write_bytes(data[:len(data) // 2 + 3])
+    (mixed / "corrupt.pcap").write_bytes(data[:24] + b"\xff" * 16 + data[40:400])
+    (mixed / "foreign.pcap").write_bytes(b"<html>not a capture</html>\n" * 20)
+    (mixed / "empty.pcapng").write_bytes(b"")
+    out = tmp_path / "out"
+    result = pipeline.run([str(mixed)], out, spark=spark)
+    files = {Path(f["capture"]).name: f for f in _rows(out / "files")}
+    assert set(files) == {"good.pcap", "truncated.pcap", "corrupt.pcap", "foreign.pcap",
+                          "empty.pcapng"}
+    for name, f in files.items():
+        assert f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"], name
+    kinds = {(Path(e["capture"]).name, e["kind"]) for e in _rows(out / "errors")}
+    assert {("truncated.pcap", "truncated"), ("foreign.pcap", "format"),
+            ("empty.pcapng", "format")} <= kinds
+    assert any(name == "corrupt.pcap" for name, _ in kinds)
+    assert files["good.pcap"]["errors"] == 0 and result.files == 5
+    assert result.errors == sum(f["errors"] for f in files.values()) > 0
+
+
+def test_the_command_line(corpus, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(tmp_path / "nothing-here"), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "no such file" in done.stderr
+    assert done.stderr.strip().count("\n") == 0
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(corpus), "--out", str(tmp_path / "o"), "--master", "bogus"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "not a Spark master URL" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(corpus / "server-00.pcap"), "--out", str(tmp_path / "o"),
+                           "--master", "local[1]", "--labels", str(corpus / "labels.json")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout + done.stderr  # server-00 has faults armed
+    assert "violation(s)" in done.stdout and "recall" in done.stdout
+    assert (tmp_path / "o" / "index.html").exists()
+
+
+# ------------------------------------------------------------------ a standalone cluster
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(path: Path, text: str, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists() and text in path.read_text(errors="replace"):
+            return True
+        time.sleep(0.3)
+    return False
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A Spark standalone master and one worker on 127.0.0.1 (pyspark's spark-class),
+    stopped by PID afterwards."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    env = dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1",
+               SPARK_WORKER_DIR=str(tmp_path / "work"), PYSPARK_PYTHON=sys.executable)
+    props = tmp_path / "spark.properties"
+    props.write_text("spark.master.rest.enabled false\nspark.ui.enabled false\n")
+    port = _free_port()
+    logs = {n: tmp_path / f"{n}.log" for n in ("master", "worker")}
+    procs = []
+    try:
+        procs.append(subprocess.Popen(
+            [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
+             "--host", "127.0.0.1", "--port", str(port), "--webui-port", "0",
+             "--properties-file", str(props)],
+            env=env, stdout=logs["master"].open("w"), stderr=subprocess.STDOUT,
+            start_new_session=True))
+        assert _wait_for(logs["master"], "I have been elected leader", 90), \
+            logs["master"].read_text()[-2000:]
+        procs.append(subprocess.Popen(
+            [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+             "--cores", "2", "--memory", "2g", "--webui-port", "0",
+             "--properties-file", str(props), f"spark://127.0.0.1:{port}"],
+            env=env, stdout=logs["worker"].open("w"), stderr=subprocess.STDOUT,
+            start_new_session=True))
+        assert _wait_for(logs["worker"], "Successfully registered with master", 90), \
+            logs["worker"].read_text()[-2000:]
+        yield f"spark://127.0.0.1:{port}"
+    finally:
+        for proc in reversed(procs):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_a_standalone_cluster_writes_the_same_tables_as_local_mode(corpus, validated,
+                                                                     cluster, tmp_path):
+    out = tmp_path / "cluster"
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(corpus), "--out", str(out), "--master", cluster],
+                          capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    for table in pipeline.TABLES:
+        assert _rows(out / table) == _rows(validated / table), table
+    local = json.loads((validated / "report.json").read_text())
+    remote = json.loads((out / "report.json").read_text())
+    local.pop("seconds"), remote.pop("seconds")
+    assert local == remote
