@@ -89,8 +89,9 @@ def test_ack_keeps_returns_an_acknowledged_message_and_logs_it_then():
         [a] = faults.activations
         assert (a.fault, a.requirement, a.method) == ("ack-keeps", "MS-MQRR/3.1.4.9/R7",
                                                       "R_StartReceive")
-        assert a.client == "%s:%d" % rpc._associations[c.REMOTEREAD].dce.get_rpc_transport() \
-            .get_socket().getsockname()[:2]
+        host, port = rpc._associations[c.REMOTEREAD].dce.get_rpc_transport().get_socket() \
+            .getsockname()[:2]
+        assert a.client == f"{host}:{port}"
         rpc.close()
     finally:
         running.stop()
