@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from captures import pcapio
+from captures import fastpath, pcapio
 from model.observer import observation_fields
 
 #: octets waiting behind a hole before the hole is declared a gap
@@ -354,11 +354,15 @@ def _json(value: Any) -> str:
 class Decoder:
     """Decodes one capture file; ``run()`` yields Call, DecodeError and, last, FileSummary."""
 
-    def __init__(self, name: str, decode_stubs: bool = True, keep_stubs: bool = False):
+    def __init__(self, name: str, decode_stubs: bool = True, keep_stubs: bool = False,
+                 json_fields: bool = True):
+        """``json_fields``: fill the request/response JSON columns (the observer's columns are
+        filled whenever stubs are decoded)."""
         from model import calls as c
 
         self.name = name
         self.decode_stubs = decode_stubs
+        self.json_fields = json_fields
         self.keep_stubs = keep_stubs
         self.summary = FileSummary(name)
         self.conns: dict[tuple, _Connection] = {}
@@ -367,6 +371,7 @@ class Decoder:
         self.count = 0
         self.out: list[Call | DecodeError] = []
         self._interfaces = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}
+        self._context_info: dict[tuple, tuple] = {}
         self._calls = c.CALLS
 
     # ------------------------------------------------------------------ driving
@@ -783,9 +788,14 @@ class Decoder:
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
         ctx = req["ctx"] if req else ans["ctx"] if ans else None
-        abstract, version, syntax = conn.contexts.get(ctx, (None, None, None))
-        name = self._interfaces.get(abstract)
-        ndr64 = syntax == NDR64_UUID
+        abstract, version, syntax = key = conn.contexts.get(ctx, (None, None, None))
+        info = self._context_info.get(key)
+        if info is None:  # once per (interface, version, transfer syntax)
+            info = self._context_info[key] = (
+                self._interfaces.get(abstract), syntax == NDR64_UUID,
+                str(abstract) if abstract else None,
+                "NDR64" if syntax == NDR64_UUID else "NDR" if syntax == NDR_UUID else None)
+        name, ndr64, interface_text, syntax_text = info
         opnum = req["opnum"] if req else None
         klass = self._calls.get((name, opnum)) if name else None
         status = fault = None
@@ -797,24 +807,32 @@ class Decoder:
             error = "no request for this answer in the capture"
         elif ans is None:
             error = "no answer to this request in the capture"
-        if self.decode_stubs and name and klass is not None and syntax in (NDR_UUID,
-                                                                             NDR64_UUID):
+        if self.decode_stubs and name and klass is not None and syntax_text is not None:
             big = (req or ans)["order"] == ">" if (req or ans).get("order") else False
-            try:
-                if big:
-                    raise ndr.StubError("drep", "big-endian NDR is not decoded")
-                call = ndr.decode_request(name, opnum, req["stub"], ndr64)
-                request_json = _json(call)
-                result = None
-                if ans is not None and fault is None:
-                    result = ndr.decode_response(call, ans["stub"], ndr64)
-                    status = result.status
-                    response_json = _json(result)
-                observed = observation_fields(call, result)
-            except ndr.StubError as exc:
-                error = f"{exc}"
-                self._error(req["first"] if req else None, "stub",
-                            f"call_id {call_id} {klass.__name__}: {exc}", conn.index)
+            fast = None
+            if not self.json_fields and not big:  # captures/fastpath.py, or None: decline
+                fast = fastpath.observe(name, opnum, ndr64, req["stub"],
+                                        ans["stub"] if ans is not None and fault is None
+                                        else None)
+            if fast is not None:
+                status, observed = fast
+            else:
+                try:
+                    if big:
+                        raise ndr.StubError("drep", "big-endian NDR is not decoded")
+                    call = ndr.decode_request(name, opnum, req["stub"], ndr64)
+                    result = None
+                    if ans is not None and fault is None:
+                        result = ndr.decode_response(call, ans["stub"], ndr64)
+                        status = result.status
+                    if self.json_fields:
+                        request_json = _json(call)
+                        response_json = _json(result) if result is not None else None
+                    observed = observation_fields(call, result)
+                except ndr.StubError as exc:
+                    error = f"{exc}"
+                    self._error(req["first"] if req else None, "stub",
+                                f"call_id {call_id} {klass.__name__}: {exc}", conn.index)
         elif name and req is not None and klass is None:
             error = f"{name} has no method with opnum {opnum}"
         self.summary.calls += 1
@@ -829,9 +847,8 @@ class Decoder:
             capture=self.name, client=client_text, server=server_text,
             client_ip=cip_text, client_port=cport, server_ip=sip_text, server_port=sport,
             connection=conn.index, assoc_group=conn.assoc_group, context_id=ctx,
-            interface=str(abstract) if abstract else None, interface_version=version,
-            interface_name=name,
-            transfer_syntax="NDR64" if ndr64 else "NDR" if syntax == NDR_UUID else None,
+            interface=interface_text, interface_version=version, interface_name=name,
+            transfer_syntax=syntax_text,
             call_id=call_id, opnum=opnum, method=klass.__name__ if klass else None,
             request=request_json, response=response_json, status=status, fault=fault,
             decode_error=error,

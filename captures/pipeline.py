@@ -184,63 +184,83 @@ def decode_partition(batches: Iterator[Any]) -> Iterator[Any]:
             yield from decode_one(path)
 
 
-def decode_one(path: str) -> Iterator[Any]:
-    import pyarrow as pa
-
+def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
+    """One file's records: calls in batches of BATCH, then its errors and its summary."""
     from captures.decode import Call, DecodeError, Decoder, FileSummary
 
-    schema = arrow_schema("record")
-    call_names = [f.name for f in arrow_schema("calls")]
-    file_names = [f.name for f in arrow_schema("files") if f.name != "capture"]
-    rows: list[Any] = []
-
-    def flush() -> Any:
-        cols: dict[str, list] = {n: [] for n in schema.names}
-        for item in rows:
-            if isinstance(item, Call):
-                cols["record"].append("call")
-                for n in call_names:
-                    v = getattr(item, n)
-                    cols[n].append(_wrap64(v) if n == "lookup_id" else v)
-                for n in ("error_frame", "error_kind", "error_message"):
-                    cols[n].append(None)
-                for n in file_names:
-                    cols[f"file_{n}"].append(None)
-            else:
-                kind = "error" if isinstance(item, DecodeError) else "file"
-                cols["record"].append(kind)
-                for n in call_names:
-                    cols[n].append(item.capture if n == "capture" else
-                                   item.connection if n == "connection" and kind == "error"
-                                   else None)
-                cols["error_frame"].append(item.frame if kind == "error" else None)
-                cols["error_kind"].append(item.kind if kind == "error" else None)
-                cols["error_message"].append(item.message if kind == "error" else None)
-                for n in file_names:
-                    cols[f"file_{n}"].append(getattr(item, n) if kind == "file" else None)
-        rows.clear()
-        return pa.RecordBatch.from_pydict(cols, schema=schema)
-
-    decoder = Decoder(path)
+    calls: list[Any] = []
+    others: list[Any] = []
+    decoder = Decoder(path, json_fields=json_fields)
     try:
         source = _open(path)
-        for item in decoder.run(source):
-            rows.append(item)
-            if len(rows) >= BATCH:
-                yield flush()
-        if hasattr(source, "close"):
-            source.close()
+        try:
+            for item in decoder.run(source):
+                if type(item) is Call:
+                    calls.append(item)
+                    if len(calls) >= BATCH:
+                        yield _call_batch(calls)
+                        calls.clear()
+                else:
+                    others.append(item)
+        finally:
+            if hasattr(source, "close"):
+                source.close()
     except Exception as exc:  # a defect must not fail the job: the file's error row says it
         summary = decoder.summary
-        rows.append(DecodeError(path, None, "internal",
-                                f"{type(exc).__name__}: {exc} (after {summary.frames} frames)"))
+        others = [o for o in others if not isinstance(o, FileSummary)]
+        others.append(DecodeError(path, None, "internal",
+                                  f"{type(exc).__name__}: {exc} (after {summary.frames} "
+                                  f"frames)"))
         summary.errors += 1
         summary.rejected += max(0, summary.frames - summary.decoded - summary.rejected
                                 - summary.not_dcerpc)
-        rows.append(FileSummary(**{f.name: getattr(summary, f.name)
-                                   for f in fields(FileSummary)}))
-    if rows:
-        yield flush()
+        others.append(FileSummary(**{f.name: getattr(summary, f.name)
+                                     for f in fields(FileSummary)}))
+    if calls:
+        yield _call_batch(calls)
+    if others:
+        yield _other_batch(others, DecodeError)
+
+
+def _call_batch(calls: list[Any]) -> Any:
+    """Calls as a "record" batch: one list per column, the error and file columns null."""
+    import pyarrow as pa
+
+    schema = arrow_schema("record")
+    n = len(calls)
+    arrays = []
+    for f in schema:
+        name = f.name
+        if name == "record":
+            arrays.append(pa.array(["call"] * n, pa.string()))
+        elif name.startswith(("error_", "file_")):
+            arrays.append(pa.nulls(n, f.type))
+        elif name == "lookup_id":
+            arrays.append(pa.array([_wrap64(x.lookup_id) for x in calls], f.type))
+        else:
+            arrays.append(pa.array([getattr(x, name) for x in calls], f.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _other_batch(items: list[Any], error_type: type) -> Any:
+    import pyarrow as pa
+
+    schema = arrow_schema("record")
+    cols: dict[str, list] = {n: [None] * len(items) for n in schema.names}
+    file_names = [n[len("file_"):] for n in schema.names if n.startswith("file_")]
+    for i, item in enumerate(items):
+        error = isinstance(item, error_type)
+        cols["record"][i] = "error" if error else "file"
+        cols["capture"][i] = item.capture
+        if error:
+            cols["connection"][i] = item.connection
+            cols["error_frame"][i] = item.frame
+            cols["error_kind"][i] = item.kind
+            cols["error_message"][i] = item.message
+        else:
+            for n in file_names:
+                cols[f"file_{n}"][i] = getattr(item, n)
+    return pa.RecordBatch.from_pydict(cols, schema=schema)
 
 
 # ------------------------------------------------------------------------------ stage 2

@@ -18,11 +18,13 @@ activation names it, and ``score`` compares a validator's violations with the la
 
 The clients are conformant (the validator's client rules must stay silent on them): request
 ids unique per handle, every receive ended (RR_ACK or RR_NACK) or the handle closed only after,
-no handle or cursor used after it was closed. What they do, drawn from a seeded generator:
-open queues with receive or peek access, peek, receive and end later (so receives of
-different clients overlap), walk cursors, purge (mostly with peek access: a conformant client
-may try, and must be refused), ask R_GetServerPort, read qmmgmt properties, and ask for qmmgmt
-actions (sometimes one not in the table, which must be refused). One server's clients take
+no handle or cursor used after it was closed. What they do, drawn from a seeded generator, in the
+proportions of a consuming application (open a queue or two, then mostly read): open queues
+with receive or peek access (3 % of calls), peek or receive (33 %) and end receives later, with
+RR_ACK or RR_NACK (about a third: receives of different clients overlap), walk cursors (10 %),
+purge (4 %, mostly with peek access: a conformant client may try, and must be refused), ask
+R_GetServerPort (2 %), read qmmgmt properties (5 %), ask for qmmgmt actions (2 %, sometimes
+one not in the table, which must be refused), close a handle (2 %). One server's clients take
 turns call by call (the order across connections is the generator's), so capture time orders
 the calls as the server ran them. Queues are refilled through the control API, which is not
 on the wire: the validator learns queue contents from what it sees.
@@ -112,7 +114,7 @@ def _step(cl: _Client, rnd: random.Random) -> None:
     call = cl.rpc.call
     handles = list(cl.handles)
     choice = rnd.random()
-    if not handles or (choice < 0.12 and len(handles) < 3):
+    if not handles or (choice < 0.03 and len(handles) < 3):
         queue = rnd.choice(QUEUES)
         access = c.RECEIVE_ACCESS if rnd.random() < 0.7 else c.PEEK_ACCESS
         if cl.client_id is None:
@@ -133,7 +135,7 @@ def _step(cl: _Client, rnd: random.Random) -> None:
         rid = pending.pop(rnd.randrange(len(pending)))
         ack = c.RR_ACK if rnd.random() < 0.75 else c.RR_NACK
         call(c.R_EndReceive(phContext=h, dwAck=ack, dwRequestId=rid))
-    elif choice < 0.55:
+    elif choice < 0.68:
         receive = access == c.RECEIVE_ACCESS and rnd.random() < 0.7
         rid = cl.next_id
         cl.next_id += 1
@@ -143,7 +145,7 @@ def _step(cl: _Client, rnd: random.Random) -> None:
                                   dwMaxCompoundMessageSize=0))
         if receive and r.status == 0:
             pending.append(rid)
-    elif choice < 0.66:
+    elif choice < 0.78:
         cursors = cl.cursors.setdefault(h, [])
         if cursors and rnd.random() < 0.6:
             cursor = rnd.choice(cursors)
@@ -160,12 +162,12 @@ def _step(cl: _Client, rnd: random.Random) -> None:
             r = call(c.R_CreateCursor(phContext=h))
             if r.status == 0:
                 cursors.append(r.phCursor)
-    elif choice < 0.72:
+    elif choice < 0.82:
         if access != c.RECEIVE_ACCESS or rnd.random() < 0.1:
             call(c.R_PurgeQueue(phContext=h))
-    elif choice < 0.75:
-        call(c.R_GetServerPort())
     elif choice < 0.84:
+        call(c.R_GetServerPort())
+    elif choice < 0.89:
         from model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
 
         on_queue = rnd.random() < 0.6
@@ -174,13 +176,12 @@ def _step(cl: _Client, rnd: random.Random) -> None:
         call(c.R_QMMgmtGetInfo(pObjectFormat=_mgmt(queue if on_queue else None),
                                cp=len(props), aProp=props,
                                apVar=tuple(c.PropVariant(0x0001) for _ in props)))
-    elif choice < 0.88:
+    elif choice < 0.91:
         action = rnd.choice(("PAUSE", "RESUME", "FROBNICATE", "EOD_RESEND", "Tidy-Up"))
         call(c.R_QMMgmtAction(pObjectFormat=_mgmt(queue), lpwszAction=action))
-    elif choice < 0.95 or not pending:
-        if choice >= 0.95:
-            _close(cl, h)
-    else:
+    elif choice < 0.93:
+        _close(cl, h)
+    elif pending:
         rid = pending.pop()
         call(c.R_EndReceive(phContext=h, dwAck=c.RR_NACK, dwRequestId=rid))
 
