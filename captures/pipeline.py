@@ -30,8 +30,10 @@ complement of the ULONGLONG (Spark has no unsigned types).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -79,8 +81,10 @@ def _schemas() -> dict[str, Any]:
         ("connection", pa.int32()), ("call_id", pa.int64()), ("method", pa.string()),
         ("request_frame", pa.int64()), ("response_frame", pa.int64()),
         ("time", pa.float64()), ("explanation", pa.string())])
+    side = pa.schema([f for f in record if f.name not in calls.names or f.name in
+                      ("capture", "connection")])
     return {"calls": calls, "errors": errors, "files": files, "record": record,
-            "violations": violations}
+            "side": side, "violations": violations}
 
 
 _SCHEMAS: dict[str, Any] = {}
@@ -177,15 +181,42 @@ def _wrap64(v: int | None) -> int | None:
     return v - (1 << 64) if v is not None and v >= 1 << 63 else v
 
 
-def decode_partition(batches: Iterator[Any]) -> Iterator[Any]:
-    """mapInArrow: rows (index, path) -> decoded records (schema "record")."""
+def decode_partition(batches: Iterator[Any], calls_dir: str = "",
+                     json_fields: bool = False) -> Iterator[Any]:
+    """mapInArrow: rows (index, path) -> each file's calls written as
+    ``calls_dir/part-<index>.parquet`` by this task; yields its errors and its summary
+    (schema "side")."""
     for batch in batches:
-        for path in batch.column("path").to_pylist():
-            yield from decode_one(path)
+        for index, path in zip(batch.column("index").to_pylist(),
+                               batch.column("path").to_pylist(), strict=True):
+            writer = _writer(calls_dir, f"part-{index:05d}.parquet")
+            try:
+                for record in decode_one(path, json_fields):
+                    if record.column(0)[0].as_py() == "call":
+                        writer.write_batch(record.select(arrow_schema("calls").names))
+                    else:
+                        yield record.select(arrow_schema("side").names)
+            finally:
+                writer.close()
+
+
+def _writer(directory: str, name: str) -> Any:
+    """A Parquet writer of the calls schema at directory/name (local path or URI)."""
+    import pyarrow.parquet as pq
+
+    if _is_uri(directory) and not directory.startswith("file://"):
+        from pyarrow import fs as pafs
+
+        filesystem, inner = pafs.FileSystem.from_uri(directory)
+        return pq.ParquetWriter(f"{inner}/{name}", arrow_schema("calls"),
+                                filesystem=filesystem)
+    local = directory[len("file://"):] if directory.startswith("file://") else directory
+    return pq.ParquetWriter(str(Path(local) / name), arrow_schema("calls"))
 
 
 def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
-    """One file's records: calls in batches of BATCH, then its errors and its summary."""
+    """One file's records (schema "record"): calls in batches of BATCH, then its errors and
+    its summary."""
     from captures.decode import Call, DecodeError, Decoder, FileSummary
 
     calls: list[Any] = []
@@ -396,9 +427,11 @@ class _Tasks:
 
 def run(inputs: list[str], out: str | Path, master: str | None = None,
         remote: str | None = None, spark: Any = None, progress: Any = None,
-        partitions: int | None = None, tasks: Any = None) -> Result:
+        partitions: int | None = None, tasks: Any = None, json_fields: bool = False
+        ) -> Result:
     """The whole job (module doc). ``spark``: an existing session to use (kept open).
-    ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts."""
+    ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts.
+    ``json_fields``: fill the calls table's request/response JSON columns (slower)."""
     import contextlib
 
     began = time.perf_counter()
@@ -413,7 +446,7 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
         else contextlib.nullcontext()
     try:
         with watch:
-            summary = _job(spark, paths, out, say, partitions, remote)
+            summary = _job(spark, paths, out, say, partitions, remote, json_fields)
     finally:
         if own:
             spark.stop()
@@ -427,42 +460,46 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
 
 
 def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
-         remote: str | None) -> dict:
-    from pyspark import StorageLevel
+         remote: str | None, json_fields: bool) -> dict:
     from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
     say(f"{len(paths)} capture file(s); decoding, one task per file")
+    calls_dir = out / "calls"
+    for stale in (calls_dir, out / "_side"):
+        shutil.rmtree(stale, ignore_errors=True)
+    calls_dir.mkdir(parents=True)
     files_df = spark.createDataFrame([(i, p) for i, p in enumerate(paths)],
                                      "index long, path string")
     files_df = files_df.repartitionByRange(len(paths), "index")
-    decoded = files_df.mapInArrow(decode_partition, spark_schema("record"))
-    decoded = decoded.persist(StorageLevel.DISK_ONLY)
-    call_cols = arrow_schema("calls").names
-    calls = decoded.filter(F.col("record") == "call").select(*call_cols)
-    errors = decoded.filter(F.col("record") == "error").select(
+    side = files_df.mapInArrow(functools.partial(decode_partition, calls_dir=str(calls_dir),
+                                                 json_fields=json_fields),
+                               spark_schema("side"))
+    side.write.mode("overwrite").parquet(str(out / "_side"))
+    side = spark.read.parquet(str(out / "_side"))
+    errors = side.filter(F.col("record") == "error").select(
         "capture", F.col("error_frame").alias("frame"), F.col("error_kind").alias("kind"),
         F.col("error_message").alias("message"), "connection")
     file_cols = [n for n in arrow_schema("files").names if n != "capture"]
-    files = decoded.filter(F.col("record") == "file").select(
+    files = side.filter(F.col("record") == "file").select(
         "capture", *[F.col(f"file_{n}").alias(n) for n in file_cols])
-    order = ["capture", "connection", "call_id", "request_first_frame"]
-    calls.sortWithinPartitions(*order).write.mode("overwrite").parquet(str(out / "calls"))
-    errors.orderBy("capture", "frame").write.mode("overwrite").parquet(str(out / "errors"))
+    errors.orderBy("capture", "frame", "kind", "message").write.mode("overwrite").parquet(
+        str(out / "errors"))
     files.orderBy("capture").write.mode("overwrite").parquet(str(out / "files"))
+    shutil.rmtree(out / "_side", ignore_errors=True)
+    calls = spark.read.schema(spark_schema("calls")).parquet(str(calls_dir))
     say("validating each server's calls in time order")
     nparts = partitions or max(1, min(spark.sparkContext.defaultParallelism
                                       if not remote else 2, len(paths)) * 2)
-    keyed = calls.withColumn("_t", F.coalesce("request_time", "response_time"))
+    keyed = calls.select(*_OBSERVED_COLUMNS).withColumn(
+        "_t", F.coalesce("request_time", "response_time"))
     violations = (keyed.repartition(nparts, "server")
                   .sortWithinPartitions("server", "_t", "capture", "connection", "call_id")
-                  .select(*_OBSERVED_COLUMNS)
+                  .drop("_t")
                   .mapInArrow(observe_partition, spark_schema("violations")))
     violations.orderBy("capture", "request_frame", "requirement").write.mode(
         "overwrite").parquet(str(out / "violations"))
     say("summarising")
-    summary = _summary(spark, out)
-    decoded.unpersist()
-    return summary
+    return _summary(spark, out)
 
 
 def _summary(spark: Any, out: Path) -> dict:

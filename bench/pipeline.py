@@ -1,0 +1,258 @@
+"""The trace validator end to end on Spark: frames/s on local[1] and local[2], recall and false
+positives at scale, and peak memory on one 2 GB capture.
+
+    python bench/pipeline.py [--frames 2000000] [--files 16] [--memory-gb 2] [--keep DIR]
+
+1. A seed corpus: ``mqconform captures synth`` (real clients, reference servers over TCP on
+   127.0.0.1, half with seeded faults, labels).
+2. The corpus: copies of the seed captures, each copy's server on an address of its own
+   (10.x.y.1, its clients 10.x.y.2; ports, sequence numbers and stubs as recorded, IP and TCP
+   checksums updated), in ``--files`` files, until ``--frames`` frames; the labels copied
+   with them. Each copy is one more server with its own history, so the validator's work
+   grows with the corpus as it would with more servers.
+3. ``mqconform captures validate`` on it with ``--master local[1]`` and ``local[2]``, each
+   in a fresh process (its own JVM): wall time of the job from the Spark session's start to
+   the last table written, frames/s, the ratio local[2]/local[1] (goals: >= 150,000 frames/s
+   on local[2]; ratio >= 1.7), recall and false positives against the labels.
+4. Memory: one capture file of ``--memory-gb`` GB, validated on local[2] while the process
+   tree's resident memory is sampled every 0.2 s: the peak of the JVM (driver and executor in
+   local mode), of the Python workers (decoder and observer) and of their sum (goal: executor
+   <= 1 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+LOOPBACK = bytes([127, 0, 0, 1])
+
+
+def _fold(x: int) -> int:
+    while x >> 16:
+        x = (x & 0xFFFF) + (x >> 16)
+    return x
+
+
+def _words(b: bytes) -> int:
+    return sum(struct.unpack(f"!{len(b) // 2}H", b))
+
+
+def _adjust(csum: int, old: bytes, new: bytes) -> int:
+    """RFC 1624 (eqn. 3): the ones' complement checksum after ``old`` octets became ``new``."""
+    total = (~csum & 0xFFFF) + sum(~w & 0xFFFF for w in struct.unpack(f"!{len(old) // 2}H", old))
+    return ~_fold(total + _words(new)) & 0xFFFF
+
+
+class Copier:
+    """Rewrites one seed capture's frames onto a server address of its own."""
+
+    def __init__(self, seed: Path):
+        from captures import pcapio
+
+        self.records = [r for r in pcapio.records(seed) if isinstance(r, pcapio.Record)]
+        self.server_port = 0
+        for r in self.records:  # the first SYN's destination
+            if r.data[47] & 0x02 and not r.data[47] & 0x10:
+                self.server_port = struct.unpack_from(">H", r.data, 36)[0]
+                break
+        self.span = self.records[-1].ts - self.records[0].ts + 1.0
+
+    def copy(self, k: int, shift: float) -> bytes:
+        server = bytes([10, (k >> 8) & 0xFF, k & 0xFF, 1])
+        client = bytes([10, (k >> 8) & 0xFF, k & 0xFF, 2])
+        out = bytearray()
+        for r in self.records:
+            data = bytearray(r.data)
+            to_server = struct.unpack_from(">H", data, 36)[0] == self.server_port
+            src, dst = (client, server) if to_server else (server, client)
+            old = bytes(data[26:34])
+            data[26:30], data[30:34] = src, dst
+            ip_csum = struct.unpack_from(">H", data, 24)[0]
+            struct.pack_into(">H", data, 24, _adjust(ip_csum, old, src + dst))
+            tcp_csum = struct.unpack_from(">H", data, 50)[0]
+            struct.pack_into(">H", data, 50, _adjust(tcp_csum, old, src + dst))
+            ts = r.ts + shift
+            sec = int(ts)
+            out += struct.pack("<IIII", sec, int((ts - sec) * 1e6), len(data), len(data))
+            out += data
+        return bytes(out)
+
+
+def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> tuple[int, dict]:
+    """The corpus (module doc, 2); returns (frames written, labels of the copies)."""
+    from captures.recorder import pcap_header
+
+    seeds = sorted(seed_dir.glob("*.pcap"))
+    copiers = {s.name: Copier(s) for s in seeds}
+    by_seed: dict[str, list] = {}
+    for a in labels["activations"]:
+        by_seed.setdefault(Path(a["capture"]).name, []).append(a)
+    out.mkdir(parents=True, exist_ok=True)
+    handles = [open(out / f"part-{i:03d}.pcap", "wb") for i in range(files)]  # noqa: SIM115
+    for h in handles:
+        h.write(pcap_header())
+    copied: dict = {"servers": [], "activations": []}
+    written, k, shift = 0, 0, 0.0
+    try:
+        while written < frames:
+            seed = seeds[k % len(seeds)]
+            copier = copiers[seed.name]
+            k += 1
+            part = (k - 1) % files
+            handles[part].write(copier.copy(k, shift))
+            written += len(copier.records)
+            if part == files - 1:
+                shift += max(c.span for c in copiers.values())
+            prefix = f"10.{(k >> 8) & 0xFF}.{k & 0xFF}"
+            capture = str(out / f"part-{part:03d}.pcap")
+            for a in by_seed.get(seed.name, []):
+                copied["activations"].append({
+                    **a, "capture": capture,
+                    "server": a["server"].replace("127.0.0.1", f"{prefix}.1"),
+                    "client": a["client"].replace("127.0.0.1", f"{prefix}.2")})
+    finally:
+        for h in handles:
+            h.close()
+    return written, copied
+
+
+RUN = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.perf_counter()
+from captures import pipeline
+result = pipeline.run({inputs!r}, {out!r}, master={master!r})
+print(json.dumps({{"seconds": time.perf_counter() - t0, "frames": result.frames,
+                   "calls": result.calls, "violations": result.violations,
+                   "errors": result.errors}}))
+"""
+
+
+def validate(inputs: list[str], out: Path, master: str, sample: bool = False) -> dict:
+    code = RUN.format(root=str(ROOT), inputs=inputs, out=str(out), master=master)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    peaks = {"jvm": 0, "python": 0, "total": 0}
+    stop = threading.Event()
+
+    def sample_rss() -> None:
+        while not stop.wait(0.2):
+            jvm = python = 0
+            for pid, cmd, rss in _tree(proc.pid):
+                if "java" in cmd:
+                    jvm += rss
+                elif pid != proc.pid:
+                    python = max(python, rss)
+            peaks["jvm"] = max(peaks["jvm"], jvm)
+            peaks["python"] = max(peaks["python"], python)
+            peaks["total"] = max(peaks["total"], jvm + python)
+
+    sampler = threading.Thread(target=sample_rss, daemon=True)
+    if sample:
+        sampler.start()
+    stdout, _ = proc.communicate()
+    stop.set()
+    if proc.returncode != 0:
+        raise SystemExit(f"validate on {master} failed (exit {proc.returncode})")
+    figures = json.loads(stdout.strip().splitlines()[-1])
+    figures["peaks_mib"] = {k: v // 1024 for k, v in peaks.items()}
+    return figures
+
+
+def _tree(root: int) -> list[tuple[int, str, int]]:
+    """(pid, command line, RSS in KiB) of ``root`` and its descendants (/proc)."""
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[str, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")
+            rss = 0
+            for line in Path(f"/proc/{entry}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+        info[int(entry)] = (cmd, rss)
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in info:
+            out.append((pid, *info[pid]))
+        todo += children.get(pid, [])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=2_000_000)
+    ap.add_argument("--files", type=int, default=16)
+    ap.add_argument("--memory-gb", type=float, default=2.0, help="0: skip the memory run")
+    ap.add_argument("--keep", help="working directory (default: a temporary one)")
+    args = ap.parse_args(argv)
+    from captures import synth
+    from captures.pipeline import score_against
+
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mqconform-pipe-"))
+    work.mkdir(parents=True, exist_ok=True)
+    seed = work / "seed"
+    if not (seed / "labels.json").exists():
+        synth.synth(seed, servers=4, connections=8, fault_rate=0.3, seed=7, steps=120)
+    labels = json.loads((seed / "labels.json").read_text())
+    corpus = work / "corpus"
+    shutil.rmtree(corpus, ignore_errors=True)
+    frames, copied = build(seed, corpus, args.frames, args.files, labels)
+    size = sum(p.stat().st_size for p in corpus.glob("*.pcap"))
+    print(f"corpus: {frames} frames in {args.files} files, {size / 1e6:.0f} MB "
+          f"({os.cpu_count()} cores)", flush=True)
+    runs = {}
+    for master in ("local[1]", "local[2]"):
+        out = work / f"out-{master[6]}"
+        runs[master] = r = validate([str(corpus)], out, master)
+        print(f"{master}: {r['seconds']:.1f} s, {r['frames'] / r['seconds']:,.0f} frames/s "
+              f"({r['calls']} calls, {r['violations']} violations, {r['errors']} errors)",
+              flush=True)
+    one, two = runs["local[1]"], runs["local[2]"]
+    print(f"local[2] / local[1]: {one['seconds'] / two['seconds']:.2f}x (goal >= 1.7); "
+          f"local[2] {two['frames'] / two['seconds']:,.0f} frames/s (goal >= 150,000)")
+    score = score_against(copied, work / "out-2")
+    print(f"recall {score['recall']:.1%} of {score['faulty_flows']} faulty flows; "
+          f"{score['false_positive_flows']} false positive flows of {score['clean_flows']} "
+          f"clean", flush=True)
+    if args.memory_gb > 0:
+        big = work / "big"
+        shutil.rmtree(big, ignore_errors=True)
+        per_frame = size / frames
+        n, _ = build(seed, big, int(args.memory_gb * 1e9 / per_frame), 1, labels)
+        gb = (big / "part-000.pcap").stat().st_size / 1e9
+        r = validate([str(big / "part-000.pcap")], work / "out-big", "local[2]", sample=True)
+        p = r["peaks_mib"]
+        print(f"memory: one {gb:.2f} GB capture ({n} frames) on local[2] in "
+              f"{r['seconds']:.0f} s: peak RSS JVM (driver + executor) {p['jvm']} MiB, "
+              f"largest Python worker {p['python']} MiB, together {p['total']} MiB "
+              f"(goal: executor <= 1024 MiB)", flush=True)
+        shutil.rmtree(big, ignore_errors=True)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
