@@ -15,6 +15,11 @@ INPUTS are capture files, directories or globs, local or any URI pyarrow's files
    second ``mapInArrow`` that streams the sorted partition: violations;
 4. writes Parquet tables ``calls``, ``violations``, ``errors``, ``files`` and ``summary``
    (one row per requirement) under DIR, and ``report.json`` and ``index.html`` beside them.
+   Each decode task writes its file's calls itself (``calls/part-NNNNN.parquet``, pyarrow),
+   so calls do not travel through the JVM twice; errors and file summaries go through Spark.
+   The calls table has every column of captures/schema.py; the request/response JSON columns
+   are filled only with ``--full-fields`` (the validator reads the key columns, which the
+   struct-based fast path, captures/fastpath.py, gives for the common calls).
 
 A bad file never fails the job: it is listed in ``errors`` and ``files`` (an unexpected
 exception in a task becomes an error row of kind ``internal`` for that file).

@@ -88,7 +88,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
                               progress=lambda text: console.print(f"[dim]{text}[/dim]"),
                               tasks=lambda text: status.update(text),
-                              partitions=args.partitions)
+                              partitions=args.partitions, json_fields=args.full_fields)
     console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls, "
                   f"{result.errors} decoding error(s), {result.violations} violation(s) in "
                   f"{result.seconds:.1f} s")
@@ -150,6 +150,8 @@ def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) 
     v.add_argument("--partitions", type=int, help="partitions for the per-server stage")
     v.add_argument("--labels", help="a synth corpus's labels.json: print recall and false "
                    "positives")
+    v.add_argument("--full-fields", action="store_true", help="fill the calls table's request "
+                   "and response JSON columns too (every stub decoded in full: slower)")
     v.set_defaults(func=cmd_validate, usage_error=usage_error)
     s = csub.add_parser("synth", help="a synthetic corpus: real clients against reference "
                         "servers, some with seeded faults, with ground-truth labels")
