@@ -530,10 +530,17 @@ def _summary(spark: Any, out: Path) -> dict:
            .orderBy("requirement"))
     per.write.mode("overwrite").parquet(str(out / "summary"))
     rows = [r.asDict() for r in per.collect()]
-    w = v.groupBy("requirement").agg(F.slice(F.array_sort(F.collect_list(F.struct(
-        "capture", "request_frame", "response_frame", "server", "client", "method",
-        "explanation"))), 1, 5).alias("examples"))
-    examples = {r["requirement"]: [e.asDict() for e in r["examples"]] for r in w.collect()}
+    from pyspark.sql import Window
+
+    first = Window.partitionBy("requirement").orderBy(
+        "capture", "request_frame", "response_frame", "client", "explanation")
+    chosen = (v.withColumn("_n", F.row_number().over(first)).filter(F.col("_n") <= 5)
+              .orderBy("requirement", "_n").collect())  # five examples each, in any corpus
+    examples: dict[str, list] = {}
+    for r in chosen:
+        examples.setdefault(r["requirement"], []).append(
+            {k: r[k] for k in ("capture", "request_frame", "response_frame", "server",
+                               "client", "method", "explanation")})
     files = [r.asDict() for r in spark.read.parquet(str(out / "files")).collect()]
     kinds = {r["kind"]: r["count"] for r in spark.read.parquet(str(out / "errors"))
              .groupBy("kind").count().collect()}

@@ -221,3 +221,18 @@ def test_a_standalone_cluster_writes_the_same_tables_as_local_mode(corpus, valid
     remote = json.loads((out / "report.json").read_text())
     local.pop("seconds"), remote.pop("seconds")
     assert local == remote
+
+
+def test_full_fields_fill_the_json_columns(corpus, spark, tmp_path):
+    one = sorted(corpus.glob("*.pcap"))[0]
+    pipeline.run([str(one)], tmp_path / "lean", spark=spark)
+    pipeline.run([str(one)], tmp_path / "full", spark=spark, json_fields=True)
+    lean = pq.read_table(str(tmp_path / "lean" / "calls")).to_pylist()
+    full = pq.read_table(str(tmp_path / "full" / "calls")).to_pylist()
+    assert all(r["request"] is None for r in lean)
+    assert all(r["request"] is not None for r in full if r["decode_error"] is None)
+    drop = ("request", "response")
+    key = lambda r: (r["connection"], r["call_id"], r["request_first_frame"])  # noqa: E731
+    assert [{k: v for k, v in r.items() if k not in drop} for r in sorted(lean, key=key)] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in sorted(full, key=key)]
+    assert _rows(tmp_path / "lean" / "violations") == _rows(tmp_path / "full" / "violations")
