@@ -236,3 +236,19 @@ def test_full_fields_fill_the_json_columns(corpus, spark, tmp_path):
     assert [{k: v for k, v in r.items() if k not in drop} for r in sorted(lean, key=key)] == \
         [{k: v for k, v in r.items() if k not in drop} for r in sorted(full, key=key)]
     assert _rows(tmp_path / "lean" / "violations") == _rows(tmp_path / "full" / "violations")
+
+
+def test_inputs_may_be_uris_globs_and_directories(corpus, spark, tmp_path):
+    first, *rest = sorted(corpus.glob("*.pcap"))
+    paths = pipeline.expand([f"file://{first}", str(corpus / "server-0[1-2].pcap"),
+                             str(corpus)])
+    assert paths == [str(first), *map(str, rest)]  # in order, each file once
+    assert pipeline.expand([str(corpus)]) == [str(p) for p in sorted(corpus.glob("*.pcap"))]
+    with pytest.raises(pipeline.PipelineError, match="no such file"):
+        pipeline.expand([str(tmp_path / "absent")])
+    empty = tmp_path / "empty-dir"
+    empty.mkdir()
+    with pytest.raises(pipeline.PipelineError, match="no capture files"):
+        pipeline.expand([str(empty)])
+    result = pipeline.run([f"file://{first}"], tmp_path / "o", spark=spark)
+    assert result.files == 1 and result.calls > 0
