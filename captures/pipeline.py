@@ -336,30 +336,20 @@ def observe_partition(batches: Iterator[Any]) -> Iterator[Any]:
         out.clear()
         return batch
 
+    #: the Observed fields in their order, read from these columns ("complete" is computed)
+    order = [f for f in Observed.__slots__]
+    source = {"request_frame": "request_first_frame", "response_frame": "response_last_frame"}
     for batch in batches:
         cols = {n: batch.column(n).to_pylist() for n in _OBSERVED_COLUMNS}
-        for i in range(batch.num_rows):
-            server = cols["server"][i]
-            if observer is None or observer.server != server:
+        cols["complete"] = [e is None for e in cols["decode_error"]]
+        rows = zip(*(cols[source.get(f, f)] for f in order), strict=True)
+        for row in rows:
+            call = Observed(*row)
+            if observer is None or observer.server != call.server:
                 if observer is not None:
                     out.extend(observer.finish())
-                observer = Observer(server)
-            props, vts = cols["props"][i], cols["vts"][i]
-            complete = cols["decode_error"][i] is None
-            out.extend(observer.feed(Observed(
-                method=cols["method"][i], request_time=cols["request_time"][i],
-                response_time=cols["response_time"][i], status=cols["status"][i],
-                capture=cols["capture"][i], server=server, client=cols["client"][i],
-                connection=cols["connection"][i], call_id=cols["call_id"][i],
-                request_frame=cols["request_first_frame"][i],
-                response_frame=cols["response_last_frame"][i], complete=complete,
-                handle=cols["handle"][i], result_handle=cols["result_handle"][i],
-                queue=cols["queue"][i], access=cols["access"][i], action=cols["action"][i],
-                action_text=cols["action_text"][i], request_id=cols["request_id"][i],
-                lookup_id=cols["lookup_id"][i], cursor=cols["cursor"][i], ack=cols["ack"][i],
-                sequence_id=cols["sequence_id"][i], object_type=cols["object_type"][i],
-                props=tuple(props) if props is not None else None,
-                vts=tuple(vts) if vts is not None else None)))
+                observer = Observer(call.server)
+            out.extend(observer.feed(call))
             if len(out) >= BATCH:
                 yield emit()
     if observer is not None:
