@@ -843,23 +843,16 @@ class Decoder:
             names = conn.names = (client, _endpoint(cip, cport), _endpoint(sip, sport),
                                   _ip(cip), cport, _ip(sip), sport)
         _, client_text, server_text, cip_text, cport, sip_text, sport = names
-        self.out.append(Call(
-            capture=self.name, client=client_text, server=server_text,
-            client_ip=cip_text, client_port=cport, server_ip=sip_text, server_port=sport,
-            connection=conn.index, assoc_group=conn.assoc_group, context_id=ctx,
-            interface=interface_text, interface_version=version, interface_name=name,
-            transfer_syntax=syntax_text,
-            call_id=call_id, opnum=opnum, method=klass.__name__ if klass else None,
-            request=request_json, response=response_json, status=status, fault=fault,
-            decode_error=error,
-            request_first_frame=req["first"] if req else None,
-            request_last_frame=req["last"] if req else None,
-            response_first_frame=ans["first"] if ans else None,
-            response_last_frame=ans["last"] if ans else None,
-            request_time=req["ts"] if req else None,
-            response_time=ans["ts"] if ans else None,
-            request_stub=req["stub"] if req and self.keep_stubs else None,
-            response_stub=ans["stub"] if ans and self.keep_stubs else None, **observed))
+        self.out.append(Call(  # positional, in the order of the fields (the hot path)
+            self.name, client_text, server_text, cip_text, cport, sip_text, sport, conn.index,
+            conn.assoc_group, ctx, interface_text, version, name, syntax_text, call_id, opnum,
+            klass.__name__ if klass else None, request_json, response_json, status, fault,
+            error,
+            req["first"] if req else None, req["last"] if req else None,
+            ans["first"] if ans else None, ans["last"] if ans else None,
+            req["ts"] if req else None, ans["ts"] if ans else None,
+            req["stub"] if req and self.keep_stubs else None,
+            ans["stub"] if ans and self.keep_stubs else None, **observed))
 
 
 def decode_file(path: str | Path, decode_stubs: bool = True, keep_stubs: bool = False,
