@@ -7,9 +7,10 @@ INPUTS are capture files, directories or globs, local or any URI pyarrow's files
 
 1. lists the files on the driver (directories recursively, globs expanded) and makes one row
    per file, spread one file per partition, so each file is one task;
-2. decodes each file in its task by path, streamed in 1 MiB chunks by captures/decode.py (no
-   binaryFile, no 2 GB limit, memory bounded by the open connections), into Arrow batches
-   (``mapInArrow``): calls, and the errors and the summary of each file;
+2. decodes each file in its task by path (``mapInArrow``), streamed in 1 MiB chunks by
+   captures/decode.py (no binaryFile, no 2 GB limit, memory bounded by the open
+   connections): the task writes the file's calls as Parquet and hands the file's errors and
+   summary back as Arrow batches;
 3. groups the calls by server (address and port, across files and connections), orders each
    server's calls by time, and runs the model's observer (model/observer.py) over them in a
    second ``mapInArrow`` that streams the sorted partition: violations;
@@ -26,10 +27,11 @@ exception in a task becomes an error row of kind ``internal`` for that file).
 
 Spark: ``local[*]`` by default (PySpark's own JVM: Java 17); ``--master spark://host:7077``
 for a standalone cluster, ``--remote sc://host`` for Spark Connect. The executors import this
-package: on a cluster, install mqconform on every worker (``pip install mqconform``) or pass
-``--py-files``. Unsigned columns of the decoder's tables (captures/schema.py) are signed in
-Spark's: uint16 -> int32, uint32 -> int64, and the 64-bit ``lookup_id`` as the two's
-complement of the ULONGLONG (Spark has no unsigned types).
+package: on a cluster, install mqconform on every worker (``pip install mqconform``), and give
+``--out`` a directory every worker can write (a shared file system). Unsigned columns of the
+decoder's tables (captures/schema.py) are signed in Spark's: uint16 -> int32, uint32 -> int64,
+and the 64-bit ``lookup_id`` as the two's complement of the ULONGLONG (Spark has no unsigned
+types).
 """
 
 from __future__ import annotations
