@@ -393,7 +393,7 @@ def session(master: str | None = None, remote: str | None = None,
                    .config("spark.pyspark.python", sys.executable)
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH))
+                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(8 * BATCH))
                    .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR"))
     for key, value in (config or {}).items():
         builder = builder.config(key, value)
