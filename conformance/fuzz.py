@@ -266,7 +266,7 @@ def _pdu_mutation(rng: random.Random, seed: Seed) -> Input:
     op = rng.randrange(10)
     if op == 0:
         value = rng.choice((0, 1, 15, 16, 17, 23, 24, len(raw) - 1, len(raw) + 1,
-                            len(raw) + 100, 0xFFFF))
+                            len(raw) + 100, 0xFFFF)) & 0xFFFF
         struct.pack_into("<H", raw, 8, value)
         # a frag_length past the data: the server waits for octets that never come
         return Input(f"{name}: frag_length {value} for {len(raw)} octets", (bytes(raw),),
@@ -398,7 +398,7 @@ def _association(rng: random.Random, seed: Seed) -> Input:
                      bind=rng.random() < 0.5, open=False)
     if op == 7:
         # a request that blocks (a receive with INFINITE timeout on the queue), then the end
-        pdu = request_pdu(0, 4, ndr.encode_request(c.R_StartReceive(
+        pdu = request_pdu(0, c.R_StartReceive.opnum, ndr.encode_request(c.R_StartReceive(
             phContext=bytes(HANDLE_SIZE), ulAction=c.MQ_ACTION_RECEIVE, ulTimeout=0xFFFFFFFF,
             dwRequestId=1, dwMaxBodySize=64, dwMaxCompoundMessageSize=64), False), 2)
         return Input("a blocking receive, then the connection ends", (pdu,),
@@ -501,6 +501,9 @@ class Fuzzer:
         except OSError as exc:
             outcome = f"connect failed: {type(exc).__name__}"
             self._find(f"could not connect: {exc}", item)
+        except Exception as exc:  # noqa: BLE001 - e.g. a prelude answer that does not decode
+            outcome = "prelude answer undecodable"
+            self._find(f"a valid prelude got an answer that does not decode: {exc}", item)
         crashes = self.health()
         with self._lock:
             self.inputs += 1
