@@ -27,32 +27,19 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
 from conformance import reliability as rl  # noqa: E402
+from conformance.targets import ServeProcess  # noqa: E402
 
 QUEUE = "DIRECT=OS:MQREF\\private$\\q"
 EMPTY = "DIRECT=OS:MQREF\\private$\\empty"
 
 
-def start_server(messages: int) -> tuple:
-    import subprocess
-
+def start_server(messages: int) -> ServeProcess:
     folder = Path(tempfile.mkdtemp())
     body = "\n".join(f"      - body: m{i:06d}" for i in range(messages))
     (folder / "queues.yaml").write_text(
         f"queue_manager:\n  computer_name: MQREF\nqueues:\n  - path: private$\\q\n"
         f"    messages:\n{body}\n  - path: private$\\empty\n")
-    proc = subprocess.Popen([sys.executable, "-m", "mqconform", "serve", "--port", "0",
-                             "--control-port", "0", "--queues", str(folder / "queues.yaml")],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    rpc = control = None
-    while rpc is None or control is None:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit("server did not start")
-        if "ncacn_ip_tcp:" in line and "RemoteRead" in line:
-            rpc = int(line.split("[", 1)[1].split("]", 1)[0])
-        elif "control API on http://" in line:
-            control = int(line.rsplit(":", 1)[1].split("/", 1)[0])
-    return proc, rpc, control
+    return ServeProcess(args=("--queues", str(folder / "queues.yaml")))
 
 
 def held(control: int) -> dict:
@@ -75,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261121)
     args = ap.parse_args(argv)
     expected = [f"m{i:06d}".encode() for i in range(args.messages)]
-    proc, port, control = start_server(args.messages)
-    address = ("127.0.0.1", port)
+    server = start_server(args.messages)
+    address, control = server.address, server.control_address[1]
     try:
         t0 = time.perf_counter()
         drops = rl.disconnects(address, QUEUE, EMPTY, args.connections, args.seed)
@@ -90,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         final = rl.check(expected, drops.acked + history.acked, left)
         after_all = held(control)
     finally:
-        proc.terminate()
-        proc.wait(10)
+        server.close()
     print(f"1. {drops.connections} connections dropped in {t1 - t0:.1f} s: "
           + ", ".join(f"{k} {v}" for k, v in drops.points.most_common())
           + f"; client errors {len(drops.errors)}")

@@ -62,6 +62,8 @@ GOLDEN = Path(__file__).resolve().parent.parent / "captures" / "golden"
 #: the presentation contexts every prelude binds (a client may name any of them)
 CONTEXTS = ((0, c.REMOTEREAD, d.NDR), (1, c.REMOTEREAD, d.NDR64), (2, c.QMMGMT, d.NDR))
 _UUIDS = {c.REMOTEREAD: c.REMOTEREAD_UUID, c.QMMGMT: c.QMMGMT_UUID}
+#: rounds a canary tries before an empty canary queue is a failure (module doc)
+CANARY_ATTEMPTS = 3
 #: the call_id of the probe that ends an input (``Fuzzer._answers``)
 PROBE = 0x7FFFFFF0
 HANDLE_SIZE = 20  # context_handle: attributes (4) + UUID (16), C706 / MS-RPCE 2.2.4.x
@@ -440,8 +442,10 @@ def structural() -> Any:
 
     words = st.tuples(st.integers(0, 255), st.sampled_from((4, 8)),
                       st.one_of(st.sampled_from(INTERESTING64), st.integers(0, 2 ** 64 - 1)))
+    pool = seeds()
     return st.builds(
-        build, st.sampled_from(seeds()), st.lists(words, max_size=4),
+        build, st.integers(0, len(pool) - 1).map(pool.__getitem__),
+        st.lists(words, max_size=4),
         st.none() | st.integers(0, 600), st.sampled_from((0, 1, 2, 3, 0xFFFF)),
         st.none() | st.integers(0, 255), st.integers(1, 6),
         st.none() | st.integers(0, 255), st.integers(0, 2 ** 32 - 1),
@@ -646,12 +650,13 @@ class Fuzzer:
     def _canary_round(self, client: Any) -> bytes:
         """One round: open the canary queue, peek its first message, close; the body read.
         The queue may have been emptied by an input on the way (an administrator's purge or
-        TIDY through qmmgmt is a legitimate call): then ``refill`` puts a message back and
-        the peek is tried once more."""
+        TIDY through qmmgmt is a legitimate call, and other connections fuzz at the same
+        time): then ``refill`` puts a message back and the round is tried again, up to
+        CANARY_ATTEMPTS times."""
         from model.status import MQ_ERROR_IO_TIMEOUT
         from wire.packet import decode_packet
 
-        for attempt in (1, 2):
+        for attempt in range(1, CANARY_ATTEMPTS + 1):
             opened = client.call(c.R_OpenQueue(pQueueFormat=self.canary_format,
                                                dwAccess=c.PEEK_ACCESS, pClientId=uuid.uuid4()))
             if opened.raised:
@@ -665,7 +670,7 @@ class Fuzzer:
                 closed = client.call(c.R_CloseQueue(pphContext=opened.pphContext))
             if closed.raised or closed.status:
                 raise AssertionError(f"R_CloseQueue answered {closed.status:#010x}")
-            if peek.status == MQ_ERROR_IO_TIMEOUT and attempt == 1 and self.refill:
+            if peek.status == MQ_ERROR_IO_TIMEOUT and attempt < CANARY_ATTEMPTS and self.refill:
                 self.canary_state.refills += 1
                 self.refill(self.canary_queue, self.canary_body)
                 continue

@@ -36,6 +36,7 @@ import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from model import calls as c
 from model.formats import parse_format_name, to_queue_format
@@ -332,3 +333,176 @@ def check(expected: list[bytes], acked: list[bytes], left: list[bytes]) -> Verdi
                    lost=sorted(b for b in want if seen[b] == 0),
                    duplicated=sorted(b for b, n in seen.items() if n > 1),
                    unknown=sorted(b for b in seen if b not in want))
+
+
+# --------------------------------------------------------------------------- crash and restart
+
+@dataclass
+class Ledger:
+    """What a client was told before the server died: acknowledged for sure (R_EndReceive ACK
+    answered MQ_OK), perhaps (the ACK was sent, its answer never came), and messages the
+    server accepted (the control API answered) with the LookupIdentifiers it gave them."""
+
+    acked: list[bytes] = field(default_factory=list)
+    acked_perhaps: list[bytes] = field(default_factory=list)
+    sent: list[bytes] = field(default_factory=list)
+    sent_perhaps: list[bytes] = field(default_factory=list)
+    lookup_ids: list[int] = field(default_factory=list)
+    deliveries: int = 0
+
+
+def mixed_load(address: tuple[str, int], control: tuple[str, int], queue: str, path: str,
+               stop: threading.Event, consumers: int = 4, seed: int = 0,
+               prefix: str = "s") -> Ledger:
+    """Consumers (random ACK and NACK) and a sender of recoverable messages (through the
+    reference server's control API, at ``path``) until ``stop`` is set or the server goes
+    away; the ledger of what the server confirmed."""
+    import json
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    ledger = Ledger()
+    lock = threading.Lock()
+
+    def consumer(k: int) -> None:
+        rng = random.Random(f"{seed}/{k}")
+        try:
+            s = Session(address, timeout=10)
+            handle = open_queue(s, queue)
+        except (OSError, SessionError):
+            return
+        request = k << 20
+        while not stop.is_set():
+            request += 1
+            try:
+                got = s.call(receive(handle, request, timeout=50))
+                if got.status == MQ_ERROR_IO_TIMEOUT:
+                    continue
+                if got.raised or got.status:
+                    return
+                body = body_of(got)
+                ack = rng.random() < 0.7
+                with lock:
+                    ledger.deliveries += 1
+                    if ack:
+                        ledger.acked_perhaps.append(body)
+                end = s.call(c.R_EndReceive(phContext=handle, dwRequestId=request,
+                                            dwAck=c.RR_ACK if ack else c.RR_NACK))
+                if ack and not end.raised and end.status == 0:
+                    with lock:
+                        ledger.acked_perhaps.remove(body)
+                        ledger.acked.append(body)
+            except (OSError, SessionError):
+                return
+
+    def sender() -> None:
+        url = (f"http://{control[0]}:{control[1]}/queues/{urllib.parse.quote(path)}"
+               f"/messages")
+        n = 0
+        while not stop.is_set():
+            n += 1
+            body = f"{prefix}{n:06d}".encode()
+            with lock:
+                ledger.sent_perhaps.append(body)
+            try:
+                request = urllib.request.Request(url, method="POST", data=json.dumps(
+                    {"body": body.decode(), "delivery": "recoverable"}).encode())
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    lookup_id = json.loads(answer.read())["lookup_id"]
+            except (OSError, urllib.error.URLError, ValueError):
+                return
+            with lock:
+                ledger.sent_perhaps.remove(body)
+                ledger.sent.append(body)
+                ledger.lookup_ids.append(lookup_id)
+
+    threads = [threading.Thread(target=consumer, args=(k,), daemon=True)
+               for k in range(consumers)] + [threading.Thread(target=sender, daemon=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return ledger
+
+
+@dataclass
+class Recovery:
+    came_back: list[bytes]  # acknowledged for sure, available again
+    lost: list[bytes]  # accepted and never acknowledged, not available
+    duplicated: list[bytes]  # available twice
+
+    @property
+    def ok(self) -> bool:
+        return not (self.came_back or self.lost or self.duplicated)
+
+
+def check_recovery(recoverable: list[bytes], ledger: Ledger, left: list[bytes]) -> Recovery:
+    """After a restart: no acknowledged message comes back; every recoverable message the
+    server accepted and no client surely or perhaps acknowledged is there; none twice."""
+    present = Counter(left)
+    settled = set(ledger.acked) | set(ledger.acked_perhaps)
+    must = (set(recoverable) | set(ledger.sent)) - settled
+    return Recovery(came_back=sorted(set(ledger.acked) & set(present)),
+                    lost=sorted(b for b in must if b not in present),
+                    duplicated=sorted(b for b, n in present.items() if n > 1))
+
+
+@dataclass
+class Cycle:
+    deliveries: int
+    acked: int
+    acked_perhaps: int
+    sent: int
+    available: int
+    recovery: Recovery
+    lookup_ids_increase: bool
+    restart_seconds: float
+
+
+def crash_cycles(server: Any, queue: str, path: str, recoverable: list[bytes], cycles: int,
+                 load_seconds: float = 1.0, consumers: int = 4, seed: int = 0,
+                 rng: random.Random | None = None) -> list[Cycle]:
+    """``cycles`` times: mixed load, ``kill -9`` of ``server`` (a
+    conformance.targets.ServeProcess with ``--store``) at a random moment, restart, and the
+    recovery checked against everything the server confirmed since the first cycle; after
+    each restart a new message must get a LookupIdentifier above every one given before."""
+    import json
+    import time
+    import urllib.parse
+    import urllib.request
+
+    rng = rng or random.Random(seed)
+    ledger = Ledger()
+    out = []
+    for cycle in range(cycles):
+        stop = threading.Event()
+        parts: list[Ledger] = []
+        load = threading.Thread(target=lambda n=cycle, into=parts, until=stop: into.append(
+            mixed_load(server.address, server.control_address, queue, path, until,
+                       consumers, seed=seed * 1000 + n, prefix=f"c{n}-")))
+        load.start()
+        time.sleep(load_seconds * rng.uniform(0.5, 1.5))
+        server.kill()
+        stop.set()
+        load.join(60)
+        [part] = parts
+        for name in ("acked", "acked_perhaps", "sent", "sent_perhaps", "lookup_ids"):
+            getattr(ledger, name).extend(getattr(part, name))
+        began = time.perf_counter()
+        server.restart()
+        restart = time.perf_counter() - began
+        left = available(server.address, queue)
+        recovery = check_recovery(recoverable, ledger, left)
+        body = f"after-{cycle}"
+        url = f"{server.control_url}/queues/{urllib.parse.quote(path)}/messages"
+        request = urllib.request.Request(url, method="POST", data=json.dumps(
+            {"body": body, "delivery": "recoverable"}).encode())
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            lookup_id = json.loads(answer.read())["lookup_id"]
+        increase = lookup_id > max(ledger.lookup_ids, default=0)
+        ledger.sent.append(body.encode())
+        ledger.lookup_ids.append(lookup_id)
+        out.append(Cycle(part.deliveries, len(part.acked), len(part.acked_perhaps),
+                         len(part.sent), len(left), recovery, increase, restart))
+    return out

@@ -193,7 +193,7 @@ class Suite:
     def close(self) -> None:
         self.target.close()
         if self._running is not None:
-            self._running.stop()
+            self._running.close()
             self._running = None
 
 

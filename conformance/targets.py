@@ -220,32 +220,79 @@ class ServeProcess:
     127.0.0.1, free ports, started as a process of its own (as a user starts it), so that the
     suite and the server share no interpreter, no lock and no memory. ``endpoint`` and
     ``control_url`` are read from the two lines it prints; its stderr goes to a temporary file
-    that a failure to start quotes."""
+    that a failure to start quotes, or to ``self.proc.stderr`` with ``pipe_stderr`` (a reader
+    must drain it). ``args``: more options of ``mqconform serve`` (``--queues``, ``--store``);
+    the benchmarks and the durability tests start, kill and restart it."""
 
-    def __init__(self, start_timeout: float = 30.0):
-        import re
+    def __init__(self, start_timeout: float = 30.0, args: tuple[str, ...] = (),
+                 pipe_stderr: bool = False):
         import subprocess
         import sys
         import tempfile
 
-        self._log = tempfile.TemporaryFile(mode="w+")
+        self.command = [sys.executable, "-m", "mqconform.cli", "serve", "--host", "127.0.0.1",
+                        "--port", "0", "--control-port", "0", *args]
+        self.start_timeout = start_timeout
+        self._pipe = pipe_stderr
+        self._log = None if pipe_stderr else tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mqconform.cli", "serve", "--host", "127.0.0.1", "--port",
-             "0", "--control-port", "0"],
-            stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True)
+            self.command, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if pipe_stderr else self._log, stdin=subprocess.DEVNULL,
+            text=True)
+        self._read_endpoints()
+
+    def _read_endpoints(self) -> None:
+        import re
+
         lines: list[str] = []
-        reader = threading.Thread(target=lambda: lines.extend(
-            [self.proc.stdout.readline(), self.proc.stdout.readline()]), daemon=True)
+
+        def read() -> None:
+            while len(lines) < 2:
+                line = self.proc.stdout.readline()
+                if not line:
+                    return
+                if line.startswith(("RemoteRead", "control API")):
+                    lines.append(line)
+
+        reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        reader.join(start_timeout)
+        reader.join(self.start_timeout)
         endpoint = re.search(r"ncacn_ip_tcp:\S+", lines[0]) if lines else None
         control = re.search(r"http://[\w.]+:\d+", lines[1]) if len(lines) > 1 else None
         if endpoint is None or control is None:
             self.stop()
-            self._log.seek(0)
-            why = (self._log.read().strip().splitlines() or ["no output"])[-1][:200]
+            why = "no output"
+            if self._log is not None:
+                self._log.seek(0)
+                why = (self._log.read().strip().splitlines() or [why])[-1][:200]
             raise TargetError(f"the embedded reference server did not start: {why}")
         self.endpoint, self.control_url = endpoint.group(0), control.group(0)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """(host, port) of RemoteRead and qmmgmt."""
+        host, port = self.endpoint.split(":", 1)[1].rstrip("]").split("[")
+        return host, int(port)
+
+    @property
+    def control_address(self) -> tuple[str, int]:
+        host, port = self.control_url.split("//", 1)[1].rsplit(":", 1)
+        return host, int(port)
+
+    def kill(self) -> None:
+        """SIGKILL: the server gets no chance to write or close anything."""
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def restart(self) -> None:
+        """The same command again (after ``stop`` or ``kill``)."""
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            self.command, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if self._pipe else self._log, stdin=subprocess.DEVNULL,
+            text=True)
+        self._read_endpoints()
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -257,4 +304,8 @@ class ServeProcess:
                 self.proc.wait(timeout=10)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-        self._log.close()
+
+    def close(self) -> None:
+        self.stop()
+        if self._log is not None:
+            self._log.close()

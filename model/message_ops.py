@@ -87,6 +87,21 @@ def _index(queue: Any) -> dict[int, Any]:
 # 3.1.7.1.9 Enqueue Message
 # ---------------------------------------------------------------------------------------------
 
+def restore_message(env: Environment, queue: Any, message: Any) -> None:
+    """A recoverable message read back from persistent storage after a restart: put in the
+    queue's MessagePositionList as Enqueue Message (3.1.7.1.9) would, keeping the
+    LookupIdentifier it was given then (its attributes are all persistent:
+    MS-MQDMPR/3.1.1.12/R66), and the queue manager's SequentialId past it so that identifiers
+    keep increasing; its Time-To-Be-Received timer starts again."""
+    qm = queue.queue_manager if queue.queue_manager is not None else env.local_queue_manager
+    position = MessagePosition(message_reference=message, queue_reference=queue)
+    message.message_position_reference = position
+    qm.sequential_id = max(qm.sequential_id, message.lookup_identifier & 0x00FFFFFFFFFFFFFF)
+    queue.message_position_list.insert(position)
+    _index(queue)[message.lookup_identifier] = position
+    time_to_be_received_timer_start(env, message)
+
+
 def enqueue_message(env: Environment, queue: Any, message: Any, transaction: Any = None) -> int:
     """MS-MQDMPR 3.1.7.1.9 Enqueue Message (MS-MQDMPR/3.1.7.1.9/R1 MS-MQDMPR/3.1.7.1.9/R2).
     Returns rStatus: 0 no error, 1 queue quota, 2 queue manager quota, 3 timed out in transit."""

@@ -54,6 +54,9 @@ class MessagePositionList:
         self._arrivals = 0
         #: last linked entry of each priority, for O(levels) insertion
         self._last_of_priority: dict[int, Any] = {}
+        #: counts inserts and removals: a store (server/store.py) rewrites a queue's messages
+        #: only when its list changed
+        self.version = 0
 
     # ------------------------------------------------------------------ special locations
     @property
@@ -116,6 +119,7 @@ class MessagePositionList:
                 nxt.previous = position
         self._last_of_priority[priority] = position
         self._count += 1
+        self.version += 1
 
     def remove(self, position: Any) -> None:
         """Unlink an entry. Its own next/previous stay as they were; next_of/previous_of use
@@ -140,6 +144,12 @@ class MessagePositionList:
             nxt.previous = prev
         position._linked = False
         self._count -= 1
+        self.version += 1
+
+    @staticmethod
+    def arrival_of(position: Any) -> int:
+        """The entry's arrival number in this list (its order within its priority)."""
+        return position._key[1]
 
     # ------------------------------------------------------------------ stepping
     def next_of(self, position: Any) -> Any:

@@ -414,6 +414,11 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queues", help="provisioning file (YAML): queue manager, queues, messages")
     p.add_argument("--control-port", type=int, default=None,
                    help="enable the control API (JSON over HTTP; not MSMQ) on this port")
+    p.add_argument("--store", metavar="DIR", help="keep recoverable messages in DIR (SQLite, "
+                   "WAL) across restarts; the first start writes the provisioned ones")
+    p.add_argument("--store-sync", choices=("FULL", "NORMAL"), default="FULL",
+                   help="FULL (default): every change on disk before its answer, surviving "
+                        "power loss; NORMAL: surviving a crash of the server only")
     p.add_argument("--fault", action="append", default=[], metavar="NAME",
                    help="TESTING ONLY: depart from the documents on purpose (server/faults.py "
                         "lists the faults; repeatable), to measure a trace validator")

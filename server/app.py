@@ -66,6 +66,8 @@ class ReferenceQueueManager:
         self._groups: dict[int, dict[str, set]] = {}
         self._wake = threading.Condition(self.lock)
         self._stopping = False
+        #: a server.store.Store when queues are durable (``mqconform serve --store``)
+        self.store: Any = None
         self._timer = threading.Thread(target=self._timer_loop, name="model-timers",
                                        daemon=True)
         self._timer.start()
@@ -102,6 +104,7 @@ class ReferenceQueueManager:
             else:
                 reply = self._reply(conn, call, out, ndr64)
             self._deliver()
+            self.persist(call)
         return reply
 
     def connection_lost(self, conn: Connection) -> None:
@@ -120,12 +123,26 @@ class ReferenceQueueManager:
                         self.remote_read.rundown(context)  # MS-MQRR/3.1.6.2/R1
                     del self._groups[key]
             self._deliver()
+            self.persist()
 
     def stop(self) -> None:
         with self.lock:
             self._stopping = True
             self._wake.notify()
         self._timer.join(timeout=5)
+
+    def persist(self, call: c.Call | None = None) -> None:
+        """Write what the last call changed to the store, if queues are durable, before its
+        answer goes out (server/store.py). Under the lock."""
+        if self.store is None:
+            return
+        with self.lock:
+            rewrite = None
+            if isinstance(call, c.R_SetUserAcknowledgementClass) and call.phContext:
+                desc = self.remote_read.descriptor(call.phContext)
+                if desc is not None:  # the call changed an attribute of one message
+                    rewrite = (desc.queue_reference.pathname, call.LookupId)
+            self.store.sync(self.env, rewrite)
 
     # ------------------------------------------------------------------ helpers
     def now_ms(self) -> int:
@@ -199,12 +216,17 @@ class ReferenceQueueManager:
                 self.remote_read.call(c.R_CancelReceive(phContext=context,
                                                         dwRequestId=request))
             self._deliver()
+            self.persist()
 
     def _timer_loop(self) -> None:
         with self.lock:
             while not self._stopping:
                 self._advance()
                 self._deliver()
+                try:
+                    self.persist()
+                except Exception:  # the next call's sync writes it, or fails that call
+                    log.exception("writing the store after a timer failed")
                 deadline = self.env.next_deadline()
                 wait = 1.0 if deadline is None else max(0.0, (deadline - self.now_ms()) / 1000)
                 self._wake.wait(timeout=min(wait, 1.0) + 0.001)

@@ -44,7 +44,7 @@ from urllib.parse import unquote
 
 from model.adm import MessagePositionState
 from model.message_ops import enqueue_message
-from server.provision import ProvisionError, arrival_time, make_message, provision
+from server.provision import ProvisionError, arrival_time, make_message
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
@@ -55,6 +55,11 @@ class ControlApi:
 
     def __init__(self, app: Any):
         self.app = app
+
+    @property
+    def store(self) -> Any:
+        """The server's store (server/store.py) when its queues are durable, else None."""
+        return getattr(self.app, "store", None)
 
     @property
     def env(self):
@@ -84,18 +89,12 @@ class ControlApi:
         return out
 
     def create_queue(self, spec: dict) -> dict:
-        from model.adm import QueueType
+        from server.provision import create_queue_from_spec
 
-        spec = dict(spec)
-        queue_type = spec.pop("queue_type", None)
-        if queue_type not in (None, "Private", "Connector"):
-            raise ProvisionError("queue_type: Private or Connector")
         with self.app.lock:
-            made = provision(json.dumps({"queues": [spec]}), "request", env=self.env)
-            [queue] = made.queues.values()
-            if queue_type == "Connector":
-                queue.queue_type = QueueType.Connector
-                queue.private_queue_number = None
+            queue = create_queue_from_spec(self.env, spec)
+            if self.store is not None:
+                self.store.remember_queue(queue.pathname, {**spec, "messages": []})
             return {"path": queue.pathname}
 
     #: the QueueManager attributes POST /queue_manager sets: the configuration a queue manager
@@ -134,6 +133,8 @@ class ControlApi:
         with self.app.lock:
             queue = self._queue(path)
             status = delete_queue(self.env, queue, skip_directory=True)
+            if self.store is not None:
+                self.store.forget_queue(queue.pathname)
             return {"status": int(getattr(status, "value", status) or 0)
                     if isinstance(status, int) else str(status)}
 
@@ -222,6 +223,8 @@ class ControlApi:
             deleted = 0
             for q in [q for q in qm.queue_collection if q.pathname]:
                 delete_queue(self.env, q, skip_directory=True)
+                if self.store is not None:
+                    self.store.forget_queue(q.pathname)
                 if q in qm.queue_collection:
                     qm.queue_collection.remove(q)
                 deleted += 1
@@ -258,33 +261,41 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                 raise ProvisionError("request body must be a JSON object")
             return data
 
+        def _done(self, status: int, payload: Any) -> None:
+            """The answer to a request that changed the queue manager, sent once the store
+            (if any) holds the change."""
+            persist = getattr(api.app, "persist", None)  # a server with durable queues
+            if persist is not None:
+                persist()
+            self._send(status, payload)
+
         def _route(self, method: str) -> None:
             parts = [unquote(p) for p in self.path.split("?", 1)[0].strip("/").split("/") if p]
             try:
                 if method == "GET" and parts == ["queues"]:
-                    return self._send(200, api.queues())
+                    return self._send(200, api.queues())  # reads only
                 if method == "POST" and parts == ["queues"]:
-                    return self._send(201, api.create_queue(self._body()))
+                    return self._done(201, api.create_queue(self._body()))
                 if method == "DELETE" and len(parts) == 2 and parts[0] == "queues":
-                    return self._send(200, api.delete_queue(parts[1]))
+                    return self._done(200, api.delete_queue(parts[1]))
                 if (method == "POST" and len(parts) == 3 and parts[0] == "queues"
                         and parts[2] == "messages"):
-                    return self._send(201, api.send(parts[1], self._body()))
+                    return self._done(201, api.send(parts[1], self._body()))
                 if (method == "POST" and len(parts) == 3 and parts[0] == "transactions"
                         and parts[2] in ("commit", "abort")):
                     try:
                         identifier = bytes.fromhex(parts[1])
                     except ValueError:
                         raise ProvisionError("transaction identifier: not hexadecimal") from None
-                    return self._send(200, api.end_transaction(identifier, parts[2] == "commit"))
+                    return self._done(200, api.end_transaction(identifier, parts[2] == "commit"))
                 if method == "POST" and parts == ["queue_manager"]:
-                    return self._send(200, api.configure(self._body()))
+                    return self._done(200, api.configure(self._body()))
                 if method == "POST" and parts == ["outgoing"]:
-                    return self._send(201, api.open_outgoing(self._body()))
+                    return self._done(201, api.open_outgoing(self._body()))
                 if method == "POST" and parts == ["settings"]:
-                    return self._send(200, api.settings(self._body()))
+                    return self._done(200, api.settings(self._body()))
                 if method == "POST" and parts == ["reset"]:
-                    return self._send(200, api.reset())
+                    return self._done(200, api.reset())
                 return self._send(404, {"error": f"no route {method} /{'/'.join(parts)}"})
             except LookupError as exc:
                 return self._send(404, {"error": str(exc).strip("'\"")})

@@ -24,6 +24,7 @@ class Running:
     rpc: Any
     epm: Any
     control: Any
+    store: Any = None
 
     def endpoints(self) -> list[str]:
         host, port = self.rpc.address
@@ -40,12 +41,16 @@ class Running:
             if part is not None:
                 part.stop()
         self.handler.stop()
+        if self.store is not None:
+            self.store.close()
 
 
 def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | None = None,
           queues: str | None = None, control_port: int | None = None,
-          faults: Any = None) -> Running:
-    """``faults``: a server.faults.Faults to install (testing a validator only)."""
+          faults: Any = None, store: str | None = None,
+          store_sync: str = "FULL") -> Running:
+    """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
+    directory that keeps recoverable messages across restarts (server/store.py)."""
     from server.app import serve
     from server.control import ControlServer
 
@@ -54,10 +59,23 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
                else Environment(new_queue_manager(None)))
     except ProvisionError as exc:
         raise ServeError(str(exc)) from None
+    durable = None
+    if store is not None:
+        from server.provision import create_queue_from_spec
+        from server.store import Store, StoreError
+
+        try:
+            durable = Store(store, store_sync)
+            durable.attach(env, create_queue_from_spec)
+        except (StoreError, ProvisionError) as exc:
+            if durable is not None:
+                durable.close()
+            raise ServeError(str(exc)) from None
     try:
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port)
     except OSError as exc:
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    handler.store = durable
     if faults is not None:
         faults.install(handler)
     control = None
@@ -69,7 +87,7 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
             handler.stop()
             raise ServeError(f"cannot listen on {host}:{control_port} for the control API: "
                              f"{exc.strerror or exc}") from None
-    return Running(handler, rpc, epm, control)
+    return Running(handler, rpc, epm, control, durable)
 
 
 def run(args: Any) -> int:
@@ -82,7 +100,9 @@ def run(args: Any) -> int:
         except FaultError as exc:
             raise ServeError(str(exc)) from None
     running = start(host=args.host, port=args.port, epm_port=args.epm_port,
-                    queues=args.queues, control_port=args.control_port, faults=faults)
+                    queues=args.queues, control_port=args.control_port, faults=faults,
+                    store=getattr(args, "store", None),
+                    store_sync=getattr(args, "store_sync", "FULL"))
     if faults is not None:
         print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
               f"at rate {faults.rate}", flush=True)

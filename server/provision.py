@@ -146,7 +146,7 @@ def arrival_time() -> int:
 MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
                           "dead_letter_queue", "soap_envelope", "compound_message",
                           "soap_header", "soap_body", "received_from", "direct",
-                          "sent_time", "time_to_reach_queue"})
+                          "sent_time", "time_to_reach_queue", "delivery"})
 
 
 def _host(value: Any, where: str) -> Any:
@@ -199,6 +199,12 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
                       soap_header=_str(spec.get("soap_header", ""), f"{where}.soap_header",
                                        1 << 20),
                       soap_body=_str(spec.get("soap_body", ""), f"{where}.soap_body", 1 << 20))
+    if "delivery" in spec:  # Message.DeliveryGuarantee (MS-MQDMPR/3.1.1.12/R16)
+        from model.adm import MessageDeliveryGuarantee
+
+        _check(spec["delivery"] in ("express", "recoverable"), f"{where}.delivery",
+               "express or recoverable")
+        message.delivery_guarantee = MessageDeliveryGuarantee[spec["delivery"].capitalize()]
     if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
         message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
     if "time_to_reach_queue" in spec:  # Message.TimeToReachQueue, seconds
@@ -300,3 +306,22 @@ def provision_file(path: str | Path, env: Environment | None = None) -> Provisio
     except OSError as exc:
         raise ProvisionError(f"{path}: cannot read ({exc.strerror})") from None
     return provision(text, str(p), env)
+
+
+def create_queue_from_spec(env: Environment, spec: dict) -> Queue:
+    """A queue from a control API spec (``POST /queues``: a queues[] entry and ``queue_type``
+    Private or Connector); server/control.py and the store's restart share it."""
+    import json
+
+    from model.adm import QueueType
+
+    spec = dict(spec)
+    queue_type = spec.pop("queue_type", None)
+    if queue_type not in (None, "Private", "Connector"):
+        raise ProvisionError("queue_type: Private or Connector")
+    made = provision(json.dumps({"queues": [spec]}), "request", env=env)
+    [queue] = made.queues.values()
+    if queue_type == "Connector":
+        queue.queue_type = QueueType.Connector
+        queue.private_queue_number = None
+    return queue
