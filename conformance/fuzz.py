@@ -62,8 +62,8 @@ GOLDEN = Path(__file__).resolve().parent.parent / "captures" / "golden"
 #: the presentation contexts every prelude binds (a client may name any of them)
 CONTEXTS = ((0, c.REMOTEREAD, d.NDR), (1, c.REMOTEREAD, d.NDR64), (2, c.QMMGMT, d.NDR))
 _UUIDS = {c.REMOTEREAD: c.REMOTEREAD_UUID, c.QMMGMT: c.QMMGMT_UUID}
-#: rounds a canary tries before an empty canary queue is a failure (module doc)
-CANARY_ATTEMPTS = 3
+#: seconds a canary refills and retries before an empty canary queue is a failure
+CANARY_PATIENCE = 2.0
 #: the call_id of the probe that ends an input (``Fuzzer._answers``)
 PROBE = 0x7FFFFFF0
 HANDLE_SIZE = 20  # context_handle: attributes (4) + UUID (16), C706 / MS-RPCE 2.2.4.x
@@ -522,11 +522,14 @@ class Fuzzer:
 
     def run_many(self, inputs: Iterator[Input], workers: int = 8) -> None:
         """Run ``inputs`` on ``workers`` connections at a time."""
+        import itertools
         from concurrent.futures import ThreadPoolExecutor
 
+        inputs = iter(inputs)
         with ThreadPoolExecutor(workers, thread_name_prefix="fuzz") as pool:
-            for _ in pool.map(self.run, inputs):
-                pass
+            while batch := list(itertools.islice(inputs, workers * 64)):  # bounded memory
+                for _ in pool.map(self.run, batch):
+                    pass
 
     def _find(self, what: str, item: Input) -> None:
         with self._lock:
@@ -650,13 +653,14 @@ class Fuzzer:
     def _canary_round(self, client: Any) -> bytes:
         """One round: open the canary queue, peek its first message, close; the body read.
         The queue may have been emptied by an input on the way (an administrator's purge or
-        TIDY through qmmgmt is a legitimate call, and other connections fuzz at the same
-        time): then ``refill`` puts a message back and the round is tried again, up to
-        CANARY_ATTEMPTS times."""
+        TIDY through qmmgmt is a legitimate call, and a hundred of them pipelined purge for a
+        while): then ``refill`` puts a message back and the round is tried again, for up to
+        CANARY_PATIENCE seconds."""
         from model.status import MQ_ERROR_IO_TIMEOUT
         from wire.packet import decode_packet
 
-        for attempt in range(1, CANARY_ATTEMPTS + 1):
+        give_up = time.monotonic() + CANARY_PATIENCE
+        while True:
             opened = client.call(c.R_OpenQueue(pQueueFormat=self.canary_format,
                                                dwAccess=c.PEEK_ACCESS, pClientId=uuid.uuid4()))
             if opened.raised:
@@ -670,7 +674,8 @@ class Fuzzer:
                 closed = client.call(c.R_CloseQueue(pphContext=opened.pphContext))
             if closed.raised or closed.status:
                 raise AssertionError(f"R_CloseQueue answered {closed.status:#010x}")
-            if peek.status == MQ_ERROR_IO_TIMEOUT and attempt < CANARY_ATTEMPTS and self.refill:
+            if peek.status == MQ_ERROR_IO_TIMEOUT and self.refill \
+                    and time.monotonic() < give_up:
                 self.canary_state.refills += 1
                 self.refill(self.canary_queue, self.canary_body)
                 continue
@@ -679,7 +684,6 @@ class Fuzzer:
             packet = peek.ppPacketSections[0].pSectionBuffer or b""
             offset, size = decode_packet(packet).message_body
             return packet[offset:offset + size]
-        raise AssertionError("unreachable")
 
 
 def _short(value: Any) -> str:

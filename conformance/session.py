@@ -176,7 +176,7 @@ class Suite:
             endpoint, url = self._running.endpoint, self._running.control_url
         target = RpcTarget(endpoint, spec.ndr64, name=spec.name, capabilities=self.capabilities,
                            timeout=spec.timeout, epm_port=spec.epm_port,
-                           computer_name=spec.computer_name)
+                           computer_name=spec.computer_name, credentials=spec.credentials)
         return target, self._sut(url), target.port
 
     def _sut(self, url: str | None) -> SutControl:

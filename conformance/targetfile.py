@@ -7,7 +7,11 @@ ndr64: false                     # bind RemoteRead with NDR64
 computer_name: MQREF             # the target's NetBIOS name, used in queue format names
 epm_port: 135                    # endpoint mapper, when the endpoint has no [port]
 timeout: 10                      # seconds per call
-credentials: {user: x, password: y}   # placeholder: not used yet
+credentials:                     # NTLM (MS-RPCE RPC_C_AUTHN_WINNT); omit: unauthenticated
+  user: alice
+  password_env: MQ_PASSWORD      # or password: ... or nt_hash: <32 hex digits>
+  domain: MQREF                  # optional
+  level: integrity               # connect | integrity (default) | privacy
 capabilities: {ndr64: true, transactions: true, subqueues: true, move: true, qmmgmt: true}
 sut_control:
   kind: reference                # reference | command | none
@@ -51,7 +55,7 @@ class TargetSpec:
     computer_name: str = "MQREF"
     epm_port: int = 135
     timeout: float = 10.0
-    credentials: dict = field(default_factory=dict)
+    credentials: Any = None  # wire.client.Credentials
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     sut_kind: str = "reference"
     sut_url: str | None = None
@@ -94,9 +98,7 @@ def parse(data: Any, source: str = "<target>", catalog: Any = None) -> TargetSpe
               f"{source}: timeout", "must be a positive number of seconds")
         spec.timeout = float(v)
     if "credentials" in data:
-        _need(isinstance(data["credentials"], dict), f"{source}: credentials",
-              "must be a mapping")
-        spec.credentials = dict(data["credentials"])
+        spec.credentials = _credentials(data["credentials"], f"{source}: credentials")
     caps = data.get("capabilities", {})
     _need(isinstance(caps, dict), f"{source}: capabilities", "must be a mapping")
     for k, v in caps.items():
@@ -185,3 +187,41 @@ def load(target: str, catalog: Any = None) -> TargetSpec:
         raise TargetFileError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") \
             from None
     return parse(data, target, catalog)
+
+
+LEVELS = {"connect": 2, "integrity": 5, "privacy": 6}
+
+
+def _credentials(data: Any, where: str) -> Any:
+    """The credentials mapping (module doc); errors never quote a secret."""
+    import os
+
+    from wire.client import Credentials
+
+    _need(isinstance(data, dict), where, "must be a mapping")
+    unknown = set(data) - {"user", "password", "password_env", "nt_hash", "domain", "level"}
+    _need(not unknown, where, f"unknown key(s) {sorted(unknown)}")
+    user = data.get("user")
+    _need(isinstance(user, str) and bool(user), f"{where}.user", "must be a user name")
+    secrets = [k for k in ("password", "password_env", "nt_hash") if k in data]
+    _need(len(secrets) == 1, where, "give exactly one of password, password_env, nt_hash")
+    password, nt_hash = "", ""
+    if "password" in data:
+        _need(isinstance(data["password"], str) and bool(data["password"]),
+              f"{where}.password", "must be a non-empty string")
+        password = data["password"]
+    elif "password_env" in data:
+        name = data["password_env"]
+        _need(isinstance(name, str) and bool(os.environ.get(name)), f"{where}.password_env",
+              f"the environment variable {name!s:.64} is not set")
+        password = os.environ[name]
+    else:
+        _need(isinstance(data["nt_hash"], str)
+              and re.fullmatch(r"[0-9a-fA-F]{32}", data["nt_hash"]) is not None,
+              f"{where}.nt_hash", "must be 32 hexadecimal digits")
+        nt_hash = data["nt_hash"]
+    domain = data.get("domain", "")
+    _need(isinstance(domain, str), f"{where}.domain", "must be a string")
+    level = data.get("level", "integrity")
+    _need(level in LEVELS, f"{where}.level", f"must be one of {', '.join(LEVELS)}")
+    return Credentials(user, password, domain, nt_hash, LEVELS[level])

@@ -170,7 +170,7 @@ class RpcTarget:
     def __init__(self, endpoint: str, ndr64: bool = False, name: str | None = None,
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
                  epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
-                 recorder=None):
+                 recorder=None, credentials=None):
         from wire.client import ArgumentError, RpcClient, RpcError
 
         self.endpoint = endpoint
@@ -179,7 +179,8 @@ class RpcTarget:
         self.capabilities = capabilities or Capabilities()
         self.computer_name = computer_name
         self.recorder = recorder if recorder is not None else RECORDER
-        self._options = {"timeout": timeout, "epm_port": epm_port}
+        # every connection this target opens (second clients, replays) authenticates alike
+        self._options = {"timeout": timeout, "epm_port": epm_port, "credentials": credentials}
         self.client = RpcClient(assoc_group=assoc_group, recorder=self.recorder,
                                 **self._options)
         try:

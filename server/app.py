@@ -68,6 +68,8 @@ class ReferenceQueueManager:
         self._stopping = False
         #: a server.store.Store when queues are durable (``mqconform serve --store``)
         self.store: Any = None
+        #: server/security.py Security: accounts, administrators, the queues' access lists
+        self.security: Any = None
         self._timer = threading.Thread(target=self._timer_loop, name="model-timers",
                                        daemon=True)
         self._timer.start()
@@ -92,10 +94,16 @@ class ReferenceQueueManager:
             if refused:
                 return Reply.fault(refused)
             self._advance()
+            denied = self._access_before(conn, call, ndr64)
+            if denied is not None:
+                return denied
             token = next(self._tokens)
             server = self.remote_read if name == c.REMOTEREAD else self.qmmgmt
             out = server.call(call, token=token) if server is self.remote_read \
                 else server.call(call)
+            denied = self._access_after(conn, call, out, ndr64)
+            if denied is not None:
+                return denied
             if isinstance(out, Pending):
                 waiter = Waiter(on_abandon=lambda: self._abandon(token))
                 self._waiting[token] = (waiter, call, conn, ndr64)
@@ -130,6 +138,57 @@ class ReferenceQueueManager:
             self._stopping = True
             self._wake.notify()
         self._timer.join(timeout=5)
+
+    # ------------------------------------------------------------------ access checks
+    def _access_before(self, conn: Connection, call: c.Call, ndr64: bool) -> Reply | None:
+        """MS-MQMR 3: the caller of qmmgmt MUST be an administrator; MS-MQRR 2.1: the caller's
+        identity for method-specific checks (R_PurgeQueue: the queue's purge right). None
+        when the call may go on. In unauthenticated mode an anonymous caller may do all."""
+        security = self.security
+        if security is None:
+            return None
+        user = getattr(conn, "identity", None)
+        if call.interface == c.QMMGMT and (security.required or user is not None) \
+                and not security.administrator(user):
+            log.info("%s: %s refused: %s is not an administrator", conn, type(call).__name__,
+                     user or "an anonymous caller")
+            return self._denied(call, ndr64)
+        if isinstance(call, c.R_PurgeQueue) and call.phContext:
+            desc = self.remote_read.descriptor(call.phContext)
+            if desc is not None and not security.allows(
+                    _base_path(desc.queue_reference.pathname), "purge", user):
+                return self._denied(call, ndr64)
+        return None
+
+    def _access_after(self, conn: Connection, call: c.Call, out: Any,
+                      ndr64: bool) -> Reply | None:
+        """R_OpenQueue / R_OpenQueueForMove: the opened queue's access list for the access
+        asked for; a refused open is closed again and answered MQ_ERROR_ACCESS_DENIED."""
+        security = self.security
+        if security is None or not isinstance(call, OPENING_CALLS) or isinstance(out, Pending) \
+                or out.result.raised or not out.result.pphContext:
+            return None
+        handle = bytes(out.result.pphContext)
+        desc = self.remote_read.descriptor(handle)
+        if desc is None:
+            return None
+        user = getattr(conn, "identity", None)
+        right = "peek" if call.dwAccess == c.PEEK_ACCESS else "receive"
+        if security.allows(_base_path(desc.queue_reference.pathname), right, user):
+            return None
+        self.remote_read.call(c.R_CloseQueue(pphContext=handle))
+        log.info("%s: %s of %s refused: %s may not %s", conn, type(call).__name__,
+                 desc.queue_reference.pathname, user or "an anonymous caller", right)
+        return self._denied(call, ndr64)
+
+    @staticmethod
+    def _denied(call: c.Call, ndr64: bool) -> Reply:
+        from model.status import MQ_ERROR_ACCESS_DENIED
+
+        if type(call) in c.VOID_METHODS:  # an RPC exception carrying the HRESULT
+            return Reply.fault(MQ_ERROR_ACCESS_DENIED)
+        result = c.RESULTS[type(call)](status=MQ_ERROR_ACCESS_DENIED)
+        return Reply.stub(ndr.encode_response(call, result, ndr64))
 
     def persist(self, call: c.Call | None = None) -> None:
         """Write what the last call changed to the store, if queues are durable, before its
@@ -232,14 +291,22 @@ class ReferenceQueueManager:
                 self._wake.wait(timeout=min(wait, 1.0) + 0.001)
 
 
+def _base_path(pathname: str) -> str:
+    """A subqueue's access list is its queue's (MS-MQDMPR 3.1.1.2: a subqueue is a part of its
+    queue)."""
+    return pathname.split(";", 1)[0]
+
+
 def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: int | None = None,
-          **rpc_options: Any):
-    """Start the reference queue manager; returns (handler, rpc_server, endpoint_mapper)."""
+          security: Any = None, **rpc_options: Any):
+    """Start the reference queue manager; returns (handler, rpc_server, endpoint_mapper).
+    ``security``: server/security.py (who may call and do what); None: anyone, anything."""
     from server.epm import EndpointMapper
     from server.rpc import RpcServer
 
     handler = ReferenceQueueManager(env)
-    rpc = RpcServer(handler, host=host, port=port, **rpc_options).start()
+    handler.security = security
+    rpc = RpcServer(handler, host=host, port=port, security=security, **rpc_options).start()
     # the addresses that name this computer in a DIRECT=TCP format name (MS-MQMQ 2.1.2; MS-MQRR
     # 2.2.3 supports TCP): the one it listens on, and loopback (model/queue_management.py
     # _is_local_machine reads env.local_addresses)

@@ -92,7 +92,7 @@ class ControlApi:
         from server.provision import create_queue_from_spec
 
         with self.app.lock:
-            queue = create_queue_from_spec(self.env, spec)
+            queue = create_queue_from_spec(self.env, spec, getattr(self.app, "security", None))
             if self.store is not None:
                 self.store.remember_queue(queue.pathname, {**spec, "messages": []})
             return {"path": queue.pathname}

@@ -53,10 +53,15 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
     directory that keeps recoverable messages across restarts (server/store.py)."""
     from server.app import serve
     from server.control import ControlServer
+    from server.security import Security
 
     try:
-        env = (provision_file(queues).env if queues
-               else Environment(new_queue_manager(None)))
+        if queues:
+            provisioned = provision_file(queues)
+            env, security = provisioned.env, provisioned.security
+        else:
+            env = Environment(new_queue_manager(None))
+            security = Security(domain=env.local_queue_manager.computer_name)
     except ProvisionError as exc:
         raise ServeError(str(exc)) from None
     durable = None
@@ -66,13 +71,14 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
 
         try:
             durable = Store(store, store_sync)
-            durable.attach(env, create_queue_from_spec)
+            durable.attach(env, lambda e, spec: create_queue_from_spec(e, spec, security))
         except (StoreError, ProvisionError) as exc:
             if durable is not None:
                 durable.close()
             raise ServeError(str(exc)) from None
     try:
-        handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port)
+        handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port,
+                                  security=security)
     except OSError as exc:
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     handler.store = durable

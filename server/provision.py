@@ -66,6 +66,8 @@ class ProvisionError(ValueError):
 class Provisioned:
     env: Environment
     queues: dict[str, Queue]
+    #: server/security.py: who may call, and the queues' access lists
+    security: Any = None
 
 
 def _check(cond: bool, where: str, why: str) -> None:
@@ -104,7 +106,7 @@ def load_document(text: str, source: str = "<queues>") -> dict:
     if data is None:
         return {}
     _check(isinstance(data, dict), source, "the document must be a mapping")
-    unknown = set(data) - {"queue_manager", "queues"}
+    unknown = set(data) - {"queue_manager", "queues", "security"}
     _check(not unknown, source, f"unknown key(s) {sorted(unknown)}")
     return data
 
@@ -247,12 +249,22 @@ def _status_name(status: Any) -> str:
 
 
 def provision(text: str, source: str = "<queues>", env: Environment | None = None,
-              now_ms: int = 0) -> Provisioned:
-    """Build (or extend) a queue manager from a provisioning document."""
+              now_ms: int = 0, security: Any = None) -> Provisioned:
+    """Build (or extend) a queue manager from a provisioning document. ``security``: the
+    server's (server/security.py) when extending; built from the document otherwise."""
+    from server.security import SecurityError, parse_access, parse_security
+
     data = load_document(text, source)
     if env is None:
         env = Environment(new_queue_manager(data.get("queue_manager")), now=now_ms)
     qm = env.local_queue_manager
+    try:
+        if security is None:
+            security = parse_security(data.get("security"), qm.computer_name)
+        elif "security" in data:
+            raise SecurityError("security: only the provisioning file has one")
+    except SecurityError as exc:
+        raise ProvisionError(str(exc)) from None
     queues_spec = data.get("queues") or []
     _check(isinstance(queues_spec, list), "queues", "must be a list")
     created: dict[str, Queue] = {}
@@ -260,7 +272,7 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
         where = f"queues[{i}]"
         _check(isinstance(spec, dict), where, "must be a mapping")
         unknown = set(spec) - {"path", "label", "transactional", "quota", "journal_quota",
-                               "subqueues", "messages"}
+                               "subqueues", "messages", "access"}
         _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
         path = _str(spec.get("path"), f"{where}.path", 124)
         pathname = _pathname(path, qm.computer_name, f"{where}.path")
@@ -281,6 +293,12 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
                f"Create Queue refused it ({_status_name(result.status)})")
         new_queue = result.queue
         created[pathname.lower()] = new_queue
+        if "access" in spec:
+            try:
+                security.access[new_queue.pathname.lower()] = parse_access(
+                    spec["access"], f"{where}.access", security)
+            except SecurityError as exc:
+                raise ProvisionError(str(exc)) from None
         for j, name in enumerate(spec.get("subqueues") or []):
             sub_where = f"{where}.subqueues[{j}]"
             _check(isinstance(name, str) and name and ";" not in name and len(name) <= 32,
@@ -296,7 +314,7 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
             message.arrival_time = arrival_time()
             status = enqueue_message(env, new_queue, message)
             _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")
-    return Provisioned(env, created)
+    return Provisioned(env, created, security)
 
 
 def provision_file(path: str | Path, env: Environment | None = None) -> Provisioned:
@@ -308,7 +326,7 @@ def provision_file(path: str | Path, env: Environment | None = None) -> Provisio
     return provision(text, str(p), env)
 
 
-def create_queue_from_spec(env: Environment, spec: dict) -> Queue:
+def create_queue_from_spec(env: Environment, spec: dict, security: Any = None) -> Queue:
     """A queue from a control API spec (``POST /queues``: a queues[] entry and ``queue_type``
     Private or Connector); server/control.py and the store's restart share it."""
     import json
@@ -319,7 +337,11 @@ def create_queue_from_spec(env: Environment, spec: dict) -> Queue:
     queue_type = spec.pop("queue_type", None)
     if queue_type not in (None, "Private", "Connector"):
         raise ProvisionError("queue_type: Private or Connector")
-    made = provision(json.dumps({"queues": [spec]}), "request", env=env)
+    if security is None:
+        from server.security import Security
+
+        security = Security()
+    made = provision(json.dumps({"queues": [spec]}), "request", env=env, security=security)
     [queue] = made.queues.values()
     if queue_type == "Connector":
         queue.queue_type = QueueType.Connector

@@ -28,6 +28,7 @@ thread raise out of its loop or wait forever.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import itertools
 import logging
@@ -40,15 +41,21 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from wire import dcerpc as d
 
 log = logging.getLogger(__name__)
 
 #: MS-RPCE 2.2.2.14 features this server grants: it keeps the connection after an orphaned
-#: PDU (3.3.1.5.10); it does no authentication, so no security context multiplexing.
+#: PDU (3.3.1.5.10); one security context per connection, so no security context multiplexing.
 SERVER_FEATURES = d.KEEP_CONNECTION_ON_ORPHAN
+#: MS-RPCE 3.2.3.5.1 / 3.3.3.5.1: a caller an authorization policy turns away gets fault 5
+#: (ERROR_ACCESS_DENIED): no authentication where it is required, or too low a level
+RPC_S_ACCESS_DENIED = 0x00000005
+#: a signed PDU whose verifier is missing, is not this connection's, or does not verify
+#: (RPC_S_SEC_PKG_ERROR: "a security package-specific error occurred")
+RPC_S_SEC_PKG_ERROR = 0x00000721
 
 #: the fault statuses a failure inside the handler turns into (MS-RPCE 3.1.3.5.2: an octet
 #: stream the stub cannot decode is 0x6F7; anything else is unspecified)
@@ -294,6 +301,13 @@ class Connection:
         self.bound = False
         self.assoc_group_id = 0
         self.features = 0
+        #: authentication (server/ntlm.py): the acceptor while binding, then the account;
+        #: ``identity`` is the authenticated user's name, None for an anonymous caller
+        self.ntlm: Any = None
+        self.identity: str | None = None
+        self.auth_level = 1  # RPC_C_AUTHN_LEVEL_NONE until an rpc_auth_3 completes
+        self.auth_context_id = 0
+        self.auth_failed = False
         # until a bind negotiates them: what C706 lets us assume of any peer
         self.max_xmit_frag = min(server.max_frag, d.MUST_RECV_FRAG_SIZE)
         self.max_recv_frag = self.max_xmit_frag
@@ -454,13 +468,18 @@ class Connection:
         elif isinstance(body, d.Bind):
             self._on_bind(pdu, alter=False)
         elif isinstance(body, d.Request):
-            self._on_request(pdu)
-        elif isinstance(body, d.Orphaned):
-            self._on_orphaned(pdu.call_id)
-        elif isinstance(body, d.CoCancel):
-            self._on_cancel(pdu.call_id)
-        elif isinstance(body, d.Auth3 | d.Shutdown):
-            pass  # rpc_auth_3 completes an authentication we never start; shutdown is ours
+            self._on_request(pdu, raw)
+        elif isinstance(body, d.Orphaned | d.CoCancel):
+            if self.identity is not None and pdu.auth is not None:
+                self._verify(pdu, raw)  # a signed PDU counts in the client's sequence
+            if isinstance(body, d.Orphaned):
+                self._on_orphaned(pdu.call_id)
+            else:
+                self._on_cancel(pdu.call_id)
+        elif isinstance(body, d.Auth3):
+            self._on_auth3(pdu)
+        elif isinstance(body, d.Shutdown):
+            pass  # shutdown is the server's to send
         else:  # bind_ack, response, fault, ...: server-to-client PDUs (C706 12.6.4)
             raise _Closing(f"a client does not send {d.PType(pdu.ptype).name}")
 
@@ -502,14 +521,16 @@ class Connection:
         if alter and not self.bound:
             self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
             return
+        challenge = None
         if pdu.auth is not None:
-            # this server runs no security provider
-            if alter:
-                self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
-            else:
-                nak = d.BindNak(d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED)
-                self._send([d.encode_pdu(nak, h.call_id)])
-            return
+            challenge = self._bind_auth(pdu.auth, alter)
+            if challenge is None:
+                if alter:
+                    self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+                else:
+                    nak = d.BindNak(d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED)
+                    self._send([d.encode_pdu(nak, h.call_id)])
+                return
         if not b.contexts:
             if alter:
                 self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
@@ -545,19 +566,137 @@ class Connection:
             port = str(self.server.address[1]).encode("ascii")
             body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id, port,
                              results)
-        self._send([d.encode_pdu(body, h.call_id, flags)])
+        verifier = None
+        if challenge:  # the CHALLENGE rides in the bind_ack (MS-RPCE 3.3.1.5.2)
+            a = pdu.auth
+            verifier = d.AuthVerifier(a.auth_type, a.auth_level, 0, a.auth_context_id, challenge)
+        self._send([d.encode_pdu(body, h.call_id, flags, auth=verifier)])
+
+    # authentication (server/ntlm.py; MS-RPCE 3.3.1.5.2)
+
+    def _bind_auth(self, auth: d.AuthVerifier, alter: bool) -> bytes | None:
+        """A bind's (or alter_context's) verifier: the CHALLENGE to send back, b"" for one that
+        needs no answer (alter_context on an established context), None to refuse."""
+        from server.ntlm import AUTHN_WINNT, LEVELS, AuthError, NtlmAcceptor
+
+        security = self.server.security
+        if security is None or not security.accounts or auth.auth_type != AUTHN_WINNT \
+                or auth.auth_level not in LEVELS.values():
+            log.info("%r: refused an authenticated bind (type %d, level %d)", self,
+                     auth.auth_type, auth.auth_level)
+            return None
+        if alter and self.identity is not None:
+            ok = (auth.auth_context_id == self.auth_context_id
+                  and auth.auth_level == self.auth_level)
+            return b"" if ok else None
+        if self.ntlm is not None:  # one security context per connection
+            return None
+        acceptor = NtlmAcceptor(security.accounts, security.domain, security.domain)
+        try:
+            challenge = acceptor.negotiate(auth.auth_value)
+        except AuthError as exc:
+            log.info("%r: NTLM negotiation refused: %s", self, exc)
+            return None
+        self.ntlm = acceptor
+        self.auth_context_id = auth.auth_context_id
+        self._pending_level = auth.auth_level
+        return challenge
+
+    def _on_auth3(self, pdu: d.Pdu) -> None:
+        """rpc_auth_3 (MS-RPCE 2.2.2.10): the AUTHENTICATE leg; no answer either way. A
+        failure leaves the caller anonymous (and refused where authentication is
+        required)."""
+        from server.ntlm import AuthError
+
+        a = pdu.auth
+        if self.ntlm is None or self.identity is not None or a is None \
+                or a.auth_context_id != self.auth_context_id:
+            log.info("%r: rpc_auth_3 without a security context under way; ignored", self)
+            return
+        try:
+            account = self.ntlm.authenticate(a.auth_value)
+        except AuthError as exc:
+            log.info("%r: authentication failed: %s", self, exc)
+            self.ntlm = None
+            self.auth_failed = True
+            return
+        self.identity = account.name
+        self.auth_level = self._pending_level
+        log.info("%r: authenticated %s at level %d", self, account.identity, self.auth_level)
+
+    def _verify(self, pdu: d.Pdu, raw: bytes) -> tuple[int, bytes | None]:
+        """A PDU of an authenticated connection at packet integrity or privacy: (0, the
+        body's clear octets before the verifier's padding is cut, or None when the PDU is not
+        sealed) or (a fault status, None)."""
+        from server.ntlm import SIGNATURE_SIZE
+
+        a = pdu.auth
+        if self.auth_level < 5:  # connect level: PDUs carry no signature
+            return 0, None
+        if a is None or a.auth_level != self.auth_level or \
+                a.auth_context_id != self.auth_context_id or len(a.auth_value) != SIGNATURE_SIZE:
+            return RPC_S_SEC_PKG_ERROR, None
+        h = pdu.header
+        trailer = h.frag_length - h.auth_length - d.SEC_TRAILER_SIZE
+        start = d.HEADER_SIZE + (8 if isinstance(pdu.body, d.Request) else 0) + (
+            16 if isinstance(pdu.body, d.Request) and pdu.body.object is not None else 0)
+        clear = None
+        signed = raw[:-SIGNATURE_SIZE]
+        if self.auth_level == 6 and isinstance(pdu.body, d.Request):
+            clear = self.ntlm.unseal(raw[start:trailer])
+            signed = raw[:start] + clear + raw[trailer:-SIGNATURE_SIZE]
+        if not self.ntlm.verify(signed, a.auth_value):
+            log.info("%r: a PDU's signature does not verify", self)
+            return RPC_S_SEC_PKG_ERROR, None
+        return 0, clear
+
+    def _admit(self, pdu: d.Pdu, raw: bytes) -> tuple[int, d.Pdu]:
+        """The authentication checks of a request PDU: (fault status or 0, the PDU with its
+        stub in the clear)."""
+        security = self.server.security
+        if self.identity is None:
+            if self.auth_failed:  # the caller tried and did not prove who it is
+                return RPC_S_ACCESS_DENIED, pdu
+            if pdu.auth is not None:  # a verifier without a security context
+                return d.NCA_S_PROTO_ERROR, pdu
+            if security is not None and security.required:
+                return RPC_S_ACCESS_DENIED, pdu
+            return 0, pdu
+        status, clear = self._verify(pdu, raw)
+        if status:
+            return status, pdu
+        if clear is not None:
+            pad = pdu.auth.auth_pad_length if pdu.auth else 0
+            stub = clear[:len(clear) - pad] if pad else clear
+            pdu = dataclasses.replace(pdu, body=dataclasses.replace(pdu.body, stub=stub))
+        if security is not None and security.required and self.auth_level < security.level:
+            return RPC_S_ACCESS_DENIED, pdu
+        return 0, pdu
+
+    def _protect(self, pdu: bytes) -> bytes:
+        """Sign (and at packet privacy, seal) one response PDU encoded with a 16-octet
+        placeholder signature."""
+        from server.ntlm import SIGNATURE_SIZE
+
+        if self.auth_level == 6:
+            end = len(pdu) - SIGNATURE_SIZE - d.SEC_TRAILER_SIZE
+            sealed = self.ntlm.seal(pdu[d.RESPONSE_SIZE:end])
+            signature = self.ntlm.sign(pdu[:-SIGNATURE_SIZE])
+            return pdu[:d.RESPONSE_SIZE] + sealed + pdu[end:-SIGNATURE_SIZE] + signature
+        return pdu[:-SIGNATURE_SIZE] + self.ntlm.sign(pdu[:-SIGNATURE_SIZE])
 
     # request fragments (C706 12.6.4.9; fragment rules of 12.6 "Fragmentation")
 
-    def _on_request(self, pdu: d.Pdu) -> None:
+    def _on_request(self, pdu: d.Pdu, raw: bytes) -> None:
+        status, pdu = self._admit(pdu, raw)
         h, req = pdu.header, pdu.body
         assert isinstance(req, d.Request)
         cid, flags = h.call_id, h.pfc_flags
         first, last = bool(flags & d.PFC_FIRST_FRAG), bool(flags & d.PFC_LAST_FRAG)
         srv = self.server
-        if pdu.auth is not None:  # no security context was ever negotiated
+        if status:
             self._drop_fragments(cid, last)
-            self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)
+            self._fault(cid, req.context_id, status)
             return
         if first:
             self._discarding.discard(cid)
@@ -670,10 +809,18 @@ class Connection:
             frames = []
             remaining = len(reply.data)
             offset = 0
-            for flags, chunk in d.fragment_stub(reply.data, self.max_xmit_frag, d.RESPONSE_SIZE):
+            signed = self.auth_level >= 5
+            # room for the verifier: padding (< 4), sec_trailer (8) and the signature (16)
+            room = self.max_xmit_frag - (32 if signed else 0)
+            for flags, chunk in d.fragment_stub(reply.data, room, d.RESPONSE_SIZE):
                 # C706 12.6.4.10: alloc_hint, the octets of stub still to come
                 body = d.Response(call.context_id, chunk, remaining - offset, cancels)
-                frames.append(d.encode_pdu(body, cid, flags))
+                if signed:
+                    verifier = d.AuthVerifier(0x0A, self.auth_level, 0, self.auth_context_id,
+                                              bytes(16))
+                    frames.append(self._protect(d.encode_pdu(body, cid, flags, auth=verifier)))
+                else:
+                    frames.append(d.encode_pdu(body, cid, flags))
                 offset += len(chunk)
             self._send(frames)
             return True
@@ -716,7 +863,7 @@ class RpcServer:
     def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0,
                  max_frag: int = 5840, *, max_request: int = 8 << 20, max_connections: int = 64,
                  max_calls: int = 64, pdu_timeout: float = 30.0, io_timeout: float = 30.0,
-                 prefer_ndr64: bool = True):
+                 prefer_ndr64: bool = True, security: Any = None):
         if not 64 <= max_frag <= d.MAX_FRAG_LENGTH:
             raise ValueError(f"max_frag {max_frag} is outside 64..{d.MAX_FRAG_LENGTH}")
         self.handler = handler
@@ -729,6 +876,9 @@ class RpcServer:
         self.pdu_timeout = pdu_timeout
         self.io_timeout = io_timeout
         self.prefer_ndr64 = prefer_ndr64
+        #: server/security.py Security: the accounts NTLM checks, whether authentication is
+        #: required and at what level (None: no authentication is offered)
+        self.security = security
         self.stopping = False
         self._listener: socket.socket | None = None
         self._acceptor: threading.Thread | None = None

@@ -197,11 +197,43 @@ class _Dce(DCERPC_v5):
             end = len(body) - (auth_length + 8 if auth_length else 0)
             if end < 8:
                 raise ProtocolError("auth_length exceeds the PDU")
-            stub += body[8:end]
+            clear = body[8:end]
+            if auth_length:
+                clear = self._check_verifier(header, body, end)
+            stub += clear
             if len(stub) > self.max_response:
                 raise ProtocolError(f"response exceeds {self.max_response} octets")
             if flags & _PFC_LAST_FRAG:
                 return bytes(stub)
+
+
+    #: the server's PDUs verified so far (MS-NLMP 3.4.4: each direction counts its own)
+    server_seq = 0
+
+    def _check_verifier(self, header: bytes, body: bytes, end: int) -> bytes:
+        """A response's verifier (MS-RPCE 2.2.2.11): at packet integrity the server's NTLM
+        signature must verify over the PDU, at packet privacy the body is decrypted first;
+        returns the stub octets without the verifier's padding. (impacket's own recv neither
+        verifies nor keeps a sequence for the server's side: its keys are read here.)"""
+        auth_level, pad = body[end + 1], body[end + 2]
+        clear = body[8:end]
+        flags = getattr(self, "_DCERPC_v5__flags", 0)
+        key = getattr(self, "_DCERPC_v5__serverSigningKey", None)
+        handle = getattr(self, "_DCERPC_v5__serverSealingHandle", None)
+        if auth_level >= 5 and key is not None and handle is not None:
+            from impacket import ntlm
+
+            if auth_level == 6:
+                clear = handle(clear)
+            signed = header + body[:8] + clear + body[end:-16]
+            want = ntlm.SIGN(flags, key, signed, self.server_seq, handle).getData()
+            self.server_seq += 1
+            if want != body[-16:]:
+                raise ProtocolError("the response's NTLM signature does not verify "
+                                    "(MS-NLMP 3.4.4)")
+        if pad > len(clear):
+            raise ProtocolError("auth_pad_length exceeds the stub")
+        return clear[:len(clear) - pad]
 
 
 def _sendall(self, data, forceWriteAndx=0, forceRecv=0):
@@ -209,11 +241,33 @@ def _sendall(self, data, forceWriteAndx=0, forceRecv=0):
     self.get_socket().sendall(data)
 
 
-def _open_dce(host: str, port: int, timeout: float | None, recorder: Any = None) -> _Dce:
+@dataclasses.dataclass(frozen=True)
+class Credentials:
+    """Who a client authenticates as (NTLM, MS-RPCE 2.2.1.1.7 RPC_C_AUTHN_WINNT) and at
+    which level (MS-RPCE 2.2.1.1.8: connect 2, integrity 5, privacy 6). ``repr`` never shows
+    the password or hash."""
+
+    user: str
+    password: str = dataclasses.field(default="", repr=False)
+    domain: str = ""
+    nt_hash: str = dataclasses.field(default="", repr=False)  # 32 hex digits, or ""
+    level: int = 5
+
+
+def _open_dce(host: str, port: int, timeout: float | None, recorder: Any = None,
+              credentials: Credentials | None = None) -> _Dce:
     rpc_transport = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{host}[{port}]")
     rpc_transport.set_connect_timeout(timeout)
     rpc_transport.send = types.MethodType(_sendall, rpc_transport)
+    if credentials is not None:
+        rpc_transport.set_credentials(credentials.user, credentials.password,
+                                      credentials.domain, "", credentials.nt_hash)
     dce = _Dce(rpc_transport)
+    if credentials is not None:
+        from impacket.dcerpc.v5 import rpcrt
+
+        dce.set_auth_type(rpcrt.RPC_C_AUTHN_WINNT)
+        dce.set_auth_level(credentials.level)
     try:
         dce.connect()
     except (DCERPCException, OSError) as e:
@@ -255,10 +309,10 @@ class _Association:
 
     def __init__(self, host: str, port: int, interface: str, ndr64: bool,
                  timeout: float | None, max_response: int, assoc_group: int = 0,
-                 recorder: Any = None):
+                 recorder: Any = None, credentials: Credentials | None = None):
         self.interface = interface
         self.port = port
-        self.dce = _open_dce(host, port, timeout, recorder)
+        self.dce = _open_dce(host, port, timeout, recorder, credentials)
         self.dce.max_response = max_response
         self.dce.join_assoc_group = assoc_group
         syntax = NDR64_SYNTAX if ndr64 else NDR_SYNTAX
@@ -291,7 +345,8 @@ class RpcClient:
     """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-5)."""
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
-                 max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None):
+                 max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None,
+                 credentials: Credentials | None = None):
         """``assoc_group``: join this association group (another client's ``assoc_group``),
         so that context handles it opened are valid here, as when a Windows client cancels
         a receive over a second connection of the same binding. ``recorder``: every
@@ -299,6 +354,9 @@ class RpcClient:
         (captures.recorder.Recorder), which then sees every octet sent and received."""
         self.join_assoc_group = assoc_group
         self.recorder = recorder
+        #: NTLM credentials for RemoteRead and qmmgmt (None: unauthenticated); the endpoint
+        #: mapper is always asked without
+        self.credentials = credentials
         self.timeout = timeout
         self.epm_port = epm_port
         self.max_response = max_response
@@ -379,7 +437,7 @@ class RpcClient:
         ndr64 = self.ndr64 and interface == c.REMOTEREAD  # decision 2
         assoc = _Association(self.endpoint.host, self._port(interface), interface, ndr64,
                              self.timeout, self.max_response, self.join_assoc_group,
-                             self.recorder)
+                             self.recorder, self.credentials)
         self._associations[interface] = assoc
         return assoc
 

@@ -1,0 +1,237 @@
+"""Authentication and authorisation of the reference server (server/ntlm.py, server/security.py,
+server/rpc.py), driven by the impacket-based client with NTLM credentials (wire/client.py,
+which also verifies the server's signatures): the three levels, refusals (wrong password,
+unknown user, no authentication, too low a level, a tampered signature), the queues' access
+lists (MS-MQRR 2.1), administrators for qmmgmt (MS-MQMR 3), unauthenticated mode, and no
+secret in any log line or error message."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from model import calls as c
+from model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
+from model.status import MQ_ERROR_ACCESS_DENIED
+from server.main import ServeError, start
+from server.ntlm import nt_hash
+from server.rpc import RPC_S_ACCESS_DENIED, RPC_S_SEC_PKG_ERROR
+from wire.client import Credentials, RpcClient
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRETS = ("alice-pw-7Q", "bob-pw-3Z", "carol-pw-9X")
+SECURE = f"""
+queue_manager: {{computer_name: MQREF}}
+security:
+  authentication: required
+  level: integrity
+  users:
+    - {{name: alice, password: {SECRETS[0]}, administrator: true}}
+    - {{name: bob, password: {SECRETS[1]}}}
+    - {{name: carol, password_env: MQ_TEST_CAROL}}
+queues:
+  - path: private$\\orders
+    messages: [{{body: one}}, {{body: two}}]
+    access: {{peek: ["*"], receive: [alice, carol], purge: [alice]}}
+  - path: private$\\open
+    messages: [{{body: free}}]
+"""
+MACHINE = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
+QUERY = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(1,), apVar=(c.PropVariant(1),))
+ORDERS = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\orders"))
+OPEN = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\open"))
+
+
+@pytest.fixture
+def secure(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("MQ_TEST_CAROL", SECRETS[2])
+    caplog.set_level(logging.DEBUG)
+    path = tmp_path / "queues.yaml"
+    path.write_text(SECURE)
+    r = start(port=0, queues=str(path))
+    yield r
+    r.stop()
+    text = caplog.text + "".join(str(rec.args) for rec in caplog.records)
+    for secret in SECRETS:  # no password, nor its NT hash, in any log line
+        assert secret not in text and nt_hash(secret).hex() not in text.lower()
+
+
+def client(r, user=None, password="", level=5, **kw) -> RpcClient:
+    cl = RpcClient(timeout=5, credentials=Credentials(user, password, level=level, **kw)
+                   if user else None)
+    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]")
+    return cl
+
+
+def open_queue(cl, fmt=ORDERS, access=c.RECEIVE_ACCESS):
+    return cl.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access, pClientId=uuid.uuid4()))
+
+
+def peek(cl, handle):
+    return cl.call(c.R_StartReceive(phContext=handle, ulAction=c.MQ_ACTION_PEEK_CURRENT,
+                                    dwMaxBodySize=64, dwMaxCompoundMessageSize=64))
+
+
+@pytest.mark.req("MS-MQRR/2.1/R3")
+@pytest.mark.parametrize("level", [2, 5, 6], ids=["connect", "integrity", "privacy"])
+def test_alice_authenticates_at_each_level_the_policy_allows(tmp_path, monkeypatch, level):
+    monkeypatch.setenv("MQ_TEST_CAROL", SECRETS[2])
+    path = tmp_path / "queues.yaml"
+    path.write_text(SECURE.replace("level: integrity", "level: connect"))
+    r = start(port=0, queues=str(path))
+    try:
+        cl = client(r, "alice", SECRETS[0], level)
+        opened = open_queue(cl)
+        assert not opened.raised
+        # at integrity and privacy every response was signed, and wire/client.py verified it
+        got = peek(cl, opened.pphContext)
+        assert got.status == 0 and got.ppPacketSections
+        assert cl.call(QUERY).status == 0
+        cl.close()
+    finally:
+        r.stop()
+
+
+def test_a_lower_level_than_required_is_access_denied(secure):
+    cl = client(secure, "alice", SECRETS[0], level=2)  # connect; integrity required
+    opened = open_queue(cl)
+    assert opened.raised and opened.status == RPC_S_ACCESS_DENIED
+
+
+@pytest.mark.parametrize("user,password", [("alice", "wrong"), ("mallory", "x"), (None, "")],
+                         ids=["wrong-password", "unknown-user", "anonymous"])
+def test_no_proof_no_service(secure, user, password):
+    cl = client(secure, user, password)
+    for call in (c.R_GetServerPort(), c.R_OpenQueue(pQueueFormat=OPEN,
+                                                    dwAccess=c.PEEK_ACCESS)):
+        answer = cl.call(call)
+        assert answer.raised and answer.status == RPC_S_ACCESS_DENIED
+
+
+def test_a_tampered_signature_is_refused(secure):
+    cl = client(secure, "alice", SECRETS[0], level=5)
+    assert cl.call(c.R_GetServerPort()).status == secure.rpc.address[1]
+    dce = cl._associations[c.REMOTEREAD].dce
+    dce._DCERPC_v5__clientSigningKey = bytes(16)  # the client signs with the wrong key
+    answer = cl.call(c.R_GetServerPort())
+    assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
+
+
+@pytest.mark.req("MS-MQRR/2.1/R3")
+def test_access_lists_peek_receive_and_purge(secure):
+    bob = client(secure, "bob", SECRETS[1])
+    denied = open_queue(bob)  # bob may peek only
+    assert denied.raised and denied.status == MQ_ERROR_ACCESS_DENIED
+    opened = open_queue(bob, access=c.PEEK_ACCESS)
+    assert not opened.raised and peek(bob, opened.pphContext).status == 0
+    carol = client(secure, "carol", SECRETS[2])  # receive, but not purge
+    handle = open_queue(carol).pphContext
+    assert carol.call(c.R_PurgeQueue(phContext=handle)).status == MQ_ERROR_ACCESS_DENIED
+    alice = client(secure, "alice", SECRETS[0])
+    handle = open_queue(alice).pphContext
+    assert alice.call(c.R_PurgeQueue(phContext=handle)).status == 0
+    # a queue without an access list: any authenticated caller may receive
+    assert not open_queue(bob, OPEN).raised
+    # a refused open leaves no descriptor behind
+    [orders] = [q for q in secure.handler.env.local_queue_manager.queue_collection
+                if q.pathname.endswith("orders")]
+    assert len(orders.open_queue_descriptor_collection) == 3  # bob peek, carol, alice
+
+
+@pytest.mark.req("MS-MQMR/3/R1")
+def test_qmmgmt_is_for_administrators(secure):
+    assert client(secure, "bob", SECRETS[1]).call(QUERY).status == MQ_ERROR_ACCESS_DENIED
+    action = c.R_QMMgmtAction(pObjectFormat=MACHINE, lpwszAction="TIDY")
+    assert client(secure, "bob", SECRETS[1]).call(action).status == MQ_ERROR_ACCESS_DENIED
+    assert client(secure, "alice", SECRETS[0]).call(QUERY).status == 0
+
+
+def test_unauthenticated_mode_lets_anonymous_callers_do_everything(tmp_path):
+    path = tmp_path / "queues.yaml"
+    path.write_text("queues:\n  - path: private$\\orders\n    messages: [{body: one}]\n")
+    r = start(port=0, queues=str(path))
+    try:
+        cl = client(r)
+        handle = open_queue(cl).pphContext
+        assert cl.call(c.R_PurgeQueue(phContext=handle)).status == 0
+        assert cl.call(QUERY).status == 0
+        with pytest.raises(Exception, match="bind"):  # no NTLM is offered without users
+            client(r, "alice", "x")
+    finally:
+        r.stop()
+
+
+def test_optional_authentication_identifies_who_authenticates(tmp_path, monkeypatch):
+    monkeypatch.setenv("MQ_TEST_CAROL", SECRETS[2])
+    path = tmp_path / "queues.yaml"
+    path.write_text(SECURE.replace("authentication: required", "authentication: none")
+                    .replace('peek: ["*"]', 'peek: ["*", anonymous]'))
+    r = start(port=0, queues=str(path))
+    try:
+        anonymous = client(r)
+        assert not open_queue(anonymous, access=c.PEEK_ACCESS).raised
+        assert open_queue(anonymous).status == MQ_ERROR_ACCESS_DENIED  # not on the list
+        assert not open_queue(client(r, "carol", SECRETS[2])).raised
+    finally:
+        r.stop()
+
+
+@pytest.mark.parametrize("text,where", [
+    ("security: {authentication: maybe}", "security.authentication"),
+    ("security: {level: high}", "security.level"),
+    ("security: {authentication: required}", "security.users"),
+    ("security: {users: [{name: a}]}", "give exactly one of password"),
+    ("security: {users: [{name: a, password: s3cr3t-XY, nt_hash: '00'}]}",
+     "give exactly one of password"),
+    ("security: {users: [{name: a, nt_hash: 'zz'}]}", "security.users[0].nt_hash"),
+    ("security: {users: [{name: a, password_env: NO_SUCH_VARIABLE_42}]}", "password_env"),
+    ("security: {users: [{name: a, password: s3cr3t-XY}]}\nqueues:\n  - path: q\n"
+     "    access: {receive: [b]}", "b is not a user"),
+])
+def test_bad_security_sections_are_one_line_without_the_secret(tmp_path, text, where):
+    path = tmp_path / "queues.yaml"
+    path.write_text(text)
+    with pytest.raises(ServeError) as caught:
+        start(port=0, queues=str(path))
+    message = str(caught.value)
+    assert where in message and "s3cr3t-XY" not in message and "\n" not in message
+
+
+def test_secrets_stay_out_of_reprs_and_the_servers_output(tmp_path, monkeypatch):
+    assert SECRETS[0] not in repr(Credentials("alice", SECRETS[0]))
+    monkeypatch.setenv("MQ_TEST_CAROL", SECRETS[2])
+    path = tmp_path / "queues.yaml"
+    path.write_text(SECURE)
+    proc = subprocess.Popen([sys.executable, "-m", "mqconform", "serve", "--port", "0",
+                             "--queues", str(path)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(line.split("[", 1)[1].split("]", 1)[0])
+        for user, password in (("alice", SECRETS[0]), ("bob", "wrong-guess")):
+            cl = RpcClient(timeout=5, credentials=Credentials(user, password))
+            cl.connect(f"ncacn_ip_tcp:127.0.0.1[{port}]")
+            cl.call(c.R_GetServerPort())
+            cl.close()
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=10)
+    for secret in (*SECRETS, "wrong-guess"):
+        assert secret not in out + err and nt_hash(secret).hex() not in (out + err).lower()
+
+
+def test_security_defaults_loopback_and_no_control_api(tmp_path):
+    r = start(port=0)
+    try:
+        assert r.rpc.address[0] == "127.0.0.1" and r.control is None and r.epm is None
+    finally:
+        r.stop()
+    from mqconform.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.control_port is None and args.epm_port is None
