@@ -31,6 +31,7 @@ import secrets
 import threading
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 from conformance import verdicts as v
@@ -170,14 +171,37 @@ class Suite:
             return target, sut, qm.remote_read.port
         endpoint, url = spec.endpoint, spec.sut_url
         if endpoint == "reference":  # mqconform serve, in a process of its own
-            from conformance.targets import ServeProcess
-
-            self._running = ServeProcess()
+            self._running = self._serve_reference()
             endpoint, url = self._running.endpoint, self._running.control_url
         target = RpcTarget(endpoint, spec.ndr64, name=spec.name, capabilities=self.capabilities,
                            timeout=spec.timeout, epm_port=spec.epm_port,
                            computer_name=spec.computer_name, credentials=spec.credentials)
         return target, self._sut(url), target.port
+
+    def _serve_reference(self) -> Any:
+        """``mqconform serve`` for ``--target reference``: unauthenticated for the suite's
+        own client (as for local development), with two users for the access-check
+        scenarios, an administrator and a reader, whose passwords are made for this run and
+        handed over in the server's environment (its provisioning file names the variables,
+        not the secrets)."""
+        import tempfile
+
+        from conformance.targets import ServeProcess
+        from wire.client import Credentials
+
+        folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
+        users = {"administrator": f"mqc-admin-{self._run}", "reader": f"mqc-reader-{self._run}"}
+        passwords = {role: secrets.token_urlsafe(18) for role in users}
+        env = {f"MQC_{role.upper()}_PASSWORD": passwords[role] for role in users}
+        lines = ["security:", "  authentication: none", "  users:"]
+        for role, user in users.items():
+            lines += [f"    - name: {user}", f"      password_env: MQC_{role.upper()}_PASSWORD",
+                      f"      administrator: {'true' if role == 'administrator' else 'false'}"]
+        (folder / "queues.yaml").write_text("\n".join(lines) + "\n")
+        running = ServeProcess(args=("--queues", str(folder / "queues.yaml")), env=env)
+        self.spec.identities = {role: Credentials(user, passwords[role])
+                                for role, user in users.items()}
+        return running
 
     def _sut(self, url: str | None) -> SutControl:
         kind = self.spec.sut_kind
@@ -367,6 +391,54 @@ class Case:
         self._connections.append(conn)
         self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
         return conn
+
+    def as_identity(self, role: str) -> Any:
+        """A connection of its own that authenticates as the target file's identity ``role``
+        (conformance/targetfile.py ROLES); calls on it go to the target only: the model
+        knows no identities, so its checks are the scenario's own (``assert_that``).
+        Inconclusive when the target file names no such identity."""
+        from conformance.sut import Inconclusive
+
+        target = self.target
+        if not isinstance(target, RpcTarget):
+            raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
+                                f"authenticate to")
+        credentials = self.suite.spec.identities.get(role)
+        if credentials is None:
+            raise Inconclusive(f"the target file gives no identity {role!r} (identities:)")
+        options = {**target._options, "credentials": credentials}
+        conn = RpcTarget(target.endpoint, target.ndr64, name=f"{target.name} as {role}",
+                         capabilities=target.capabilities,
+                         computer_name=target.computer_name, **options)
+        self._connections.append(conn)
+        self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
+        return conn
+
+    def guarded_queue(self, rights: dict[str, list[str]], messages: list[bytes] = ()
+                      ) -> QueueFormat:
+        """A new queue whose access list gives each right (peek, receive, purge) to the
+        users of these roles only (server/security.py), with these messages; made on the
+        target through SUT control (Inconclusive if it cannot set an access list) and on the
+        oracle as a plain queue."""
+        from conformance.sut import Inconclusive
+
+        if not isinstance(self.target, RpcTarget):
+            raise NotApplicable(f"{type(self.target).__name__} has no callers' identities")
+        path = self.suite.queue_path()
+        users = {}
+        for right, roles in rights.items():
+            missing = [r for r in roles if r not in self.suite.spec.identities]
+            if missing:
+                raise Inconclusive(f"the target file gives no identity {missing[0]!r}")
+            users[right] = [self.suite.spec.identities[r].user for r in roles]
+        self.sut.create_queue_from({"path": path, "access": users})
+        specs = [{"body": m} for m in messages]
+        for spec in specs:
+            self.sut.send_message(path, **spec)
+        self.suite.oracle_sut.provision(path, specs)
+        fmt = self.format_of(path)
+        self._paths[fmt] = path
+        return fmt
 
     def _group(self, target: Any) -> int:
         return self._groups.get(id(target), 0)

@@ -12,6 +12,9 @@ credentials:                     # NTLM (MS-RPCE RPC_C_AUTHN_WINNT); omit: unaut
   password_env: MQ_PASSWORD      # or password: ... or nt_hash: <32 hex digits>
   domain: MQREF                  # optional
   level: integrity               # connect | integrity (default) | privacy
+identities:                      # other callers, for the access-check scenarios (MS-MQRR 2.1,
+  administrator: {user: mqadmin, password_env: MQ_ADMIN_PASSWORD}   # MS-MQMR 3); same keys
+  reader: {user: mqreader, password_env: MQ_READER_PASSWORD}        # as credentials
 capabilities: {ndr64: true, transactions: true, subqueues: true, move: true, qmmgmt: true}
 sut_control:
   kind: reference                # reference | command | none
@@ -39,7 +42,10 @@ from conformance.sut import ACTIONS
 from conformance.targets import DEFAULT_CAPABILITIES
 
 KEYS = {"name", "endpoint", "ndr64", "computer_name", "epm_port", "timeout", "credentials",
-        "capabilities", "sut_control", "expectations"}
+        "identities", "capabilities", "sut_control", "expectations"}
+#: the roles the access-check scenarios call as (features/MS-MQRR/2.1, features/MS-MQMR/3):
+#: an administrator of the target, and a user who is not one
+ROLES = ("administrator", "reader")
 ENDPOINT = re.compile(r"^ncacn_ip_tcp:[^\[\]\s]+(\[\d{1,5}\])?$")
 
 
@@ -56,6 +62,7 @@ class TargetSpec:
     epm_port: int = 135
     timeout: float = 10.0
     credentials: Any = None  # wire.client.Credentials
+    identities: dict[str, Any] = field(default_factory=dict)  # role -> Credentials
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     sut_kind: str = "reference"
     sut_url: str | None = None
@@ -99,6 +106,13 @@ def parse(data: Any, source: str = "<target>", catalog: Any = None) -> TargetSpe
         spec.timeout = float(v)
     if "credentials" in data:
         spec.credentials = _credentials(data["credentials"], f"{source}: credentials")
+    if "identities" in data:
+        ids = data["identities"]
+        _need(isinstance(ids, dict), f"{source}: identities", "must be a mapping of roles")
+        for role, creds in ids.items():
+            _need(role in ROLES, f"{source}: identities.{role}",
+                  f"unknown role (the roles are {', '.join(ROLES)})")
+            spec.identities[role] = _credentials(creds, f"{source}: identities.{role}")
     caps = data.get("capabilities", {})
     _need(isinstance(caps, dict), f"{source}: capabilities", "must be a mapping")
     for k, v in caps.items():

@@ -226,7 +226,10 @@ class ServeProcess:
     the benchmarks and the durability tests start, kill and restart it."""
 
     def __init__(self, start_timeout: float = 30.0, args: tuple[str, ...] = (),
-                 pipe_stderr: bool = False):
+                 pipe_stderr: bool = False, env: dict[str, str] | None = None):
+        """``env``: variables added to the server's environment (passwords named by
+        ``password_env`` in its provisioning file, which then holds no secret)."""
+        import os
         import subprocess
         import sys
         import tempfile
@@ -235,11 +238,12 @@ class ServeProcess:
                         "--port", "0", "--control-port", "0", *args]
         self.start_timeout = start_timeout
         self._pipe = pipe_stderr
+        self._env = {**os.environ, **(env or {})}
         self._log = None if pipe_stderr else tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             self.command, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if pipe_stderr else self._log, stdin=subprocess.DEVNULL,
-            text=True)
+            text=True, env=self._env)
         self._read_endpoints()
 
     def _read_endpoints(self) -> None:
@@ -292,7 +296,7 @@ class ServeProcess:
         self.proc = subprocess.Popen(
             self.command, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if self._pipe else self._log, stdin=subprocess.DEVNULL,
-            text=True)
+            text=True, env=self._env)
         self._read_endpoints()
 
     def stop(self) -> None:

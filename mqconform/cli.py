@@ -307,6 +307,66 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    """Malformed PDUs and stubs at an endpoint while a canary session keeps working
+    (conformance/fuzz.py); exit 1 on a finding."""
+    import time
+
+    from conformance import fuzz
+    from wire.client import ArgumentError, parse_endpoint
+
+    try:
+        endpoint = parse_endpoint(args.endpoint)
+    except ArgumentError as exc:
+        raise UsageError(str(exc)) from None
+    if endpoint.port is None:
+        raise UsageError(f"{args.endpoint}: give the port (ncacn_ip_tcp:HOST[PORT])")
+    if args.inputs < 1 or args.workers < 1:
+        raise UsageError("--inputs and --workers: at least 1")
+    refill = None
+    if args.control:
+        host, _, port = args.control.removeprefix("http://").rstrip("/").rpartition(":")
+        if not port.isdigit():
+            raise UsageError(f"--control {args.control}: http://HOST:PORT")
+        refill = fuzz.control_refill((host, int(port)))
+    try:
+        fuzzer = fuzz.Fuzzer((endpoint.host, endpoint.port), args.queue, args.canary_queue,
+                             refill=refill)
+    except Exception as exc:  # noqa: BLE001 - a bad format name
+        raise UsageError(f"--queue/--canary-queue: {exc}") from None
+    began = time.monotonic()
+    try:
+        with fuzzer.canary() as canary:
+            fuzzer.run_many((fuzz.mutation(i, args.seed) for i in range(args.inputs)),
+                            args.workers)
+    except OSError as exc:
+        raise UsageError(f"{args.endpoint}: {exc}") from None
+    seconds = time.monotonic() - began
+    print(f"{fuzzer.inputs} inputs (seed {args.seed}) in {seconds:.0f} s; canary "
+          f"{canary.rounds} rounds, {len(canary.failures)} failed")
+    for outcome, n in fuzzer.outcomes.most_common():
+        print(f"  {n:7d}  {outcome}")
+    for f in fuzzer.findings:
+        print(f"FINDING {f.what}\n  input: {f.input}")
+    return 1 if fuzzer.findings else 0
+
+
+def _add_fuzz(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fuzz", help="send malformed PDUs and stubs to an endpoint while a "
+                                    "canary session checks it still serves")
+    p.add_argument("endpoint", metavar="ENDPOINT", help="ncacn_ip_tcp:HOST[PORT]")
+    p.add_argument("--queue", required=True, metavar="FORMAT",
+                   help="a queue the inputs may open, read and empty (DIRECT=OS:...)")
+    p.add_argument("--canary-queue", metavar="FORMAT",
+                   help="a queue with one message the canary peeks (default: --queue)")
+    p.add_argument("--inputs", type=int, default=3000)
+    p.add_argument("--workers", type=int, default=8, help="connections at a time")
+    p.add_argument("--seed", type=int, default=0, help="the same seed, the same inputs")
+    p.add_argument("--control", metavar="URL", help="a reference server's control API, to "
+                   "refill queues the inputs empty")
+    p.set_defaults(func=cmd_fuzz)
+
+
 # ---------------------------------------------------------------------------- parser
 
 class _Parser(argparse.ArgumentParser):
@@ -374,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_call)
     _add_serve(sub)
     _add_run(sub)
+    _add_fuzz(sub)
     from mqconform import captures_cmd
 
     captures_cmd.add(sub, _Parser, UsageError)

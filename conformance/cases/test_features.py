@@ -11,6 +11,7 @@ from conformance.steps.qmmgmt import *  # noqa: F401,F403
 from conformance.steps.remoteread import *  # noqa: F401,F403
 from conformance.steps.remoteread_more import *  # noqa: F401,F403
 from conformance.steps.rpc_runtime import *  # noqa: F401,F403
+from conformance.steps.security import *  # noqa: F401,F403
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 

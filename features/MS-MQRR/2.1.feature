@@ -15,3 +15,15 @@ Feature: MS-MQRR 2.1 Transport
       | opnum |
       | 16    |
       | 200   |
+
+  @MS-MQRR/2.1/R3
+  Scenario: The server checks the caller's identity when a queue is opened
+    Given a queue that "reader" may only peek and "administrator" may receive from, with messages "guarded"
+    When "reader" opens the queue with RECEIVE_ACCESS
+    Then the server refuses it: access denied (MS-MQRR/2.1/R3)
+    When "reader" opens the queue with PEEK_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "reader" peeks the first message
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "administrator" opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)

@@ -156,3 +156,17 @@ def test_a_crash_and_a_dead_canary_are_findings(tmp_path):
             assert any("canary failed" in f.what for f in dead.findings), dead.findings
         finally:
             r.stop()
+
+
+def test_the_fuzz_command_against_an_endpoint(server, capsys):
+    from mqconform.cli import main
+
+    host, port = server.rpc.address
+    chost, cport = server.control.address
+    rc = main(["fuzz", f"ncacn_ip_tcp:{host}[{port}]", "--queue", FUZZ, "--canary-queue",
+               CANARY, "--inputs", "200", "--seed", "3", "--control",
+               f"http://{chost}:{cport}"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "200 inputs (seed 3)" in out and "FINDING" not in out
+    assert main(["fuzz", "ncacn_ip_tcp:nowhere", "--queue", FUZZ]) == 2
+    assert main(["fuzz", f"ncacn_ip_tcp:{host}[{port}]", "--queue", "no format"]) == 2

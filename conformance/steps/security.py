@@ -1,0 +1,88 @@
+"""Steps for the access checks a server makes with its caller's identity (MS-MQRR 2.1: "The
+server SHOULD use this identity to perform method-specific access checks"; MS-MQMR 3: "The
+client MUST have administrator privileges on the server machine").
+
+The callers are the target file's ``identities`` (conformance/targetfile.py: an
+``administrator`` and a ``reader`` who is not one); the embedded reference server is started
+with both. Their calls go to the target only, on connections of their own that authenticate
+with NTLM: the model knows no identities, so each Then step states what the documents require
+(``mq.assert_that``). A target file without the identities makes these cases inconclusive,
+never passed.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from pytest_bdd import given, parsers, then, when
+
+from model import calls as c
+from model.formats import MgmtObject, MgmtObjectType
+from model.status import MQ_ERROR_ACCESS_DENIED, name_of
+
+ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
+#: an RPC runtime's refusal of a caller an authorization policy turns away (MS-RPCE
+#: 3.2.3.5.1: fault status 5)
+RPC_ACCESS_DENIED = 0x00000005
+
+
+def _refused(result: c.Result) -> bool:
+    return result.status in (MQ_ERROR_ACCESS_DENIED, RPC_ACCESS_DENIED)
+
+
+def _text(result: c.Result) -> str:
+    kind = "raised" if result.raised else "returned"
+    return f"{kind} {name_of(result.status) or hex(result.status)} ({result.status:#010x})"
+
+
+@given(parsers.parse('a queue that "{reader}" may only peek and "{admin}" may receive from, '
+                     'with messages "{bodies}"'))
+def a_guarded_queue(mq, scenario, reader, admin, bodies):
+    messages = [b.strip().encode() for b in bodies.split(",") if b.strip()]
+    scenario["queue"] = mq.guarded_queue({"peek": [reader], "receive": [admin],
+                                          "purge": [admin]}, messages)
+
+
+@when(parsers.parse('"{role}" opens the queue with {access:w}'))
+def identity_opens(mq, scenario, role, access):
+    conn = scenario.setdefault("as", {}).get(role) or mq.as_identity(role)
+    scenario["as"][role] = conn
+    call = c.R_OpenQueue(pQueueFormat=scenario["queue"], dwAccess=ACCESS[access],
+                         pClientId=uuid.uuid4())
+    scenario["result"] = conn.call(call)
+    scenario["who"] = role
+
+
+@when(parsers.parse('"{role}" peeks the first message'))
+def identity_peeks(mq, scenario, role):
+    conn = scenario["as"][role]
+    handle = scenario["result"].pphContext
+    scenario["result"] = conn.call(c.R_StartReceive(
+        phContext=handle, ulAction=c.MQ_ACTION_PEEK_CURRENT, dwMaxBodySize=1 << 16,
+        dwMaxCompoundMessageSize=1 << 16))
+
+
+@when(parsers.parse('"{role}" asks R_QMMgmtGetInfo for the machine\'s active queues'))
+def identity_asks_qmmgmt(mq, scenario, role):
+    conn = mq.as_identity(role)
+    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
+    scenario["result"] = conn.call(c.R_QMMgmtGetInfo(pObjectFormat=machine, cp=1, aProp=(1,),
+                                                     apVar=(c.PropVariant(1),)))
+    scenario["who"] = role
+
+
+@then(parsers.parse("the server refuses it: access denied ({ids})"))
+def it_is_refused(mq, scenario, ids):
+    result = scenario["result"]
+    mq.assert_that(_refused(result),
+                   f'"{scenario["who"]}" was to be refused (MQ_ERROR_ACCESS_DENIED, or the RPC '
+                   f"runtime's access denied); the target {_text(result)}",
+                   tuple(i.strip() for i in ids.split(",")))
+
+
+@then(parsers.parse("the server allows it ({ids})"))
+def it_is_allowed(mq, scenario, ids):
+    result = scenario["result"]
+    mq.assert_that(not result.raised and result.status == 0,
+                   f'"{scenario["who"]}" was to be allowed; the target {_text(result)}',
+                   tuple(i.strip() for i in ids.split(",")))
