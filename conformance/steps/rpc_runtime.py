@@ -54,6 +54,10 @@ def _connect(mq) -> _Recorded:
     if not isinstance(target, RpcTarget):
         raise NotApplicable("the target has no RPC runtime to bind to (it is not an "
                             "ncacn_ip_tcp endpoint)")
+    if target._options.get("credentials") is not None:
+        raise NotApplicable("these steps send unauthenticated PDUs of their own, and the "
+                            "target file gives credentials: the target requires "
+                            "authentication")
     sock = socket.create_connection((target.client.endpoint.host, target.port), TIMEOUT_S)
     return _Recorded(sock, getattr(target, "recorder", None))
 

@@ -1,0 +1,61 @@
+"""The suite against a server that requires authentication: ``mqconform run`` with a target
+file's credentials (packet integrity) and identities runs the scenarios, including the
+access checks, and no password reaches the terminal or any report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conformance.targetfile import load
+from conformance.targets import ServeProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORDS = {"MQT_SUITE": "suite-Pw-41x", "MQT_ADMIN": "admin-Pw-52y", "MQT_READER": "rd-Pw-63z"}
+SERVER = """
+security:
+  authentication: required
+  level: integrity
+  users:
+    - {name: suite, password_env: MQT_SUITE, administrator: true}
+    - {name: boss, password_env: MQT_ADMIN, administrator: true}
+    - {name: reader, password_env: MQT_READER}
+"""
+
+
+def test_the_suite_runs_authenticated_and_keeps_secrets_out_of_reports(tmp_path, monkeypatch):
+    for name, value in PASSWORDS.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "queues.yaml").write_text(SERVER)
+    server = ServeProcess(args=("--queues", str(tmp_path / "queues.yaml")), env=PASSWORDS)
+    try:
+        target = tmp_path / "target.yaml"
+        target.write_text(f"""
+endpoint: {server.endpoint}
+credentials: {{user: suite, password_env: MQT_SUITE, level: integrity}}
+identities:
+  administrator: {{user: boss, password_env: MQT_ADMIN}}
+  reader: {{user: reader, password_env: MQT_READER}}
+sut_control: {{kind: reference, url: {server.control_url}}}
+""")
+        spec = load(str(target))
+        assert "suite-Pw" not in repr(spec)
+        proc = subprocess.run(
+            [sys.executable, "-m", "mqconform", "run", "--target", str(target),
+             "--report-dir", str(tmp_path / "out"), "--select", "MS-MQRR/2.1",  # trace: ignore
+             "--select", "MS-MQRR/3.1.4.2", "--select", "MS-MQMR/3/"],  # trace: ignore
+            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    finally:
+        server.close()
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    verdicts = {c["case"]: c["verdict"] for c in results["cases"]}
+    assert verdicts and all(v in ("pass", "not-applicable") for v in verdicts.values())
+    assert any("identity" in name and v == "pass" for name, v in verdicts.items())
+    everything = proc.stdout + proc.stderr + "".join(
+        p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*")
+        if p.is_file() and p.suffix in (".json", ".xml", ".html"))
+    for secret in PASSWORDS.values():
+        assert secret not in everything
