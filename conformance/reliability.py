@@ -357,6 +357,7 @@ def mixed_load(address: tuple[str, int], control: tuple[str, int], queue: str, p
     """Consumers (random ACK and NACK) and a sender of recoverable messages (through the
     reference server's control API, at ``path``) until ``stop`` is set or the server goes
     away; the ledger of what the server confirmed."""
+    import http.client
     import json
     import urllib.error
     import urllib.parse
@@ -410,8 +411,8 @@ def mixed_load(address: tuple[str, int], control: tuple[str, int], queue: str, p
                     {"body": body.decode(), "delivery": "recoverable"}).encode())
                 with urllib.request.urlopen(request, timeout=10) as answer:
                     lookup_id = json.loads(answer.read())["lookup_id"]
-            except (OSError, urllib.error.URLError, ValueError):
-                return
+            except (OSError, urllib.error.URLError, http.client.HTTPException, ValueError):
+                return  # the server went away mid-answer: the message stays "perhaps"
             with lock:
                 ledger.sent_perhaps.remove(body)
                 ledger.sent.append(body)
