@@ -186,8 +186,11 @@ class Store:
                             "('initialized', '1')", (str(FORMAT),))
             self.initialized = True
             return 0
-        stored = self.db.execute("SELECT queue, lookup_id, message FROM messages "
-                                 "ORDER BY queue, ord").fetchall()
+        try:
+            stored = self.db.execute("SELECT queue, lookup_id, message FROM messages "
+                                     "ORDER BY queue, ord").fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.directory}: {exc}") from None
         missing = sorted({q for q, _, _ in stored if q not in queues})
         if missing:
             raise StoreError(f"store {self.directory} holds messages for queue(s) the "
@@ -198,11 +201,18 @@ class Store:
                 queue.message_position_list.remove(position)
             queue.__dict__.pop("_positions_by_lookup_id", None)
         qm = env.local_queue_manager
-        for path, _, text in stored:
-            message = decode(json.loads(text))
+        for path, lookup_id, text in stored:
+            where = f"store {self.directory}: message {lookup_id} of {path}"
+            try:
+                message = decode(json.loads(text))
+            except StoreError as exc:
+                raise StoreError(f"{where}: {exc}") from None
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise StoreError(f"{where} is unreadable ({type(exc).__name__}: {exc}); "
+                                 f"nothing was started, nothing changed") from None
             if not isinstance(message, LocalMessage):
-                raise StoreError(f"store {self.directory}: a {type(message).__name__} where a "
-                                 f"message was expected")
+                raise StoreError(f"{where}: a {type(message).__name__} where a message was "
+                                 f"expected")
             restore_message(env, queues[path], message)
         qm.sequential_id = max(qm.sequential_id, self._sequential_id)
         self._seen.clear()

@@ -91,3 +91,30 @@ def test_command_control_sends_only_the_message_keys_its_template_takes(tmp_path
     with pytest.raises(Inconclusive, match=r"takes no \{compound_message\}, \{soap_envelope\}"):
         control.send_message("private$\\q", b"x", soap_envelope="<e/>",
                              compound_message="POST")
+
+
+@pytest.mark.parametrize("credentials,key", [
+    ("alice", "credentials"),
+    ({"password": "x-S3cret"}, "credentials.user"),
+    ({"user": "alice"}, "give exactly one of password"),
+    ({"user": "alice", "password": "x-S3cret", "nt_hash": "00" * 16}, "give exactly one of"),
+    ({"user": "alice", "nt_hash": "xyz"}, "credentials.nt_hash"),
+    ({"user": "alice", "password_env": "NO_SUCH_VARIABLE_42"}, "credentials.password_env"),
+    ({"user": "alice", "password": "x-S3cret", "level": "high"}, "credentials.level"),
+    ({"user": "alice", "password": "x-S3cret", "colour": 1}, "credentials"),
+])
+def test_bad_credentials_name_the_key_and_never_the_password(credentials, key):
+    with pytest.raises(TargetFileError) as err:
+        parse({"endpoint": "model", "credentials": credentials})
+    assert key in str(err.value) and "x-S3cret" not in str(err.value)
+
+
+def test_identities_take_the_known_roles_only(monkeypatch):
+    monkeypatch.setenv("MQ_T_PW", "pw")
+    spec = parse({"endpoint": "model", "identities": {
+        "administrator": {"user": "a", "password_env": "MQ_T_PW"},
+        "reader": {"user": "r", "nt_hash": "11" * 16, "level": "privacy"}}})
+    assert spec.identities["administrator"].password == "pw"
+    assert spec.identities["reader"].level == 6 and "pw" not in repr(spec.identities)
+    with pytest.raises(TargetFileError, match="identities.owner"):
+        parse({"endpoint": "model", "identities": {"owner": {"user": "o", "password": "p"}}})

@@ -132,3 +132,27 @@ def test_a_queue_created_through_the_control_api_comes_back_with_its_messages(se
     s.kill()
     s.restart()
     assert rl.available(s.address, "DIRECT=OS:MQREF\\private$\\made") == [b"kept"]
+
+
+def test_a_store_that_is_not_a_database_or_holds_an_unreadable_message_refuses_to_start(
+        tmp_path):
+    import sqlite3
+
+    yaml_path = tmp_path / "queues.yaml"
+    yaml_path.write_text(queues_yaml(2))
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "queues.sqlite3").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(ServeError, match="store .*junk"):
+        start(port=0, queues=str(yaml_path), store=str(tmp_path / "junk"))
+    r = start(port=0, queues=str(yaml_path), store=str(tmp_path / "store"))
+    r.stop()
+    db = sqlite3.connect(tmp_path / "store" / "queues.sqlite3")
+    db.execute("UPDATE messages SET message = '{\"class\": \"os:system\", \"fields\": {}}' "
+               "WHERE rowid = (SELECT min(rowid) FROM messages)")
+    db.commit()
+    db.close()
+    with pytest.raises(ServeError, match="message .* of mqref.*not a class of the model"):
+        start(port=0, queues=str(yaml_path), store=str(tmp_path / "store"))
+    db = sqlite3.connect(tmp_path / "store" / "queues.sqlite3")
+    assert db.execute("SELECT count(*) FROM messages").fetchone()[0] == 2  # nothing dropped
+    db.close()
