@@ -12,8 +12,13 @@ INPUTS are capture files, directories or globs, local or any URI pyarrow's files
    connections): the task writes the file's calls as Parquet and hands the file's errors and
    summary back as Arrow batches;
 3. groups the calls by server (address and port, across files and connections), orders each
-   server's calls by time, and runs the model's observer (model/observer.py) over them in a
-   second ``mapInArrow`` that streams the sorted partition: violations;
+   server's calls by time, and runs the model's observer (model/observer.py) over them:
+   violations. A server whose calls are all in one file is observed in that file's own task
+   (it reads the file's calls back with pyarrow and sorts them there: no shuffle); the
+   servers seen in several files go through Spark (repartition by server, sort within
+   partitions, a second ``mapInArrow`` that streams each sorted partition). Both ways feed
+   the observer the same calls in the same order, so the violations are the same (a test
+   holds them equal);
 4. writes Parquet tables ``calls``, ``violations``, ``errors``, ``files`` and ``summary``
    (one row per requirement) under DIR, and ``report.json`` and ``index.html`` beside them.
    Each decode task writes its file's calls itself (``calls/part-NNNNN.parquet``, pyarrow),
@@ -219,6 +224,51 @@ def _writer(directory: str, name: str) -> Any:
                                 filesystem=filesystem)
     local = directory[len("file://"):] if directory.startswith("file://") else directory
     return pq.ParquetWriter(str(Path(local) / name), arrow_schema("calls"))
+
+
+def _read_calls(directory: str, name: str, columns: list[str]) -> Any:
+    """The Parquet file a decode task wrote (``_writer``'s counterpart): these columns."""
+    import pyarrow.parquet as pq
+
+    if _is_uri(directory) and not directory.startswith("file://"):
+        from pyarrow import fs as pafs
+
+        filesystem, inner = pafs.FileSystem.from_uri(directory)
+        return pq.read_table(f"{inner}/{name}", columns=columns, filesystem=filesystem)
+    local = directory[len("file://"):] if directory.startswith("file://") else directory
+    return pq.read_table(str(Path(local) / name), columns=columns)
+
+
+#: the order the observer reads a server's calls in (also the shuffle path's sort)
+ORDER = ("server", "_t", "capture", "connection", "call_id")
+#: more servers than this in several files: all go through the shuffle (the list of those
+#: servers travels to every file's task otherwise)
+MAX_SPANNING = 50_000
+
+
+def observe_files(batches: Iterator[Any], calls_dir: str = "",
+                  spanning: frozenset[str] = frozenset()) -> Iterator[Any]:
+    """mapInArrow: rows (index, path) -> the violations of the servers seen in that file
+    only (not in ``spanning``), observed in the file's own task (module doc, 3)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        for index in batch.column("index").to_pylist():
+            table = _read_calls(calls_dir, f"part-{index:05d}.parquet",
+                                list(_OBSERVED_COLUMNS))
+            if spanning and table.num_rows:
+                keep = pc.invert(pc.is_in(table["server"],
+                                          value_set=pa.array(sorted(spanning), pa.string())))
+                table = table.filter(keep)
+            if not table.num_rows:
+                continue
+            table = table.append_column(
+                "_t", pc.coalesce(table["request_time"], table["response_time"]))
+            # Spark's ascending sort puts nulls first; so does this one
+            table = table.sort_by([(k, "ascending") for k in ORDER],
+                                  null_placement="at_start").drop_columns(["_t"])
+            yield from observe_partition(iter(table.to_batches(BATCH)))
 
 
 def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
@@ -435,11 +485,12 @@ class _Tasks:
 
 def run(inputs: list[str], out: str | Path, master: str | None = None,
         remote: str | None = None, spark: Any = None, progress: Any = None,
-        partitions: int | None = None, tasks: Any = None, json_fields: bool = False
-        ) -> Result:
+        partitions: int | None = None, tasks: Any = None, json_fields: bool = False,
+        per_file: bool = True) -> Result:
     """The whole job (module doc). ``spark``: an existing session to use (kept open).
     ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts.
-    ``json_fields``: fill the calls table's request/response JSON columns (slower)."""
+    ``json_fields``: fill the calls table's request/response JSON columns (slower).
+    ``per_file=False``: every server through the shuffle (module doc, 3)."""
     import contextlib
 
     began = time.perf_counter()
@@ -454,7 +505,7 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
         else contextlib.nullcontext()
     try:
         with watch:
-            summary = _job(spark, paths, out, say, partitions, remote, json_fields)
+            summary = _job(spark, paths, out, say, partitions, remote, json_fields, per_file)
     finally:
         if own:
             spark.stop()
@@ -468,7 +519,7 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
 
 
 def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
-         remote: str | None, json_fields: bool) -> dict:
+         remote: str | None, json_fields: bool, per_file: bool = True) -> dict:
     from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
     say(f"{len(paths)} capture file(s); decoding, one task per file")
@@ -500,10 +551,26 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                                       if not remote else 2, len(paths)) * 2)
     keyed = calls.select(*_OBSERVED_COLUMNS).withColumn(
         "_t", F.coalesce("request_time", "response_time"))
-    violations = (keyed.repartition(nparts, "server")
-                  .sortWithinPartitions("server", "_t", "capture", "connection", "call_id")
-                  .drop("_t")
-                  .mapInArrow(observe_partition, spark_schema("violations")))
+    parts = []
+    spanning: list[str] | None = None
+    if per_file:
+        spanning = [r["server"] for r in calls.select("server", "capture").distinct()
+                    .groupBy("server").count().filter(F.col("count") > 1)
+                    .select("server").collect()]
+        if len(spanning) > MAX_SPANNING:
+            spanning = None
+    if spanning is not None:
+        parts.append(files_df.mapInArrow(
+            functools.partial(observe_files, calls_dir=str(calls_dir),
+                              spanning=frozenset(spanning)),
+            spark_schema("violations")))
+        keyed = keyed.filter(F.col("server").isin(spanning)) if spanning else None
+    if keyed is not None:
+        parts.append(keyed.repartition(nparts, "server")
+                     .sortWithinPartitions(*ORDER)
+                     .drop("_t")
+                     .mapInArrow(observe_partition, spark_schema("violations")))
+    violations = functools.reduce(lambda a, b: a.unionByName(b), parts)
     violations.orderBy("capture", "request_frame", "requirement").write.mode(
         "overwrite").parquet(str(out / "violations"))
     say("summarising")

@@ -252,3 +252,39 @@ def test_inputs_may_be_uris_globs_and_directories(corpus, spark, tmp_path):
         pipeline.expand([str(empty)])
     result = pipeline.run([f"file://{first}"], tmp_path / "o", spark=spark)
     assert result.files == 1 and result.calls > 0
+
+
+def _split(source: Path, first: Path, second: Path) -> None:
+    """A classic pcap cut in two at its middle record (one server, two files)."""
+    data = source.read_bytes()
+    offsets, at = [], 24
+    while at + 16 <= len(data):
+        offsets.append(at)
+        at += 16 + int.from_bytes(data[at + 8:at + 12], "little")
+    middle = offsets[len(offsets) // 2]
+    first.write_bytes(data[:middle])
+    second.write_bytes(data[:24] + data[middle:])
+
+
+def test_servers_in_one_file_or_in_several_give_the_violations_of_the_shuffle(
+        corpus, spark, tmp_path):
+    """The per-file path (a server seen in one file is observed in that file's task) and the
+    shuffle (every server through Spark's repartition and sort) write the same tables, on a
+    corpus where one server's traffic is split over two files."""
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    captures = sorted(corpus.glob("*.pcap"))
+    for capture in captures[1:]:
+        shutil.copy(capture, mixed / capture.name)
+    _split(captures[0], mixed / "a-first.pcap", mixed / "a-second.pcap")
+    fast, slow = tmp_path / "fast", tmp_path / "slow"
+    pipeline.run([str(mixed)], fast, spark=spark)
+    pipeline.run([str(mixed)], slow, spark=spark, per_file=False)
+    servers = pq.read_table(str(fast / "calls"), columns=["server", "capture"]).to_pylist()
+    spans = {}
+    for row in servers:
+        spans.setdefault(row["server"], set()).add(row["capture"])
+    assert any(len(c) > 1 for c in spans.values()) and any(len(c) == 1 for c in spans.values())
+    assert _rows(fast / "violations"), "the corpus has faults: there are violations to compare"
+    for table in pipeline.TABLES:
+        assert _rows(fast / table) == _rows(slow / table), table
