@@ -235,3 +235,32 @@ def test_security_defaults_loopback_and_no_control_api(tmp_path):
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.control_port is None and args.epm_port is None
+
+
+@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
+def test_fragmented_requests_and_responses_are_signed_and_sealed_fragment_by_fragment(
+        tmp_path, level):
+    path = tmp_path / "queues.yaml"
+    path.write_text("queue_manager: {computer_name: MQREF}\nsecurity:\n"
+                    "  authentication: required\n  level: integrity\n"
+                    "  users: [{name: alice, password: pw-1}]\nqueues:\n"
+                    f"  - path: private$\\big\n    messages: [{{body: {'x' * 60000}}}]\n")
+    r = start(port=0, queues=str(path))
+    try:
+        cl = client(r, "alice", "pw-1", level)
+        fmt = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\big"))
+        handle = open_queue(cl, fmt, c.PEEK_ACCESS).pphContext
+        for _ in range(2):  # ~11 response fragments, each verified by the client
+            got = cl.call(c.R_StartReceive(phContext=handle, ulAction=c.MQ_ACTION_PEEK_CURRENT,
+                                           dwMaxBodySize=1 << 17,
+                                           dwMaxCompoundMessageSize=1 << 17))
+            assert got.status == 0 and sum(len(s.pSectionBuffer or b"")
+                                           for s in got.ppPacketSections) > 60000
+        token = b"\x01" * 20000  # a request of 4 fragments, each signed (and sealed)
+        enlisted = cl.call(c.R_QMEnlistRemoteTransaction(
+            pTransactionId=uuid.uuid4().bytes, cbPropagationToken=len(token),
+            pbPropagationToken=token, pQueueFormat=fmt))
+        assert not enlisted.raised
+        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    finally:
+        r.stop()
