@@ -500,6 +500,16 @@ class MessagePosition:
     previous: Any = ref()  # a MessagePosition, or the list's reserved Start entry
     queue_reference: Queue | None = ref()
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a change of State is a change of the queue's list for whoever keeps a copy of it
+        # (the server's store, server/store.py, watches MessagePositionList.version)
+        if name == "state" and self.__dict__.get("state", value) is not value:
+            queue = self.__dict__.get("queue_reference")
+            positions = getattr(queue, "message_position_list", None)
+            if positions is not None and hasattr(positions, "version"):
+                positions.version += 1
+        object.__setattr__(self, name, value)
+
 
 # ---------------------------------------------------------------------------------------------
 # MS-MQDMPR 3.1.1.12 Message

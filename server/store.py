@@ -5,9 +5,10 @@ What is kept (MS-MQDMPR 3.1.1.12: every attribute of a message is persistent whe
 DeliveryGuarantee is Recoverable, MS-MQDMPR/3.1.1.12/R66; an Express message is not, and is
 gone after a restart, as in MSMQ):
 
-- each recoverable message in a queue's MessagePositionList (Available, Locked or
-  PurgePending: a lock belongs to a connection, which a restart ends, so a locked message comes
-  back Available, as the rundown of MS-MQRR 3.1.6.2 would make it), with all its attributes,
+- each recoverable message in a queue's MessagePositionList that is Available or Locked (a
+  lock belongs to a connection or a transaction, which a restart ends, so a locked message
+  comes back Available, as the rundown of MS-MQRR 3.1.6.2 or an abort would make it; a
+  PurgePending one was purged, a Deleted one moved or consumed), with all its attributes,
   under its queue's path name and its LookupIdentifier, in the list's order;
 - the queue manager's SequentialId, so that LookupIdentifiers keep increasing across restarts
   (MS-MQDMPR 3.1.7.1.9: each enqueue takes the next one);
@@ -44,7 +45,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from model.adm import LocalMessage, MessageDeliveryGuarantee
+from model.adm import LocalMessage, MessageDeliveryGuarantee, MessagePositionState
 
 FORMAT = 1
 #: Message attributes that are references to other ADM elements, not values
@@ -128,6 +129,12 @@ def _queues(env: Any) -> dict[str, Any]:
 
 def _recoverable(message: Any) -> bool:
     return message.delivery_guarantee is MessageDeliveryGuarantee.Recoverable
+
+
+#: the states of a position whose message is still the queue's: a Deleted position stays in
+#: the list for a while (a move marks it so, 3.1.4.4), and a PurgePending one is gone once
+#: its lock ends (the purge was answered MQ_OK)
+_KEPT = frozenset({MessagePositionState.Available, MessagePositionState.Locked})
 
 
 def _signed(n: int) -> int:
@@ -243,7 +250,8 @@ class Store:
             # ord: the list's own order of arrival, which a restart's restore follows
             current = {p.message_reference.lookup_identifier: (plist.arrival_of(p),
                                                                p.message_reference)
-                       for p in plist if _recoverable(p.message_reference)}
+                       for p in plist
+                       if p.state in _KEPT and _recoverable(p.message_reference)}
             written = self._written.get(path, set())
             added = {i: current[i] for i in current.keys() - written}
             removed = written - current.keys()

@@ -156,3 +156,40 @@ def test_a_store_that_is_not_a_database_or_holds_an_unreadable_message_refuses_t
     db = sqlite3.connect(tmp_path / "store" / "queues.sqlite3")
     assert db.execute("SELECT count(*) FROM messages").fetchone()[0] == 2  # nothing dropped
     db.close()
+
+
+def test_a_message_moved_to_a_subqueue_or_purged_while_locked_stays_so_after_a_restart(
+        tmp_path):
+    import uuid
+
+    from model import calls as c
+    from model.formats import parse_format_name, to_queue_format
+
+    yaml_path = tmp_path / "queues.yaml"
+    yaml_path.write_text("queue_manager: {computer_name: MQREF}\nqueues:\n"
+                         "  - path: private$\\q\n    subqueues: [retry]\n    messages:\n"
+                         "      - {body: a, delivery: recoverable}\n"
+                         "      - {body: b, delivery: recoverable}\n"
+                         "      - {body: c, delivery: recoverable}\n")
+    store = str(tmp_path / "store")
+    r = start(port=0, queues=str(yaml_path), store=store)
+    try:
+        s = rl.Session(r.rpc.address)
+        handle = rl.open_queue(s, QUEUE)
+        retry = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\q;retry"))
+        sub = s.call(c.R_OpenQueueForMove(pQueueFormat=retry, dwAccess=c.MQ_MOVE_ACCESS,
+                                          pClientId=uuid.uuid4()))
+        moved = s.call(c.R_MoveMessage(phContextFrom=handle, ullContextTo=sub.pMoveContext,
+                                       LookupId=1, pTransactionId=bytes(16)))
+        assert moved.status == 0
+        locked = s.call(rl.receive(handle, 7))  # b, Locked by this receive
+        assert rl.body_of(locked) == b"b"
+        assert s.call(c.R_PurgeQueue(phContext=handle)).status == 0  # c deleted, b pending
+    finally:
+        r.stop()  # the receive of b never ends: the purge stands
+    r = start(port=0, queues=str(yaml_path), store=store)
+    try:
+        assert rl.available(r.rpc.address, QUEUE) == []
+        assert rl.available(r.rpc.address, "DIRECT=OS:MQREF\\private$\\q;retry") == [b"a"]
+    finally:
+        r.stop()
