@@ -501,14 +501,21 @@ class MessagePosition:
     queue_reference: Queue | None = ref()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # a change of State is a change of the queue's list for whoever keeps a copy of it
-        # (the server's store, server/store.py, watches MessagePositionList.version)
-        if name == "state" and self.__dict__.get("state", value) is not value:
-            queue = self.__dict__.get("queue_reference")
-            positions = getattr(queue, "message_position_list", None)
-            if positions is not None and hasattr(positions, "version"):
-                positions.version += 1
+        # MessagePositionList.version counts changes of the queue's live messages (a copy
+        # such as the server's store, server/store.py, watches it): besides inserts and
+        # removes, a position that becomes Deleted or PurgePending, or stops being so
+        if name == "state":
+            old = self.__dict__.get("state", value)
+            if old is not value and (old in _GONE or value in _GONE):
+                queue = self.__dict__.get("queue_reference")
+                positions = getattr(queue, "message_position_list", None)
+                if positions is not None and hasattr(positions, "version"):
+                    positions.version += 1
         object.__setattr__(self, name, value)
+
+
+#: position states whose message is no longer the queue's to deliver (MessagePosition above)
+_GONE = frozenset({MessagePositionState.Deleted, MessagePositionState.PurgePending})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -666,7 +666,7 @@ class RemoteReadServer:
                 self.env, queue_desc, timeout=timeout, cursor=cursor, tag=call.dwRequestId,
                 transaction=transaction)
             if result.status == MQ_OK:  # set_lookup
-                entry.lookup_identifier = result.message.lookup_identifier
+                _set_lookup(self, entry, result.message)
         elif action == c.MQ_ACTION_PEEK_CURRENT:  # peek_current
             result = yield from peek_message(self.env, queue_desc, timeout=timeout,
                                              cursor=cursor)
@@ -1021,6 +1021,21 @@ def _in_a_transaction(env: Environment, position: Any) -> bool:
             if op.message_position_reference is position:
                 return True
     return False
+
+
+def _set_lookup(server: RemoteReadServer, entry: PendingRequestEntry, message: Any) -> None:
+    """3.1.4.7: "set the LookupIdentifier ADM attribute of the new PendingRequestEntry" once
+    Dequeue Message Begin returns a message. The entry's Pending Request Cleanup Timer started
+    when it was added, before the call waited (3.1.2.2), so a receive that waits longer than
+    the timer finds its entry removed by 3.1.5.1, which had no message to end. The documents
+    leave that case open; taken literally the message would stay Locked with no entry for
+    R_EndReceive, R_CancelReceive or the rundown (3.1.6.2) to end it. The entry is added again
+    (with a new timer), as the first time: the message is then ended by the client, by the
+    timer or by the rundown, as every other received message is."""
+    entry.lookup_identifier = message.lookup_identifier
+    key = (entry.request_id, entry.queue_context_handle)
+    if server.pending_request_table.entries.get(key) is not entry:
+        server._add_entry(entry)
 
 
 __all__ = ["RemoteReadServer", "Outcome", "packet_sections", "adjust_time_to_reach_queue"]

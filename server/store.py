@@ -255,7 +255,10 @@ class Store:
             written = self._written.get(path, set())
             added = {i: current[i] for i in current.keys() - written}
             removed = written - current.keys()
-            changes.append((path, added, removed))
+            if added or removed:
+                changes.append((path, added, removed))
+            else:  # a lock taken or released: nothing to write
+                self._seen[path] = (id(plist), plist.version)
         gone = [p for p in self._written if p not in queues]
         fix = None
         if rewrite is not None:

@@ -115,3 +115,38 @@ def test_an_ack_that_keeps_the_message_is_found_as_a_duplicate(serve):
     history = rl.consume(r.rpc.address, QUEUE, consumers=4, seed=5)
     verdict = rl.check(bodies(200), history.acked, rl.available(r.rpc.address, QUEUE))
     assert verdict.duplicated and not verdict.ok
+
+
+@pytest.mark.req("MS-MQRR/3.1.5.1/R1", "MS-MQRR/3.1.6.2/R1")
+def test_a_receive_that_waits_longer_than_the_cleanup_timer_leaves_nothing_locked(tmp_path):
+    """The Pending Request Cleanup Timer starts before the receive waits (MS-MQRR 3.1.2.2);
+    a message that arrives after it expired must still be ended by the rundown."""
+    import json
+    import urllib.request
+
+    path = tmp_path / "queues.yaml"
+    path.write_text(queues_yaml(0))
+    r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0)
+    try:
+        base = f"http://{r.control.address[0]}:{r.control.address[1]}"
+
+        def post(route, body):
+            req = urllib.request.Request(base + route, method="POST",
+                                         data=json.dumps(body).encode())
+            with urllib.request.urlopen(req, timeout=10) as answer:
+                return json.loads(answer.read())
+
+        post("/settings", {"pending_request_cleanup_ms": 200})
+        s = rl.Session(r.rpc.address)
+        handle = rl.open_queue(s, QUEUE)
+        call = rl.receive(handle, 1, timeout=rl.c.INFINITE_TIMEOUT)
+        waiting = s.send(call)
+        time.sleep(0.6)  # the entry's cleanup timer expires while the call waits
+        post("/queues/private$%5Cq/messages", {"body": "late"})
+        got = s.result(waiting, call)
+        assert got.status == 0 and rl.body_of(got) == b"late"
+        s.drop()  # no R_EndReceive: the rundown must return it
+        assert held(r) == NOTHING
+        assert rl.available(r.rpc.address, QUEUE) == [b"late"]
+    finally:
+        r.stop()

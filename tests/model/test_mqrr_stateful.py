@@ -85,9 +85,10 @@ class RemoteReadMachine(RuleBasedStateMachine):
 
     def _assert_returned(self, m):
         """A message given back (NACK, cleanup, rundown) is Available again, or Deleted by a
-        purge, or Locked by a receive that was waiting for it - never left locked by nobody."""
+        purge, or Locked by a receive that took it since (and then maybe PurgePending, when a
+        purge came after that receive) - never left locked by nobody."""
         state = m.message_position_reference.state
-        if state is Locked:
+        if state in (Locked, PurgePending):
             assert m.lookup_identifier in self.received.values(), \
                 "a returned message is still locked but no receive holds it"
         else:
