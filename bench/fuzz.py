@@ -26,15 +26,6 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 from conformance import fuzz  # noqa: E402
 from conformance.targets import ServeProcess  # noqa: E402
 
-QUEUES = """
-queue_manager:
-  computer_name: MQREF
-queues:
-  - path: private$\\fuzz
-    messages: [{body: one}, {body: two}, {body: three}]
-  - path: private$\\canary
-    messages: [{body: canary}]
-"""
 WARMUP = 2_000
 
 
@@ -59,12 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     folder = Path(tempfile.mkdtemp())
-    (folder / "queues.yaml").write_text(QUEUES)
+    (folder / "queues.yaml").write_text(fuzz.QUEUES)
     server = ServeProcess(args=("--queues", str(folder / "queues.yaml")), pipe_stderr=True)
     proc = server.proc
     watch = fuzz.StreamWatch(proc.stderr)
-    fuzzer = fuzz.Fuzzer(server.address, "DIRECT=OS:MQREF\\private$\\fuzz",
-                         "DIRECT=OS:MQREF\\private$\\canary", health=watch,
+    fuzzer = fuzz.Fuzzer(server.address, fuzz.FUZZ_QUEUE, fuzz.CANARY_QUEUE, health=watch,
                          refill=fuzz.control_refill(server.control_address))
     idle_threads = threads(proc.pid)
     samples: list[int] = []

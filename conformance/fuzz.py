@@ -53,12 +53,26 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.reliability import read_pdu
 from model import calls as c
 from model.formats import parse_format_name, to_queue_format
 from wire import dcerpc as d
 from wire import ndr
 
 GOLDEN = Path(__file__).resolve().parent.parent / "captures" / "golden"
+#: a provisioning file for a reference server to fuzz (``mqconform serve --queues``): a queue
+#: the inputs may empty (FUZZ_QUEUE) and one only the canary reads (CANARY_QUEUE)
+QUEUES = """
+queue_manager:
+  computer_name: MQREF
+queues:
+  - path: private$\\fuzz
+    messages: [{body: one}, {body: two}, {body: three}]
+  - path: private$\\canary
+    messages: [{body: canary}]
+"""
+FUZZ_QUEUE = "DIRECT=OS:MQREF\\private$\\fuzz"
+CANARY_QUEUE = "DIRECT=OS:MQREF\\private$\\canary"
 #: the presentation contexts every prelude binds (a client may name any of them)
 CONTEXTS = ((0, c.REMOTEREAD, d.NDR), (1, c.REMOTEREAD, d.NDR64), (2, c.QMMGMT, d.NDR))
 _UUIDS = {c.REMOTEREAD: c.REMOTEREAD_UUID, c.QMMGMT: c.QMMGMT_UUID}
@@ -548,14 +562,14 @@ class Fuzzer:
                 sock.sendall(bind_pdu(tuple((cid, _UUIDS[i], 1, ts) for cid, i, ts in second),
                                       call_id=1, alter=True))
                 for ptype, name in ((12, "bind"), (15, "alter_context")):
-                    ack = _read_pdu(sock)
+                    ack = read_pdu(sock)
                     if ack is None or ack[2] != ptype or _rejected(ack):
                         raise _PreludeFailed(name)
                 if item.open:
                     call = c.R_OpenQueue(pQueueFormat=self.queue_format,
                                          dwAccess=c.RECEIVE_ACCESS, pClientId=uuid.uuid4())
                     sock.sendall(request_pdu(0, 2, ndr.encode_request(call, False), 1))
-                    answer = _read_pdu(sock)
+                    answer = read_pdu(sock)
                     if answer is None or answer[2] != 2:
                         raise _PreludeFailed("R_OpenQueue")
                     result = ndr.decode_response(call, answer[24:], False)
@@ -602,7 +616,7 @@ class Fuzzer:
                     if int.from_bytes(buf[12:16], "little") == PROBE:
                         answered = True
                     else:
-                        kinds.append(_PTYPES.get(buf[2], f"PDU type {buf[2]}"))
+                        kinds.append(_ptype_name(buf[2]))
                     buf = buf[n:]
                 if answered:
                     break
@@ -771,8 +785,11 @@ class StreamWatch:
         return self.crashes
 
 
-_PTYPES = {0: "request", 2: "response", 3: "fault", 11: "bind", 12: "bind_ack",
-           13: "bind_nak", 15: "alter_context_resp", 17: "shutdown"}
+def _ptype_name(ptype: int) -> str:
+    try:
+        return d.PType(ptype).name.lower()
+    except ValueError:
+        return f"PDU type {ptype}"
 
 
 class _PreludeFailed(Exception):
@@ -781,22 +798,3 @@ class _PreludeFailed(Exception):
 
 def _rejected(ack: bytes) -> bool:
     return any(r.result != 0 for r in d.decode_pdu(ack).body.results)
-
-
-def _read_pdu(sock: socket.socket) -> bytes | None:
-    head = _read_exact(sock, 16)
-    if head is None:
-        return None
-    n = int.from_bytes(head[8:10], "little")
-    rest = _read_exact(sock, max(0, n - 16))
-    return None if rest is None else head + rest
-
-
-def _read_exact(sock: socket.socket, n: int) -> bytes | None:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data

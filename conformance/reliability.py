@@ -107,17 +107,30 @@ class Session:
         self.sock.close()
 
     def _read_pdu(self) -> bytes:
-        head = self._exact(16)
-        return head + self._exact(int.from_bytes(head[8:10], "little") - 16)
+        raw = read_pdu(self.sock)
+        if raw is None:
+            raise SessionError("the endpoint closed the connection")
+        return raw
 
-    def _exact(self, n: int) -> bytes:
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise SessionError("the endpoint closed the connection")
-            data += chunk
-        return data
+
+def read_pdu(sock: socket.socket) -> bytes | None:
+    """One PDU framed by its frag_length (C706 12.6.3.1), or None if the connection ends
+    first."""
+    head = _read_exact(sock, 16)
+    if head is None:
+        return None
+    rest = _read_exact(sock, max(0, int.from_bytes(head[8:10], "little") - 16))
+    return None if rest is None else head + rest
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
 def queue_format(name: str):

@@ -203,37 +203,20 @@ def load(target: str, catalog: Any = None) -> TargetSpec:
     return parse(data, target, catalog)
 
 
-LEVELS = {"connect": 2, "integrity": 5, "privacy": 6}
-
-
 def _credentials(data: Any, where: str) -> Any:
     """The credentials mapping (module doc); errors never quote a secret."""
-    import os
-
-    from wire.client import Credentials
+    from wire.client import AUTH_LEVELS as LEVELS
+    from wire.client import Credentials, secret_from
 
     _need(isinstance(data, dict), where, "must be a mapping")
     unknown = set(data) - {"user", "password", "password_env", "nt_hash", "domain", "level"}
     _need(not unknown, where, f"unknown key(s) {sorted(unknown)}")
     user = data.get("user")
     _need(isinstance(user, str) and bool(user), f"{where}.user", "must be a user name")
-    secrets = [k for k in ("password", "password_env", "nt_hash") if k in data]
-    _need(len(secrets) == 1, where, "give exactly one of password, password_env, nt_hash")
-    password, nt_hash = "", ""
-    if "password" in data:
-        _need(isinstance(data["password"], str) and bool(data["password"]),
-              f"{where}.password", "must be a non-empty string")
-        password = data["password"]
-    elif "password_env" in data:
-        name = data["password_env"]
-        _need(isinstance(name, str) and bool(os.environ.get(name)), f"{where}.password_env",
-              f"the environment variable {name!s:.64} is not set")
-        password = os.environ[name]
-    else:
-        _need(isinstance(data["nt_hash"], str)
-              and re.fullmatch(r"[0-9a-fA-F]{32}", data["nt_hash"]) is not None,
-              f"{where}.nt_hash", "must be 32 hexadecimal digits")
-        nt_hash = data["nt_hash"]
+    try:
+        password, nt_hash = secret_from(data, where)
+    except ValueError as exc:
+        raise TargetFileError(str(exc)) from None
     domain = data.get("domain", "")
     _need(isinstance(domain, str), f"{where}.domain", "must be a string")
     level = data.get("level", "integrity")

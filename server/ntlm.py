@@ -41,15 +41,16 @@ import os
 import struct
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from impacket import ntlm
+
+from wire.client import AUTH_LEVELS
 
 #: MS-RPCE 2.2.1.1.7 RPC_C_AUTHN_WINNT: the NTLM security provider
 AUTHN_WINNT = 0x0A
 #: MS-RPCE 2.2.1.1.8 authentication levels
 LEVEL_NONE, LEVEL_CONNECT, LEVEL_CALL, LEVEL_PKT, LEVEL_INTEGRITY, LEVEL_PRIVACY = 1, 2, 3, 4, 5, 6
-LEVELS = {"connect": LEVEL_CONNECT, "integrity": LEVEL_INTEGRITY, "privacy": LEVEL_PRIVACY}
+LEVELS = AUTH_LEVELS  # by name: connect, integrity, privacy
 SIGNATURE_SIZE = 16  # MS-NLMP 2.2.2.9.1 NTLMSSP_MESSAGE_SIGNATURE (extended session security)
 
 _GRANTED = (ntlm.NTLMSSP_NEGOTIATE_UNICODE | ntlm.NTLMSSP_NEGOTIATE_NTLM
@@ -243,8 +244,3 @@ def _zero_mic(token: bytes) -> bytes:
     """The AUTHENTICATE message with its MIC zeroed: 64 octets of fields, NegotiateFlags,
     the 8-octet Version at 72, then the MIC at 80 (MS-NLMP 2.2.1.3)."""
     return token[:80] + bytes(16) + token[96:]
-
-
-def describe(value: Any) -> str:
-    """A token for a log line: its length only (never its content)."""
-    return f"<{len(value)} octets>" if isinstance(value, bytes | bytearray) else "<?>"

@@ -525,18 +525,11 @@ class Connection:
         if pdu.auth is not None:
             challenge = self._bind_auth(pdu.auth, alter)
             if challenge is None:
-                if alter:
-                    self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
-                else:
-                    nak = d.BindNak(d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED)
-                    self._send([d.encode_pdu(nak, h.call_id)])
+                self._refuse_bind(h.call_id, alter,
+                                  d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED)
                 return
         if not b.contexts:
-            if alter:
-                self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
-            else:
-                nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
-                self._send([d.encode_pdu(nak, h.call_id)])
+            self._refuse_bind(h.call_id, alter, d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
             return
         try:
             served = dict(self.server.handler.interfaces())
@@ -571,6 +564,14 @@ class Connection:
             a = pdu.auth
             verifier = d.AuthVerifier(a.auth_type, a.auth_level, 0, a.auth_context_id, challenge)
         self._send([d.encode_pdu(body, h.call_id, flags, auth=verifier)])
+
+    def _refuse_bind(self, call_id: int, alter: bool, reason: d.RejectReason) -> None:
+        """A bind is refused with a bind_nak (MS-RPCE 2.2.2.5), an alter_context, which has
+        no nak, with a fault."""
+        if alter:
+            self._fault(call_id, 0, d.NCA_S_PROTO_ERROR)
+        else:
+            self._send([d.encode_pdu(d.BindNak(reason), call_id)])
 
     # authentication (server/ntlm.py; MS-RPCE 3.3.1.5.2)
 
@@ -628,10 +629,10 @@ class Connection:
         """A PDU of an authenticated connection at packet integrity or privacy: (0, the
         body's clear octets before the verifier's padding is cut, or None when the PDU is not
         sealed) or (a fault status, None)."""
-        from server.ntlm import SIGNATURE_SIZE
+        from server.ntlm import LEVEL_INTEGRITY, LEVEL_PRIVACY, SIGNATURE_SIZE
 
         a = pdu.auth
-        if self.auth_level < 5:  # connect level: PDUs carry no signature
+        if self.auth_level < LEVEL_INTEGRITY:  # connect level: PDUs carry no signature
             return 0, None
         if a is None or a.auth_level != self.auth_level or \
                 a.auth_context_id != self.auth_context_id or len(a.auth_value) != SIGNATURE_SIZE:
@@ -642,7 +643,7 @@ class Connection:
             16 if isinstance(pdu.body, d.Request) and pdu.body.object is not None else 0)
         clear = None
         signed = raw[:-SIGNATURE_SIZE]
-        if self.auth_level == 6 and isinstance(pdu.body, d.Request):
+        if self.auth_level == LEVEL_PRIVACY and isinstance(pdu.body, d.Request):
             clear = self.ntlm.unseal(raw[start:trailer])
             signed = raw[:start] + clear + raw[trailer:-SIGNATURE_SIZE]
         if not self.ntlm.verify(signed, a.auth_value):
@@ -676,9 +677,9 @@ class Connection:
     def _protect(self, pdu: bytes) -> bytes:
         """Sign (and at packet privacy, seal) one response PDU encoded with a 16-octet
         placeholder signature."""
-        from server.ntlm import SIGNATURE_SIZE
+        from server.ntlm import LEVEL_PRIVACY, SIGNATURE_SIZE
 
-        if self.auth_level == 6:
+        if self.auth_level == LEVEL_PRIVACY:
             end = len(pdu) - SIGNATURE_SIZE - d.SEC_TRAILER_SIZE
             sealed = self.ntlm.seal(pdu[d.RESPONSE_SIZE:end])
             signature = self.ntlm.sign(pdu[:-SIGNATURE_SIZE])
@@ -809,15 +810,17 @@ class Connection:
             frames = []
             remaining = len(reply.data)
             offset = 0
-            signed = self.auth_level >= 5
+            from server.ntlm import AUTHN_WINNT, LEVEL_INTEGRITY, SIGNATURE_SIZE
+
+            signed = self.auth_level >= LEVEL_INTEGRITY
             # room for the verifier: padding (< 4), sec_trailer (8) and the signature (16)
             room = self.max_xmit_frag - (32 if signed else 0)
             for flags, chunk in d.fragment_stub(reply.data, room, d.RESPONSE_SIZE):
                 # C706 12.6.4.10: alloc_hint, the octets of stub still to come
                 body = d.Response(call.context_id, chunk, remaining - offset, cancels)
                 if signed:
-                    verifier = d.AuthVerifier(0x0A, self.auth_level, 0, self.auth_context_id,
-                                              bytes(16))
+                    verifier = d.AuthVerifier(AUTHN_WINNT, self.auth_level, 0,
+                                              self.auth_context_id, bytes(SIGNATURE_SIZE))
                     frames.append(self._protect(d.encode_pdu(body, cid, flags, auth=verifier)))
                 else:
                     frames.append(d.encode_pdu(body, cid, flags))

@@ -33,12 +33,12 @@ the user only); ``password_env`` keeps the password out of the file altogether.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from server.ntlm import LEVELS, Account, nt_hash
+from wire.client import secret_from
 
 RIGHTS = ("peek", "receive", "purge")
 EVERYONE, ANONYMOUS = "*", "anonymous"
@@ -124,24 +124,11 @@ def parse_security(spec: Any, computer_name: str) -> Security:
             _fail(f"{where}.name", "a user name (no \\ / : * ? \" < > | @ or spaces)")
         if name.lower() in accounts:
             _fail(f"{where}.name", f"{name} is listed twice")
-        secrets = [k for k in ("password", "password_env", "nt_hash") if k in user]
-        if len(secrets) != 1:
-            _fail(where, "give exactly one of password, password_env, nt_hash")
-        if "password" in user:
-            if not isinstance(user["password"], str) or not user["password"]:
-                _fail(f"{where}.password", "a non-empty string")
-            hashed = nt_hash(user["password"])
-        elif "password_env" in user:
-            variable = user["password_env"]
-            if not isinstance(variable, str) or not os.environ.get(variable):
-                _fail(f"{where}.password_env", f"the environment variable {variable!s:.64} "
-                                               "is not set")
-            hashed = nt_hash(os.environ[variable])
-        else:
-            text = user["nt_hash"]
-            if not isinstance(text, str) or not re.fullmatch(r"[0-9a-fA-F]{32}", text):
-                _fail(f"{where}.nt_hash", "32 hexadecimal digits")
-            hashed = bytes.fromhex(text)
+        try:
+            password, hashed_hex = secret_from(user, where)
+        except ValueError as exc:
+            raise SecurityError(str(exc)) from None
+        hashed = nt_hash(password) if password else bytes.fromhex(hashed_hex)
         admin = user.get("administrator", False)
         if not isinstance(admin, bool):
             _fail(f"{where}.administrator", "true or false")

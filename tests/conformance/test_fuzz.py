@@ -16,17 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from conformance import fuzz
 from server.main import start
 
-QUEUES = """
-queue_manager:
-  computer_name: MQREF
-queues:
-  - path: private$\\fuzz
-    messages: [{body: one}, {body: two}, {body: three}]
-  - path: private$\\canary
-    messages: [{body: canary}]
-"""
-FUZZ = "DIRECT=OS:MQREF\\private$\\fuzz"
-CANARY = "DIRECT=OS:MQREF\\private$\\canary"
+QUEUES, FUZZ, CANARY = fuzz.QUEUES, fuzz.FUZZ_QUEUE, fuzz.CANARY_QUEUE
 _NOTHING = {"connections": 0, "groups": 0, "open queues": 0, "context handles": 0,
             "pending requests": 0, "threads": 0}
 
