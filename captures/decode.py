@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import functools
 import ipaddress
 import json
 import struct
@@ -817,19 +818,14 @@ class Decoder:
             if fast is not None:
                 status, observed = fast
             else:
-                try:
-                    if big:
-                        raise ndr.StubError("drep", "big-endian NDR is not decoded")
-                    call = ndr.decode_request(name, opnum, req["stub"], ndr64)
-                    result = None
-                    if ans is not None and fault is None:
-                        result = ndr.decode_response(call, ans["stub"], ndr64)
-                        status = result.status
-                    if self.json_fields:
-                        request_json = _json(call)
-                        response_json = _json(result) if result is not None else None
-                    observed = observation_fields(call, result)
-                except ndr.StubError as exc:
+                if big:
+                    exc = ndr.StubError("drep", "big-endian NDR is not decoded")
+                else:
+                    status, observed, request_json, response_json, exc = codec_columns(
+                        name, opnum, ndr64, req["stub"],
+                        ans["stub"] if ans is not None and fault is None else None,
+                        self.json_fields)
+                if exc is not None:
                     error = f"{exc}"
                     self._error(req["first"] if req else None, "stub",
                                 f"call_id {call_id} {klass.__name__}: {exc}", conn.index)
@@ -853,6 +849,137 @@ class Decoder:
             req["ts"] if req else None, ans["ts"] if ans else None,
             req["stub"] if req and self.keep_stubs else None,
             ans["stub"] if ans and self.keep_stubs else None, **observed))
+
+
+def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: bytes | None,
+                  json_fields: bool) -> tuple:
+    """A call's stubs through wire/ndr.py: (status, the observer's columns, request JSON,
+    response JSON, the StubError or None). ``response``: None when there is no response stub
+    to decode (a fault, or none captured)."""
+    from wire import ndr
+
+    status = request_json = response_json = None
+    try:
+        call = ndr.decode_request(name, opnum, request, ndr64)
+        result = None
+        if response is not None:
+            result = ndr.decode_response(call, response, ndr64)
+            status = result.status
+        if json_fields:
+            request_json = _json(call)
+            response_json = _json(result) if result is not None else None
+        return status, observation_fields(call, result), request_json, response_json, None
+    except ndr.StubError as exc:
+        return None, {}, None, None, exc
+
+
+# --------------------------------------------------------------------------- compiled
+
+try:  # captures/_cdecode.c, built by pip where a C compiler is found (pyproject.toml)
+    from captures import _cdecode
+except ImportError:  # not built: Decoder does all the work
+    _cdecode = None
+
+#: the calls table's columns, in the order of the rows the compiled decoder makes
+ROW_COLUMNS = ("capture", "connection", "client", "server", "client_ip", "client_port",
+               "server_ip", "server_port", "assoc_group", "context_id", "interface",
+               "interface_version", "interface_name", "transfer_syntax", "call_id", "opnum",
+               "method", "request", "response", "status", "fault", "decode_error",
+               "request_first_frame", "request_last_frame", "response_first_frame",
+               "response_last_frame", "request_time", "response_time", "handle",
+               "result_handle", "queue", "access", "action", "action_text", "request_id",
+               "lookup_id", "cursor", "ack", "sequence_id", "object_type", "props", "vts")
+_COLUMN = {name: i for i, name in enumerate(ROW_COLUMNS)}
+
+
+class Unsupported(Exception):
+    """The compiled decoder does not take this file (its message says why): use Decoder."""
+
+
+def compiled() -> bool:
+    """Whether the compiled decoder is built (and not turned off by MQCONFORM_PURE_DECODER)."""
+    import os
+
+    return _cdecode is not None and not os.environ.get("MQCONFORM_PURE_DECODER")
+
+
+@functools.lru_cache(maxsize=256)
+def _context_info(abstract: bytes | None, major: int, minor: int,
+                  syntax: bytes | None) -> tuple:
+    """What a call row says of its presentation context (as Decoder._emit): (interface name,
+    NDR64?, interface UUID text, version text, transfer syntax text, {opnum: (method,
+    compiled parser)} or None)."""
+    from model import calls as c
+
+    if abstract is None:
+        return None, False, None, None, None, None
+    interface, transfer = uuid.UUID(bytes_le=abstract), uuid.UUID(bytes_le=syntax)
+    name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(interface)
+    methods = None
+    if name is not None:
+        methods = {opnum: (klass.__name__, fastpath.C_PARSERS.get((name, opnum), 0))
+                   for (iface, opnum), klass in c.CALLS.items() if iface == name}
+    return (name, transfer == NDR64_UUID, str(interface), f"{major}.{minor}",
+            "NDR64" if transfer == NDR64_UUID else "NDR" if transfer == NDR_UUID else None,
+            methods)
+
+
+def _endpoint_names(cip: bytes, cport: int, sip: bytes, sport: int) -> tuple:
+    return _endpoint(cip, cport), _endpoint(sip, sport), _ip(cip), _ip(sip)
+
+
+def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSummary]:
+    """The compiled decoder over one file (a path or an open binary file): lists of call rows
+    (tuples in ROW_COLUMNS order, as Decoder(json_fields=False) makes them), then the
+    errors (DecodeError, stubs only) and the FileSummary. Raises Unsupported, at any point,
+    for a file it does not take: the caller decodes the file again with Decoder."""
+    if _cdecode is None:
+        raise Unsupported("the compiled decoder is not built")
+    scanner = _cdecode.Scanner(name, _context_info, _endpoint_names)
+    errors: list[DecodeError] = []
+    own = isinstance(source, (str, Path))
+    f = open(source, "rb") if own else source  # noqa: SIM115 - closed below
+    try:
+        while True:
+            data = f.read(chunk)
+            if not data:
+                break
+            rows, declined = scanner.feed(data)
+            if rows:
+                yield _complete(name, rows, declined, errors)
+        (rows, declined), counts = scanner.finish()
+    except _cdecode.Unsupported as exc:
+        raise Unsupported(str(exc)) from None
+    finally:
+        if own:
+            f.close()
+    if rows:
+        yield _complete(name, rows, declined, errors)
+    yield from errors
+    yield FileSummary(name, frames=counts["frames"], decoded=counts["decoded"],
+                      not_dcerpc=counts["not_dcerpc"], pdus=counts["pdus"],
+                      calls=counts["calls"], errors=len(errors),
+                      bytes_read=counts["bytes_read"])
+
+
+def _complete(capture: str, rows: list, declined: list, errors: list) -> list:
+    """The rows whose stubs the compiled parsers declined, through wire/ndr.py."""
+    c = _COLUMN
+    for index, request, response in declined:
+        row = list(rows[index])
+        status, observed, _, _, exc = codec_columns(
+            row[c["interface_name"]], row[c["opnum"]], row[c["transfer_syntax"]] == "NDR64",
+            request, response, False)
+        row[c["status"]] = status
+        if exc is not None:
+            row[c["decode_error"]] = f"{exc}"
+            errors.append(DecodeError(capture, row[c["request_first_frame"]], "stub",
+                                      f"call_id {row[c['call_id']]} {row[c['method']]}: {exc}",
+                                      row[c["connection"]]))
+        for key, value in observed.items():
+            row[c[key]] = value
+        rows[index] = tuple(row)
+    return rows
 
 
 def decode_file(path: str | Path, decode_stubs: bool = True, keep_stubs: bool = False,

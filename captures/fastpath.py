@@ -187,6 +187,15 @@ FAST: dict[tuple[str, int], tuple[Any, Any]] = {
 }
 
 
+#: the same parsers in captures/_cdecode.c, by the number it knows each pair by
+#: (tests/captures/test_cdecode.py holds each equal to its Python twin above)
+C_PARSERS: dict[tuple[str, int], int] = {
+    ("RemoteRead", 0): 1, ("RemoteRead", 3): 2, ("RemoteRead", 4): 3, ("RemoteRead", 5): 4,
+    ("RemoteRead", 6): 5, ("RemoteRead", 7): 6, ("RemoteRead", 8): 7, ("RemoteRead", 9): 8,
+    ("RemoteRead", 13): 9, ("RemoteRead", 15): 10,
+}
+
+
 def observe(interface: str, opnum: int, ndr64: bool, request: bytes,
             response: bytes | None) -> tuple[int | None, dict] | None:
     """(status, the observer's columns) of one little-endian call, or None to decline.

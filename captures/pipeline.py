@@ -201,13 +201,17 @@ def decode_partition(batches: Iterator[Any], calls_dir: str = "",
     for batch in batches:
         for index, path in zip(batch.column("index").to_pylist(),
                                batch.column("path").to_pylist(), strict=True):
-            writer = _writer(calls_dir, f"part-{index:05d}.parquet")
+            name = f"part-{index:05d}.parquet"
+            writer = _writer(calls_dir, name)
             try:
-                for record in decode_one(path, json_fields):
-                    if record.column(0)[0].as_py() == "call":
-                        writer.write_batch(record.select(arrow_schema("calls").names))
+                for kind, record in decode_one(path, json_fields):
+                    if kind == "calls":
+                        writer.write_batch(record)
+                    elif kind == "restart":  # the file's calls begin again
+                        writer.close()
+                        writer = _writer(calls_dir, name)
                     else:
-                        yield record.select(arrow_schema("side").names)
+                        yield record
             finally:
                 writer.close()
 
@@ -271,12 +275,52 @@ def observe_files(batches: Iterator[Any], calls_dir: str = "",
             yield from observe_partition(iter(table.to_batches(BATCH)))
 
 
-def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
-    """One file's records (schema "record"): calls in batches of BATCH, then its errors and
-    its summary."""
-    from captures.decode import Call, DecodeError, Decoder, FileSummary
+def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]]:
+    """One file: ("calls", a batch of the calls schema) as they come, then ("side", its
+    errors and summary). The compiled decoder (captures/_cdecode.c) reads the file where it is
+    built and takes the file; where it gives the file up part-way, ("restart", None) says the
+    calls yielded so far are void, and decode.Decoder reads the file from its start."""
+    from captures import decode
 
-    calls: list[Any] = []
+    if not json_fields and decode.compiled():
+        try:
+            yield from _decode_compiled(path)
+            return
+        except Exception:  # noqa: BLE001 - Unsupported, or anything else: Decoder decides
+            yield "restart", None
+    yield from _decode_python(path, json_fields)
+
+
+def _decode_compiled(path: str) -> Iterator[tuple[str, Any]]:
+    from captures.decode import scan
+
+    rows: list[tuple] = []
+    others: list[Any] = []
+    source = _open(path)
+    try:
+        for item in scan(source, path):
+            if type(item) is list:
+                rows += item
+                while len(rows) >= BATCH:
+                    yield "calls", _call_batch(rows[:BATCH])
+                    del rows[:BATCH]
+            else:
+                others.append(item)
+    finally:
+        if hasattr(source, "close"):
+            source.close()
+    if rows:
+        yield "calls", _call_batch(rows)
+    yield "side", _other_batch(others)
+
+
+def _decode_python(path: str, json_fields: bool) -> Iterator[tuple[str, Any]]:
+    import operator
+
+    from captures.decode import ROW_COLUMNS, Call, DecodeError, Decoder, FileSummary
+
+    row = operator.attrgetter(*ROW_COLUMNS)
+    rows: list[tuple] = []
     others: list[Any] = []
     decoder = Decoder(path, json_fields=json_fields)
     try:
@@ -284,10 +328,10 @@ def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
         try:
             for item in decoder.run(source):
                 if type(item) is Call:
-                    calls.append(item)
-                    if len(calls) >= BATCH:
-                        yield _call_batch(calls)
-                        calls.clear()
+                    rows.append(row(item))
+                    if len(rows) >= BATCH:
+                        yield "calls", _call_batch(rows)
+                        rows.clear()
                 else:
                     others.append(item)
         finally:
@@ -304,51 +348,36 @@ def decode_one(path: str, json_fields: bool = False) -> Iterator[Any]:
                                 - summary.not_dcerpc)
         others.append(FileSummary(**{f.name: getattr(summary, f.name)
                                      for f in fields(FileSummary)}))
-    if calls:
-        yield _call_batch(calls)
-    if others:
-        yield _other_batch(others, DecodeError)
+    if rows:
+        yield "calls", _call_batch(rows)
+    yield "side", _other_batch(others)
 
 
-_GETTERS: dict[str, Any] = {}
-
-
-def _call_batch(calls: list[Any]) -> Any:
-    """Calls as a "record" batch: the rows read with one attrgetter each and transposed by
-    zip (both in C), one Arrow array per column; the error and file columns null."""
-    import operator
-
+def _call_batch(rows: list[tuple]) -> Any:
+    """Call rows (tuples in decode.ROW_COLUMNS order, the calls schema's) as a batch of the
+    calls schema: transposed by zip, one Arrow array per column."""
     import pyarrow as pa
 
-    schema = arrow_schema("record")
-    getter = _GETTERS.get("calls")
-    names = [n for n in arrow_schema("calls").names]
-    if getter is None:
-        getter = _GETTERS["calls"] = operator.attrgetter(*names)
-    columns = dict(zip(names, zip(*map(getter, calls), strict=True), strict=True))
-    n = len(calls)
+    schema = arrow_schema("calls")
     arrays = []
-    for f in schema:
-        name = f.name
-        if name == "record":
-            arrays.append(pa.array(["call"] * n, pa.string()))
-        elif name.startswith(("error_", "file_")):
-            arrays.append(pa.nulls(n, f.type))
-        elif name == "lookup_id":
-            arrays.append(pa.array([_wrap64(v) for v in columns[name]], f.type))
-        else:
-            arrays.append(pa.array(columns[name], f.type))
+    for f, column in zip(schema, zip(*rows, strict=True), strict=True):
+        if f.name == "lookup_id":
+            column = [_wrap64(v) for v in column]
+        arrays.append(pa.array(column, f.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def _other_batch(items: list[Any], error_type: type) -> Any:
+def _other_batch(items: list[Any]) -> Any:
+    """A file's errors and summary as a batch of the "side" schema."""
     import pyarrow as pa
 
-    schema = arrow_schema("record")
+    from captures.decode import DecodeError
+
+    schema = arrow_schema("side")
     cols: dict[str, list] = {n: [None] * len(items) for n in schema.names}
     file_names = [n[len("file_"):] for n in schema.names if n.startswith("file_")]
     for i, item in enumerate(items):
-        error = isinstance(item, error_type)
+        error = isinstance(item, DecodeError)
         cols["record"][i] = "error" if error else "file"
         cols["capture"][i] = item.capture
         if error:
