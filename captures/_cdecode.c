@@ -198,7 +198,8 @@ typedef struct {
     PyObject *context_fn;  /* (abstract16|None, major, minor, syntax16|None) -> info tuple */
     PyObject *endpoint_fn; /* (cip, cport, sip, sport) -> (client, server, cip, sip) texts */
     PyObject *unknown;     /* the info of a context no bind accepted */
-    PyObject *rows;        /* list of row tuples since the last take */
+    PyObject *cols[NCOLS]; /* the call rows since the last take, column by column */
+    Py_ssize_t nrows;
     PyObject *declined;    /* list of (row index, request stub, answer stub|None) */
     uint8_t *in; size_t inlen, incap; /* octets not yet framed */
     int header_done, swapped, nano, failed;
@@ -521,7 +522,7 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
         PyObject *an = (ans && !has_fault)
             ? PyBytes_FromStringAndSize((const char *)ans->stub, (Py_ssize_t)ans->len)
             : NONE();
-        PyObject *entry = (rq && an) ? Py_BuildValue("(nOO)", PyList_GET_SIZE(sc->rows), rq, an)
+        PyObject *entry = (rq && an) ? Py_BuildValue("(nOO)", sc->nrows, rq, an)
                                      : NULL;
         Py_XDECREF(rq);
         Py_XDECREF(an);
@@ -530,9 +531,16 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
         Py_DECREF(entry);
         if (r < 0) goto fail;
     }
-    int r = PyList_Append(sc->rows, row);
+    for (int i = 0; i < NCOLS; i++)
+        if (PyList_Append(sc->cols[i], PyTuple_GET_ITEM(row, i)) < 0) {
+            /* the columns are uneven now: the scanner cannot go on */
+            sc->failed = 1;
+            Py_DECREF(row);
+            return -1;
+        }
+    sc->nrows++;
     Py_DECREF(row);
-    return r;
+    return 0;
 fail:
     Py_XDECREF(error_obj);
     Py_DECREF(row);
@@ -1186,12 +1194,28 @@ static int records(Scanner *sc, int final) {
 
 /* ------------------------------------------------------------------ the Python type */
 
+static int new_columns(Scanner *sc) {
+    for (int i = 0; i < NCOLS; i++) {
+        PyObject *col = PyList_New(0);
+        if (!col) return -1;
+        Py_XSETREF(sc->cols[i], col);
+    }
+    sc->nrows = 0;
+    return 0;
+}
+
+/* (the columns: a list of NCOLS lists, declined) of the rows made since the last take */
 static PyObject *take_rows(Scanner *sc) {
-    PyObject *out = Py_BuildValue("(OO)", sc->rows, sc->declined);
+    PyObject *cols = PyList_New(NCOLS);
+    if (!cols) return NULL;
+    for (int i = 0; i < NCOLS; i++) {
+        Py_INCREF(sc->cols[i]);
+        PyList_SET_ITEM(cols, i, sc->cols[i]);
+    }
+    PyObject *out = Py_BuildValue("(NO)", cols, sc->declined);
     if (!out) return NULL;
-    PyObject *rows = PyList_New(0), *declined = PyList_New(0);
-    if (!rows || !declined) { Py_XDECREF(rows); Py_XDECREF(declined); Py_DECREF(out); return NULL; }
-    Py_SETREF(sc->rows, rows);
+    PyObject *declined = PyList_New(0);
+    if (!declined || new_columns(sc) < 0) { Py_XDECREF(declined); Py_DECREF(out); return NULL; }
     Py_SETREF(sc->declined, declined);
     return out;
 }
@@ -1266,9 +1290,8 @@ static int Scanner_init(Scanner *sc, PyObject *args, PyObject *kw) {
     Py_INCREF(endpoint_fn);
     Py_XSETREF(sc->endpoint_fn, endpoint_fn);
     Py_XSETREF(sc->unknown, unknown);
-    Py_XSETREF(sc->rows, PyList_New(0));
     Py_XSETREF(sc->declined, PyList_New(0));
-    if (!sc->rows || !sc->declined) return -1;
+    if (!sc->declined || new_columns(sc) < 0) return -1;
     sc->ended_items = PyMem_Calloc(MAX_ENDED, sizeof(Ended));
     if (!sc->ended_items) { PyErr_NoMemory(); return -1; }
     return 0;
@@ -1285,16 +1308,17 @@ static void Scanner_dealloc(Scanner *sc) {
     Py_XDECREF(sc->context_fn);
     Py_XDECREF(sc->endpoint_fn);
     Py_XDECREF(sc->unknown);
-    Py_XDECREF(sc->rows);
+    for (int i = 0; i < NCOLS; i++) Py_XDECREF(sc->cols[i]);
     Py_XDECREF(sc->declined);
     Py_TYPE(sc)->tp_free((PyObject *)sc);
 }
 
 static PyMethodDef Scanner_methods[] = {
     {"feed", (PyCFunction)Scanner_feed, METH_O,
-     "feed(octets) -> (rows, declined): the call rows completed by these octets of the file"},
+     "feed(octets) -> (columns, declined): the call rows completed by these octets of the "
+     "file, as one list per column"},
     {"finish", (PyCFunction)Scanner_finish, METH_NOARGS,
-     "finish() -> ((rows, declined), summary): the end of the file"},
+     "finish() -> ((columns, declined), summary): the end of the file"},
     {NULL, NULL, 0, NULL},
 };
 

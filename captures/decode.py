@@ -851,6 +851,15 @@ class Decoder:
             ans["stub"] if ans and self.keep_stubs else None, **observed))
 
 
+@functools.lru_cache(maxsize=4096)
+def _decoded_request(name: str, opnum: int, stub: bytes, ndr64: bool) -> Any:
+    """ndr.decode_request, remembered: a capture repeats the same requests (the same queues
+    opened and asked about again and again); the typed calls are not changed by anyone."""
+    from wire import ndr
+
+    return ndr.decode_request(name, opnum, stub, ndr64)
+
+
 def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: bytes | None,
                   json_fields: bool) -> tuple:
     """A call's stubs through wire/ndr.py: (status, the observer's columns, request JSON,
@@ -860,7 +869,7 @@ def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: 
 
     status = request_json = response_json = None
     try:
-        call = ndr.decode_request(name, opnum, request, ndr64)
+        call = _decoded_request(name, opnum, request, ndr64)
         result = None
         if response is not None:
             result = ndr.decode_response(call, response, ndr64)
@@ -929,10 +938,11 @@ def _endpoint_names(cip: bytes, cport: int, sip: bytes, sport: int) -> tuple:
 
 
 def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSummary]:
-    """The compiled decoder over one file (a path or an open binary file): lists of call rows
-    (tuples in ROW_COLUMNS order, as Decoder(json_fields=False) makes them), then the
-    errors (DecodeError, stubs only) and the FileSummary. Raises Unsupported, at any point,
-    for a file it does not take: the caller decodes the file again with Decoder."""
+    """The compiled decoder over one file (a path or an open binary file): call rows as
+    columns (a list per column of ROW_COLUMNS, the rows as Decoder(json_fields=False) makes
+    them), then the errors (DecodeError, stubs only) and the FileSummary. Raises Unsupported,
+    at any point, for a file it does not take: the caller decodes the file again with
+    Decoder."""
     if _cdecode is None:
         raise Unsupported("the compiled decoder is not built")
     scanner = _cdecode.Scanner(name, _context_info, _endpoint_names)
@@ -944,17 +954,17 @@ def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSu
             data = f.read(chunk)
             if not data:
                 break
-            rows, declined = scanner.feed(data)
-            if rows:
-                yield _complete(name, rows, declined, errors)
-        (rows, declined), counts = scanner.finish()
+            columns, declined = scanner.feed(data)
+            if columns[0]:
+                yield _complete(name, columns, declined, errors)
+        (columns, declined), counts = scanner.finish()
     except _cdecode.Unsupported as exc:
         raise Unsupported(str(exc)) from None
     finally:
         if own:
             f.close()
-    if rows:
-        yield _complete(name, rows, declined, errors)
+    if columns[0]:
+        yield _complete(name, columns, declined, errors)
     yield from errors
     yield FileSummary(name, frames=counts["frames"], decoded=counts["decoded"],
                       not_dcerpc=counts["not_dcerpc"], pdus=counts["pdus"],
@@ -962,24 +972,22 @@ def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSu
                       bytes_read=counts["bytes_read"])
 
 
-def _complete(capture: str, rows: list, declined: list, errors: list) -> list:
+def _complete(capture: str, columns: list[list], declined: list, errors: list) -> list[list]:
     """The rows whose stubs the compiled parsers declined, through wire/ndr.py."""
-    c = _COLUMN
-    for index, request, response in declined:
-        row = list(rows[index])
+    c = {name: columns[i] for name, i in _COLUMN.items()}
+    for i, request, response in declined:
         status, observed, _, _, exc = codec_columns(
-            row[c["interface_name"]], row[c["opnum"]], row[c["transfer_syntax"]] == "NDR64",
+            c["interface_name"][i], c["opnum"][i], c["transfer_syntax"][i] == "NDR64",
             request, response, False)
-        row[c["status"]] = status
+        c["status"][i] = status
         if exc is not None:
-            row[c["decode_error"]] = f"{exc}"
-            errors.append(DecodeError(capture, row[c["request_first_frame"]], "stub",
-                                      f"call_id {row[c['call_id']]} {row[c['method']]}: {exc}",
-                                      row[c["connection"]]))
+            c["decode_error"][i] = f"{exc}"
+            errors.append(DecodeError(capture, c["request_first_frame"][i], "stub",
+                                      f"call_id {c['call_id'][i]} {c['method'][i]}: {exc}",
+                                      c["connection"][i]))
         for key, value in observed.items():
-            row[c[key]] = value
-        rows[index] = tuple(row)
-    return rows
+            c[key][i] = value
+    return columns
 
 
 def decode_file(path: str | Path, decode_stubs: bool = True, keep_stubs: bool = False,

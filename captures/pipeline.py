@@ -82,21 +82,17 @@ def _schemas() -> dict[str, Any]:
     calls = pa.schema([(f.name, _signed(f.type)) for f in schema("calls")])
     errors = pa.schema([(f.name, _signed(f.type)) for f in schema("errors")])
     files = pa.schema([(f.name, _signed(f.type)) for f in schema("files")])
-    record = pa.schema(
-        [("record", pa.string())] + list(calls)
-        + [pa.field("error_frame", pa.int64()), pa.field("error_kind", pa.string()),
-           pa.field("error_message", pa.string())]
-        + [pa.field(f"file_{f.name}", f.type) for f in files if f.name != "capture"])
     violations = pa.schema([
         ("requirement", pa.string()), ("actor", pa.string()), ("severity", pa.string()),
         ("capture", pa.string()), ("server", pa.string()), ("client", pa.string()),
         ("connection", pa.int32()), ("call_id", pa.int64()), ("method", pa.string()),
         ("request_frame", pa.int64()), ("response_frame", pa.int64()),
         ("time", pa.float64()), ("explanation", pa.string())])
-    side = pa.schema([f for f in record if f.name not in calls.names or f.name in
-                      ("capture", "connection")])
-    return {"calls": calls, "errors": errors, "files": files, "record": record,
-            "side": side, "violations": violations}
+    summary = pa.schema([("requirement", pa.string()), ("actor", pa.string()),
+                         ("severity", pa.string()), ("violations", pa.int64()),
+                         ("flows", pa.int64()), ("servers", pa.int64())])
+    return {"calls": calls, "errors": errors, "files": files, "violations": violations,
+            "summary": summary}
 
 
 _SCHEMAS: dict[str, Any] = {}
@@ -193,86 +189,212 @@ def _wrap64(v: int | None) -> int | None:
     return v - (1 << 64) if v is not None and v >= 1 << 63 else v
 
 
-def decode_partition(batches: Iterator[Any], calls_dir: str = "",
-                     json_fields: bool = False) -> Iterator[Any]:
-    """mapInArrow: rows (index, path) -> each file's calls written as
-    ``calls_dir/part-<index>.parquet`` by this task; yields its errors and its summary
-    (schema "side")."""
+#: one row per file task (stage 1) and per shuffle partition (stage 2): what the driver
+#: merges (the tables themselves are written by the tasks)
+RESULT_SCHEMA = ("index long, capture string, summary string, error_kinds string, "
+                 "servers array<string>, observed boolean, partials string")
+#: a file with more calls than this is not observed in its own task (its calls would have to
+#: be held and sorted there): its servers go through the shuffle, which sorts out of core
+OBSERVE_IN_TASK = 1_000_000
+
+
+def file_task(batches: Iterator[Any], out: str = "", json_fields: bool = False,
+              limit: int = OBSERVE_IN_TASK) -> Iterator[Any]:
+    """mapInArrow, stage 1: rows (index, path) -> per file, written by this task:
+    ``calls/part-<index>.parquet``, ``errors/part-<index>.parquet`` and, when the file has at
+    most ``limit`` calls (``limit`` < 0: never), the violations of its servers,
+    ``violations/part-<index>.parquet``; yields one RESULT_SCHEMA row per file."""
+    import pyarrow as pa
+
     for batch in batches:
         for index, path in zip(batch.column("index").to_pylist(),
                                batch.column("path").to_pylist(), strict=True):
-            name = f"part-{index:05d}.parquet"
-            writer = _writer(calls_dir, name)
-            try:
-                for kind, record in decode_one(path, json_fields):
-                    if kind == "calls":
-                        writer.write_batch(record)
-                    elif kind == "restart":  # the file's calls begin again
-                        writer.close()
-                        writer = _writer(calls_dir, name)
-                    else:
-                        yield record
-            finally:
+            row = _one_file(index, path, out, json_fields, limit)
+            yield pa.RecordBatch.from_pylist([row], schema=_result_arrow())
+
+
+def file_rows(rows: Iterator[tuple[int, str]], out: str = "", json_fields: bool = False,
+              limit: int = OBSERVE_IN_TASK) -> Iterator[dict]:
+    """RDD mapPartitions, stage 1 (file_task's twin without the SQL engine): (index, path)
+    -> the same per-file result, as a dict."""
+    for index, path in rows:
+        yield _one_file(index, path, out, json_fields, limit)
+
+
+def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int) -> dict:
+    from captures.decode import ROW_COLUMNS, DecodeError
+
+    column = {n: i for i, n in enumerate(ROW_COLUMNS)}
+    name = f"part-{index:05d}.parquet"
+    writer = _writer(f"{out}/calls", name, "calls")
+    observed = [column[n] for n in _OBSERVED_COLUMNS]
+    kept: list[list] | None = [[] for _ in observed] if limit >= 0 else None
+    rows = 0
+    others: list = []
+    servers: set = set()
+    try:
+        for kind, columns in decode_one(path, json_fields):
+            if kind == "calls":
+                writer.write_batch(_call_batch(columns))
+                rows += len(columns[0])
+                servers.update(columns[column["server"]])
+                if kept is not None:
+                    for mine, i in zip(kept, observed, strict=True):
+                        mine += columns[i]
+                    if rows > limit:  # too many to hold: the shuffle observes them
+                        kept = None
+            elif kind == "restart":  # the file's calls begin again
                 writer.close()
+                writer = _writer(f"{out}/calls", name, "calls")
+                kept = [[] for _ in observed] if limit >= 0 else None
+                rows = 0
+                servers.clear()
+            else:
+                others = columns
+    finally:
+        writer.close()
+    errors = sorted((o for o in others if isinstance(o, DecodeError)),
+                    key=lambda e: (_nulls_first(e.frame), e.kind, e.message))
+    _write_table(f"{out}/errors", name, "errors",
+                 [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
+    [summary] = [o for o in others if not isinstance(o, DecodeError)]
+    kinds: dict[str, int] = {}
+    for e in errors:
+        kinds[e.kind] = kinds.get(e.kind, 0) + 1
+    partials: dict = {}
+    if kept is not None:
+        violations = [v for found in _observe_columns(dict(zip(_OBSERVED_COLUMNS, kept,
+                                                               strict=True)))
+                      for v in found]
+        violations.sort(key=lambda v: (_nulls_first(v.request_frame), v.requirement))
+        _write_violations(f"{out}/violations", name, violations)
+        partials = _partials(violations)
+    servers.discard(None)
+    return {"index": index, "capture": path, "summary": json.dumps(asdict(summary)),
+            "error_kinds": json.dumps(kinds), "servers": sorted(servers),
+            "observed": kept is not None, "partials": json.dumps(partials)}
 
 
-def _writer(directory: str, name: str) -> Any:
-    """A Parquet writer of the calls schema at directory/name (local path or URI)."""
-    import pyarrow.parquet as pq
-
-    if _is_uri(directory) and not directory.startswith("file://"):
-        from pyarrow import fs as pafs
-
-        filesystem, inner = pafs.FileSystem.from_uri(directory)
-        return pq.ParquetWriter(f"{inner}/{name}", arrow_schema("calls"),
-                                filesystem=filesystem)
-    local = directory[len("file://"):] if directory.startswith("file://") else directory
-    return pq.ParquetWriter(str(Path(local) / name), arrow_schema("calls"))
-
-
-def _read_calls(directory: str, name: str, columns: list[str]) -> Any:
-    """The Parquet file a decode task wrote (``_writer``'s counterpart): these columns."""
-    import pyarrow.parquet as pq
-
-    if _is_uri(directory) and not directory.startswith("file://"):
-        from pyarrow import fs as pafs
-
-        filesystem, inner = pafs.FileSystem.from_uri(directory)
-        return pq.read_table(f"{inner}/{name}", columns=columns, filesystem=filesystem)
-    local = directory[len("file://"):] if directory.startswith("file://") else directory
-    return pq.read_table(str(Path(local) / name), columns=columns)
-
-
-#: the order the observer reads a server's calls in (also the shuffle path's sort)
-ORDER = ("server", "_t", "capture", "connection", "call_id")
-#: more servers than this in several files: all go through the shuffle (the list of those
-#: servers travels to every file's task otherwise)
-MAX_SPANNING = 50_000
-
-
-def observe_files(batches: Iterator[Any], calls_dir: str = "",
-                  spanning: frozenset[str] = frozenset()) -> Iterator[Any]:
-    """mapInArrow: rows (index, path) -> the violations of the servers seen in that file
-    only (not in ``spanning``), observed in the file's own task (module doc, 3)."""
+def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
+    """mapInArrow, stage 2: the calls of the servers seen in several files, partitioned by
+    server and sorted (ORDER) -> their violations, ``violations/part-s<partition>.parquet``;
+    yields one RESULT_SCHEMA row (index: the partition)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+    from pyspark import TaskContext
 
-    for batch in batches:
-        for index in batch.column("index").to_pylist():
-            table = _read_calls(calls_dir, f"part-{index:05d}.parquet",
-                                list(_OBSERVED_COLUMNS))
-            if spanning and table.num_rows:
-                keep = pc.invert(pc.is_in(table["server"],
-                                          value_set=pa.array(sorted(spanning), pa.string())))
-                table = table.filter(keep)
-            if not table.num_rows:
-                continue
-            table = table.append_column(
-                "_t", pc.coalesce(table["request_time"], table["response_time"]))
-            # Spark's ascending sort puts nulls first; so does this one
-            table = table.sort_by([(k, "ascending") for k in ORDER],
-                                  null_placement="at_start").drop_columns(["_t"])
-            yield from observe_partition(iter(table.to_batches(BATCH)))
+    violations: list = []
+    for found in _violations(batches):
+        violations += found
+    context = TaskContext.get()
+    partition = context.partitionId() if context is not None else 0
+    if violations:
+        violations.sort(key=lambda v: (v.capture, _nulls_first(v.request_frame),
+                                       v.requirement))
+        _write_violations(f"{out}/violations", f"part-s{partition:05d}.parquet", violations)
+    yield pa.RecordBatch.from_pylist(
+        [{"index": partition, "capture": None, "summary": None, "error_kinds": None,
+          "servers": [], "observed": True, "partials": json.dumps(_partials(violations))}],
+        schema=_result_arrow())
+
+
+def _nulls_first(value: Any) -> tuple:
+    """A sort key that puts None first (Spark's ascending order)."""
+    return (0, 0) if value is None else (1, value)
+
+
+def _result_arrow() -> Any:
+    """RESULT_SCHEMA in Arrow (the tasks build it without a Spark session)."""
+    import pyarrow as pa
+
+    return pa.schema([("index", pa.int64()), ("capture", pa.string()),
+                      ("summary", pa.string()), ("error_kinds", pa.string()),
+                      ("servers", pa.list_(pa.string())), ("observed", pa.bool_()),
+                      ("partials", pa.string())])
+
+
+def _partials(violations: list) -> dict:
+    """Per requirement, what the summary merges (module doc, 4): the count, the flows
+    (capture, client) and servers it was seen on, and the first five examples in the
+    report's order. Flows and servers are counted where they occur: a flow's calls and a
+    server's are all in one task (a file's, or the shuffle partition of its server)."""
+    out: dict[str, dict] = {}
+    for v in violations:
+        p = out.get(v.requirement)
+        if p is None:
+            p = out[v.requirement] = {"actor": v.actor, "severity": v.severity,
+                                      "violations": 0, "flows": set(), "servers": set(),
+                                      "examples": []}
+        p["violations"] += 1
+        if v.capture is not None and v.client is not None:
+            p["flows"].add((v.capture, v.client))
+        if v.server is not None:
+            p["servers"].add(v.server)
+        p["examples"].append(v)
+    for p in out.values():
+        p["flows"], p["servers"] = len(p["flows"]), len(p["servers"])
+        p["examples"] = [_example(v) for v in sorted(p["examples"], key=_example_key)[:5]]
+    return out
+
+
+EXAMPLE_FIELDS = ("capture", "request_frame", "response_frame", "server", "client", "method",
+                  "explanation")
+
+
+def _example_key(v: Any) -> tuple:
+    get = (lambda k: v[k]) if isinstance(v, dict) else (lambda k: getattr(v, k))
+    return tuple(_nulls_first(get(k)) for k in ("capture", "request_frame", "response_frame",
+                                                  "client", "explanation"))
+
+
+def _example(v: Any) -> dict:
+    return {k: getattr(v, k) for k in EXAMPLE_FIELDS}
+
+
+def _writer(directory: str, name: str, schema: str = "calls") -> Any:
+    """A Parquet writer of that schema at directory/name (local path or URI)."""
+    import pyarrow.parquet as pq
+
+    if _is_uri(directory) and not directory.startswith("file://"):
+        from pyarrow import fs as pafs
+
+        filesystem, inner = pafs.FileSystem.from_uri(directory)
+        filesystem.create_dir(inner, recursive=True)
+        return pq.ParquetWriter(f"{inner}/{name}", arrow_schema(schema),
+                                filesystem=filesystem)
+    local = Path(directory[len("file://"):] if directory.startswith("file://") else directory)
+    local.mkdir(parents=True, exist_ok=True)
+    return pq.ParquetWriter(str(local / name), arrow_schema(schema))
+
+
+def _write_table(directory: str, name: str, schema: str, rows: list[dict]) -> None:
+    import pyarrow as pa
+
+    writer = _writer(directory, name, schema)
+    try:
+        writer.write_table(pa.Table.from_pylist(rows, schema=arrow_schema(schema)))
+    finally:
+        writer.close()
+
+
+def _write_violations(directory: str, name: str, violations: list) -> None:
+    names = arrow_schema("violations").names
+    _write_table(directory, name, "violations",
+                 [{n: getattr(v, n) for n in names} for v in violations])
+
+
+def _read_table(directory: str, name: str | None = None,
+                columns: list[str] | None = None) -> Any:
+    """A Parquet file (or a directory's files) the tasks wrote: these columns."""
+    import pyarrow.parquet as pq
+
+    where = f"{directory}/{name}" if name else directory
+    if _is_uri(directory) and not directory.startswith("file://"):
+        from pyarrow import fs as pafs
+
+        filesystem, inner = pafs.FileSystem.from_uri(where)
+        return pq.read_table(inner, columns=columns, filesystem=filesystem)
+    local = where[len("file://"):] if where.startswith("file://") else where
+    return pq.read_table(local, columns=columns)
 
 
 def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]]:
@@ -294,24 +416,18 @@ def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]
 def _decode_compiled(path: str) -> Iterator[tuple[str, Any]]:
     from captures.decode import scan
 
-    rows: list[tuple] = []
     others: list[Any] = []
     source = _open(path)
     try:
         for item in scan(source, path):
             if type(item) is list:
-                rows += item
-                while len(rows) >= BATCH:
-                    yield "calls", _call_batch(rows[:BATCH])
-                    del rows[:BATCH]
+                yield "calls", item
             else:
                 others.append(item)
     finally:
         if hasattr(source, "close"):
             source.close()
-    if rows:
-        yield "calls", _call_batch(rows)
-    yield "side", _other_batch(others)
+    yield "side", others
 
 
 def _decode_python(path: str, json_fields: bool) -> Iterator[tuple[str, Any]]:
@@ -330,7 +446,7 @@ def _decode_python(path: str, json_fields: bool) -> Iterator[tuple[str, Any]]:
                 if type(item) is Call:
                     rows.append(row(item))
                     if len(rows) >= BATCH:
-                        yield "calls", _call_batch(rows)
+                        yield "calls", [list(c) for c in zip(*rows, strict=True)]
                         rows.clear()
                 else:
                     others.append(item)
@@ -349,46 +465,22 @@ def _decode_python(path: str, json_fields: bool) -> Iterator[tuple[str, Any]]:
         others.append(FileSummary(**{f.name: getattr(summary, f.name)
                                      for f in fields(FileSummary)}))
     if rows:
-        yield "calls", _call_batch(rows)
-    yield "side", _other_batch(others)
+        yield "calls", [list(c) for c in zip(*rows, strict=True)]
+    yield "side", others
 
 
-def _call_batch(rows: list[tuple]) -> Any:
-    """Call rows (tuples in decode.ROW_COLUMNS order, the calls schema's) as a batch of the
-    calls schema: transposed by zip, one Arrow array per column."""
+def _call_batch(columns: list[list]) -> Any:
+    """Call rows as columns (a list per column of decode.ROW_COLUMNS, the calls schema's) as
+    a batch of the calls schema."""
     import pyarrow as pa
 
     schema = arrow_schema("calls")
     arrays = []
-    for f, column in zip(schema, zip(*rows, strict=True), strict=True):
+    for f, column in zip(schema, columns, strict=True):
         if f.name == "lookup_id":
             column = [_wrap64(v) for v in column]
         arrays.append(pa.array(column, f.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-def _other_batch(items: list[Any]) -> Any:
-    """A file's errors and summary as a batch of the "side" schema."""
-    import pyarrow as pa
-
-    from captures.decode import DecodeError
-
-    schema = arrow_schema("side")
-    cols: dict[str, list] = {n: [None] * len(items) for n in schema.names}
-    file_names = [n[len("file_"):] for n in schema.names if n.startswith("file_")]
-    for i, item in enumerate(items):
-        error = isinstance(item, DecodeError)
-        cols["record"][i] = "error" if error else "file"
-        cols["capture"][i] = item.capture
-        if error:
-            cols["connection"][i] = item.connection
-            cols["error_frame"][i] = item.frame
-            cols["error_kind"][i] = item.kind
-            cols["error_message"][i] = item.message
-        else:
-            for n in file_names:
-                cols[f"file_{n}"][i] = getattr(item, n)
-    return pa.RecordBatch.from_pydict(cols, schema=schema)
 
 
 # ------------------------------------------------------------------------------ stage 2
@@ -400,43 +492,86 @@ _OBSERVED_COLUMNS = ("method", "request_time", "response_time", "status", "fault
                      "cursor", "ack", "sequence_id", "object_type", "props", "vts")
 
 
-def observe_partition(batches: Iterator[Any]) -> Iterator[Any]:
-    """mapInArrow over calls sorted by (server, time): violations (schema "violations")."""
-    import pyarrow as pa
+#: the order the observer reads a server's calls in (also the shuffle path's sort)
+ORDER = ("server", "_t", "capture", "connection", "call_id")
 
+
+def _observe_columns(cols: dict[str, list]) -> Iterator[list]:
+    """The violations of every server of one file's calls (the observed columns as Python
+    lists, as decode_one gives them): sorted as the shuffle path sorts (ORDER, nulls first,
+    by Arrow), and read with the values the calls table gives back (lookup_id signed, props
+    and vts lists), so both paths feed the observer alike."""
+    import operator
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(cols["server"])
+    if not n:
+        return
+    t = [a if a is not None else b for a, b in zip(cols["request_time"],
+                                                    cols["response_time"], strict=True)]
+    keys = pa.table({"server": pa.array(cols["server"], pa.string()),
+                     "_t": pa.array(t, pa.float64()),
+                     "capture": pa.array(cols["capture"], pa.string()),
+                     "connection": pa.array(cols["connection"], pa.int64()),
+                     "call_id": pa.array(cols["call_id"], pa.int64())})
+    order = pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in ORDER],
+                            null_placement="at_start").to_pylist()
+    pick = operator.itemgetter(*order) if n > 1 else (lambda col: (col[order[0]],))
+    values = dict(cols)
+    values["lookup_id"] = [_wrap64(v) for v in cols["lookup_id"]]
+    for name in ("props", "vts"):
+        values[name] = [None if v is None else list(v) for v in cols[name]]
+    values["complete"] = [e is None for e in cols["decode_error"]]
+    yield from _run_observer(zip(*(pick(values[_SOURCE.get(f, f)]) for f in _fields()),
+                                 strict=True))
+
+
+def _violations(batches: Iterator[Any]) -> Iterator[list]:
+    """The observer over Arrow batches of calls sorted by (server, time): lists of
+    Violation."""
+    def rows() -> Iterator[tuple]:
+        for batch in batches:
+            cols = {n: batch.column(n).to_pylist() for n in _OBSERVED_COLUMNS}
+            cols["complete"] = [e is None for e in cols["decode_error"]]
+            yield from zip(*(cols[_SOURCE.get(f, f)] for f in _fields()), strict=True)
+
+    yield from _run_observer(rows())
+
+
+#: the columns the Observed fields are read from (where the names differ; "complete" is
+#: computed from decode_error)
+_SOURCE = {"request_frame": "request_first_frame", "response_frame": "response_last_frame"}
+
+
+def _fields() -> tuple[str, ...]:
+    """The Observed fields, in their order."""
+    from model.observer import Observed
+
+    return Observed.__slots__
+
+
+def _run_observer(rows: Iterator[tuple]) -> Iterator[list]:
+    """One Observer per server over rows in Observed's field order, sorted by (server,
+    time): lists of Violation."""
     from model.observer import Observed, Observer
 
-    schema = arrow_schema("violations")
-    names = schema.names
-    out: list = []
     observer: Observer | None = None
-
-    def emit() -> Any:
-        batch = pa.RecordBatch.from_pydict(
-            {n: [getattr(v, n) for v in out] for n in names}, schema=schema)
-        out.clear()
-        return batch
-
-    #: the Observed fields in their order, read from these columns ("complete" is computed)
-    order = [f for f in Observed.__slots__]
-    source = {"request_frame": "request_first_frame", "response_frame": "response_last_frame"}
-    for batch in batches:
-        cols = {n: batch.column(n).to_pylist() for n in _OBSERVED_COLUMNS}
-        cols["complete"] = [e is None for e in cols["decode_error"]]
-        rows = zip(*(cols[source.get(f, f)] for f in order), strict=True)
-        for row in rows:
-            call = Observed(*row)
-            if observer is None or observer.server != call.server:
-                if observer is not None:
-                    out.extend(observer.finish())
-                observer = Observer(call.server)
-            out.extend(observer.feed(call))
-            if len(out) >= BATCH:
-                yield emit()
+    out: list = []
+    for row in rows:
+        call = Observed(*row)
+        if observer is None or observer.server != call.server:
+            if observer is not None:
+                out.extend(observer.finish())
+            observer = Observer(call.server)
+        out.extend(observer.feed(call))
+        if len(out) >= BATCH:
+            yield out
+            out = []
     if observer is not None:
         out.extend(observer.finish())
-    if out:
-        yield emit()
+    yield out
 
 
 # ------------------------------------------------------------------------------ the job
@@ -549,89 +684,101 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
 
 def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
          remote: str | None, json_fields: bool, per_file: bool = True) -> dict:
+    """Stage 1, one task per file; stage 2 (the shuffle) only for the servers seen in several
+    files (or in a file too big to be observed in its task); then the summary from what the
+    tasks handed back (module doc)."""
     from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
-    say(f"{len(paths)} capture file(s); decoding, one task per file")
-    calls_dir = out / "calls"
-    for stale in (calls_dir, out / "_side"):
-        shutil.rmtree(stale, ignore_errors=True)
-    calls_dir.mkdir(parents=True)
-    files_df = spark.createDataFrame([(i, p) for i, p in enumerate(paths)],
-                                     "index long, path string")
-    files_df = files_df.repartitionByRange(len(paths), "index")
-    side = files_df.mapInArrow(functools.partial(decode_partition, calls_dir=str(calls_dir),
-                                                 json_fields=json_fields),
-                               spark_schema("side"))
-    side.write.mode("overwrite").parquet(str(out / "_side"))
-    side = spark.read.parquet(str(out / "_side"))
-    errors = side.filter(F.col("record") == "error").select(
-        "capture", F.col("error_frame").alias("frame"), F.col("error_kind").alias("kind"),
-        F.col("error_message").alias("message"), "connection")
-    file_cols = [n for n in arrow_schema("files").names if n != "capture"]
-    files = side.filter(F.col("record") == "file").select(
-        "capture", *[F.col(f"file_{n}").alias(n) for n in file_cols])
-    errors.orderBy("capture", "frame", "kind", "message").write.mode("overwrite").parquet(
-        str(out / "errors"))
-    files.orderBy("capture").write.mode("overwrite").parquet(str(out / "files"))
-    shutil.rmtree(out / "_side", ignore_errors=True)
-    calls = spark.read.schema(spark_schema("calls")).parquet(str(calls_dir))
-    say("validating each server's calls in time order")
-    nparts = partitions or max(1, min(spark.sparkContext.defaultParallelism
-                                      if not remote else 2, len(paths)) * 2)
-    keyed = calls.select(*_OBSERVED_COLUMNS).withColumn(
-        "_t", F.coalesce("request_time", "response_time"))
-    parts = []
-    spanning: list[str] | None = None
-    if per_file:
-        spanning = [r["server"] for r in calls.select("server", "capture").distinct()
-                    .groupBy("server").count().filter(F.col("count") > 1)
-                    .select("server").collect()]
-        if len(spanning) > MAX_SPANNING:
-            spanning = None
-    if spanning is not None:
-        parts.append(files_df.mapInArrow(
-            functools.partial(observe_files, calls_dir=str(calls_dir),
-                              spanning=frozenset(spanning)),
-            spark_schema("violations")))
-        keyed = keyed.filter(F.col("server").isin(spanning)) if spanning else None
-    if keyed is not None:
-        parts.append(keyed.repartition(nparts, "server")
-                     .sortWithinPartitions(*ORDER)
-                     .drop("_t")
-                     .mapInArrow(observe_partition, spark_schema("violations")))
-    violations = functools.reduce(lambda a, b: a.unionByName(b), parts)
-    violations.orderBy("capture", "request_frame", "requirement").write.mode(
-        "overwrite").parquet(str(out / "violations"))
+    say(f"{len(paths)} capture file(s); decoding and validating, one task per file")
+    for table in ("calls", "errors", "violations", "files", "summary", "_side"):
+        shutil.rmtree(out / table, ignore_errors=True)
+    rows = [(i, p) for i, p in enumerate(paths)]
+    limit = OBSERVE_IN_TASK if per_file else -1
+    if remote:  # Spark Connect: no RDDs; the same tasks through mapInArrow
+        files_df = spark.createDataFrame(rows, "index long, path string").repartition(
+            len(paths), "index")
+        stage1 = [r.asDict() for r in files_df.mapInArrow(
+            functools.partial(file_task, out=str(out), json_fields=json_fields, limit=limit),
+            RESULT_SCHEMA).collect()]
+    else:  # one file per partition; only paths in and a small result per file out
+        stage1 = spark.sparkContext.parallelize(rows, len(rows)).mapPartitions(
+            functools.partial(file_rows, out=str(out), json_fields=json_fields,
+                              limit=limit)).collect()
+    results = sorted(stage1, key=lambda r: r["index"])
+    seen: dict[str, int] = {}
+    for r in results:
+        for server in r["servers"]:
+            seen[server] = seen.get(server, 0) + 1
+    spanning = {s for s, n in seen.items() if n > 1}
+    spanning |= {s for r in results if not r["observed"] for s in r["servers"]}
+    partials = []
+    for r in results:
+        if not r["observed"]:
+            continue
+        if spanning & set(r["servers"]):  # its violations of those servers: from stage 2
+            partials.append(_drop_servers(out, r["index"], spanning))
+        else:
+            partials.append(json.loads(r["partials"]))
+    if spanning:
+        say(f"validating {len(spanning)} server(s) seen in several files, across files")
+        nparts = partitions or max(1, min(spanning.__len__(), 2 * (
+            spark.sparkContext.defaultParallelism if not remote else 2)))
+        calls = spark.read.schema(spark_schema("calls")).parquet(str(out / "calls"))
+        stage2 = (calls.select(*_OBSERVED_COLUMNS)
+                  .filter(F.col("server").isin(sorted(spanning)))
+                  .withColumn("_t", F.coalesce("request_time", "response_time"))
+                  .repartition(nparts, "server")
+                  .sortWithinPartitions(*ORDER)
+                  .drop("_t")
+                  .mapInArrow(functools.partial(shuffle_task, out=str(out)), RESULT_SCHEMA)
+                  .collect())
+        partials += [json.loads(r["partials"]) for r in stage2]
     say("summarising")
-    return _summary(spark, out)
+    return _summary(out, results, partials)
 
 
-def _summary(spark: Any, out: Path) -> dict:
-    """The summary table (per requirement), from the written tables (small reads)."""
-    from pyspark.sql import functions as F  # noqa: N812
+def _drop_servers(out: Path, index: int, servers: set[str]) -> dict:
+    """A file's violations without those of ``servers`` (rewritten), and their partials."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    v = spark.read.parquet(str(out / "violations"))
-    per = (v.groupBy("requirement", "actor", "severity")
-           .agg(F.count("*").alias("violations"),
-                F.countDistinct("capture", "client").alias("flows"),
-                F.countDistinct("server").alias("servers"))
-           .orderBy("requirement"))
-    per.write.mode("overwrite").parquet(str(out / "summary"))
-    rows = [r.asDict() for r in per.collect()]
-    from pyspark.sql import Window
+    from model.observer import Violation
 
-    first = Window.partitionBy("requirement").orderBy(
-        "capture", "request_frame", "response_frame", "client", "explanation")
-    chosen = (v.withColumn("_n", F.row_number().over(first)).filter(F.col("_n") <= 5)
-              .orderBy("requirement", "_n").collect())  # five examples each, in any corpus
-    examples: dict[str, list] = {}
-    for r in chosen:
-        examples.setdefault(r["requirement"], []).append(
-            {k: r[k] for k in ("capture", "request_frame", "response_frame", "server",
-                               "client", "method", "explanation")})
-    files = [r.asDict() for r in spark.read.parquet(str(out / "files")).collect()]
-    kinds = {r["kind"]: r["count"] for r in spark.read.parquet(str(out / "errors"))
-             .groupBy("kind").count().collect()}
+    name = f"part-{index:05d}.parquet"
+    table = _read_table(str(out / "violations"), name)
+    keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
+    table = table.filter(keep)
+    violations = [Violation(**row) for row in table.to_pylist()]
+    _write_violations(str(out / "violations"), name, violations)
+    return _partials(violations)
+
+
+def _summary(out: Path, results: list[dict], partials: list[dict]) -> dict:
+    """The files and summary tables and the report's figures, merged on the driver from the
+    tasks' results (files: one row each; requirements: the partials of each task)."""
+    files = [json.loads(r["summary"]) for r in results]
+    _write_table(str(out / "files"), "part-00000.parquet", "files",
+                 sorted(files, key=lambda f: f["capture"]))
+    kinds: dict[str, int] = {}
+    for r in results:
+        for kind, n in json.loads(r["error_kinds"]).items():
+            kinds[kind] = kinds.get(kind, 0) + n
+    merged: dict[str, dict] = {}
+    for part in partials:
+        for requirement, p in part.items():
+            m = merged.setdefault(requirement, {"requirement": requirement,
+                                                "actor": p["actor"],
+                                                "severity": p["severity"], "violations": 0,
+                                                "flows": 0, "servers": 0, "examples": []})
+            for k in ("violations", "flows", "servers"):
+                m[k] += p[k]
+            m["examples"] += p["examples"]
+    rows, examples = [], {}
+    for requirement in sorted(merged):
+        m = merged[requirement]
+        examples[requirement] = sorted(m.pop("examples"), key=_example_key)[:5]
+        rows.append(m)
+    _write_table(str(out / "summary"), "part-00000.parquet", "summary", rows)
     return {"requirements": rows, "examples": examples, "files": files,
             "error_kinds": kinds}
 

@@ -69,6 +69,7 @@ Client obligations
 
 from __future__ import annotations
 
+import functools
 import heapq
 from dataclasses import dataclass, field
 from typing import Any
@@ -205,6 +206,14 @@ class Observed:
 def queue_key(queue_format: Any) -> str | None:
     """The queue a QUEUE_FORMAT names, as one string: its format name without a subqueue
     (messages of a subqueue are messages of its queue), case folded."""
+    try:
+        return _queue_key(queue_format)  # QUEUE_FORMATs are frozen: remembered
+    except TypeError:  # a value that cannot be hashed
+        return _queue_key.__wrapped__(queue_format)
+
+
+@functools.lru_cache(maxsize=4096)
+def _queue_key(queue_format: Any) -> str | None:
     from dataclasses import replace
 
     from model.formats import QueueSuffixType, from_queue_format
