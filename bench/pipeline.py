@@ -133,7 +133,7 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 t0 = time.perf_counter()
 from captures import pipeline
-spark = pipeline.session({master!r}, config={config!r})
+spark = pipeline.context({master!r}, config={config!r})
 t1 = time.perf_counter()
 result = pipeline.run({inputs!r}, {out!r}, spark=spark)
 t2 = time.perf_counter()

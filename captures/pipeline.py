@@ -195,7 +195,7 @@ RESULT_SCHEMA = ("index long, capture string, summary string, error_kinds string
                  "servers array<string>, observed boolean, partials string")
 #: a file with more calls than this is not observed in its own task (its calls would have to
 #: be held and sorted there): its servers go through the shuffle, which sorts out of core
-OBSERVE_IN_TASK = 1_000_000
+OBSERVE_IN_TASK = 250_000
 
 
 def file_task(batches: Iterator[Any], out: str = "", json_fields: bool = False,
@@ -494,6 +494,9 @@ _OBSERVED_COLUMNS = ("method", "request_time", "response_time", "status", "fault
 
 #: the order the observer reads a server's calls in (also the shuffle path's sort)
 ORDER = ("server", "_t", "capture", "connection", "call_id")
+#: more servers than this seen in several files: every server goes through the shuffle (a
+#: list of them to filter by would be too long)
+MAX_SPANNING = 50_000
 
 
 def _observe_columns(cols: dict[str, list]) -> Iterator[list]:
@@ -516,8 +519,8 @@ def _observe_columns(cols: dict[str, list]) -> Iterator[list]:
                      "capture": pa.array(cols["capture"], pa.string()),
                      "connection": pa.array(cols["connection"], pa.int64()),
                      "call_id": pa.array(cols["call_id"], pa.int64())})
-    order = pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in ORDER],
-                            null_placement="at_start").to_pylist()
+    order = pc.sort_indices(keys, sort_keys=[(k, "ascending", "at_start")
+                                             for k in ORDER]).to_pylist()
     pick = operator.itemgetter(*order) if n > 1 else (lambda col: (col[order[0]],))
     values = dict(cols)
     values["lookup_id"] = [_wrap64(v) for v in cols["lookup_id"]]
@@ -590,25 +593,31 @@ class Result:
     tables: dict[str, str] = field(default_factory=dict)
 
 
+def _settings(master: str | None) -> list[tuple[str, str]]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if (master or "local").startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return [("spark.master", master or "local[*]"),
+            ("spark.app.name", "mqconform captures validate"),
+            ("spark.pyspark.python", sys.executable),
+            ("spark.ui.enabled", "false"),
+            ("spark.ui.showConsoleProgress", "false"),
+            ("spark.sql.execution.arrow.maxRecordsPerBatch", str(8 * BATCH)),
+            ("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")]
+
+
 def session(master: str | None = None, remote: str | None = None,
             config: dict[str, str] | None = None) -> Any:
     """A SparkSession: Spark Connect for ``remote``, else ``master`` (default local[*])."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    if not remote and (master or "local").startswith("local"):
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("mqconform captures validate")
     if remote:
         builder = builder.remote(remote)
     else:
-        builder = (builder.master(master or "local[*]")
-                   .config("spark.pyspark.python", sys.executable)
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(8 * BATCH))
-                   .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR"))
+        for key, value in _settings(master):
+            builder = builder.config(key, value)
     for key, value in (config or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -617,13 +626,45 @@ def session(master: str | None = None, remote: str | None = None,
     return spark
 
 
+def context(master: str | None = None, config: dict[str, str] | None = None) -> Any:
+    """A SparkContext alone (``master``, default local[*]): all the job needs unless servers
+    span files, and quicker to start than a SparkSession (no SQL engine); ``run`` makes the
+    session on the context only when the shuffle is needed."""
+    from pyspark import SparkConf, SparkContext
+
+    conf = SparkConf()
+    for key, value in _settings(master) + list((config or {}).items()):
+        conf.set(key, value)
+    sc = SparkContext.getOrCreate(conf)
+    sc.setLogLevel("ERROR")
+    return sc
+
+
+def _context_of(spark: Any) -> Any:
+    """The SparkContext of a context or a (classic) session."""
+    from pyspark import SparkContext
+
+    return spark if isinstance(spark, SparkContext) else spark.sparkContext
+
+
+def _session_of(spark: Any) -> Any:
+    """A session on a context (made now), or the session itself (classic or Connect)."""
+    from pyspark import SparkContext
+
+    if not isinstance(spark, SparkContext):
+        return spark
+    from pyspark.sql import SparkSession
+
+    return SparkSession(spark)
+
+
 class _Tasks:
     """Shows the running stages' tasks (done/total) while the job runs (not with Connect)."""
 
     def __init__(self, spark: Any, show: Any):
         import threading
 
-        self.tracker = spark.sparkContext.statusTracker()
+        self.tracker = _context_of(spark).statusTracker()
         self.show = show
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True)
@@ -662,8 +703,8 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     own = spark is None
-    if own:
-        spark = session(master, remote)
+    if own:  # a SparkContext alone where the job can: the SQL engine only if it is needed
+        spark = session(master, remote) if remote else context(master)
     say = progress or (lambda text: None)
     watch = _Tasks(spark, tasks) if tasks is not None and not remote \
         else contextlib.nullcontext()
@@ -701,7 +742,7 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
             functools.partial(file_task, out=str(out), json_fields=json_fields, limit=limit),
             RESULT_SCHEMA).collect()]
     else:  # one file per partition; only paths in and a small result per file out
-        stage1 = spark.sparkContext.parallelize(rows, len(rows)).mapPartitions(
+        stage1 = _context_of(spark).parallelize(rows, len(rows)).mapPartitions(
             functools.partial(file_rows, out=str(out), json_fields=json_fields,
                               limit=limit)).collect()
     results = sorted(stage1, key=lambda r: r["index"])
@@ -711,22 +752,27 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
             seen[server] = seen.get(server, 0) + 1
     spanning = {s for s, n in seen.items() if n > 1}
     spanning |= {s for r in results if not r["observed"] for s in r["servers"]}
+    everything = len(spanning) > MAX_SPANNING  # too many to name: every server, shuffled
+    if everything:
+        spanning = set(seen)
     partials = []
     for r in results:
         if not r["observed"]:
             continue
         if spanning & set(r["servers"]):  # its violations of those servers: from stage 2
-            partials.append(_drop_servers(out, r["index"], spanning))
+            partials.append(_drop_servers(out, r["index"], spanning, everything))
         else:
             partials.append(json.loads(r["partials"]))
     if spanning:
         say(f"validating {len(spanning)} server(s) seen in several files, across files")
-        nparts = partitions or max(1, min(spanning.__len__(), 2 * (
+        spark = _session_of(spark)
+        nparts = partitions or max(1, min(len(spanning), 2 * (
             spark.sparkContext.defaultParallelism if not remote else 2)))
-        calls = spark.read.schema(spark_schema("calls")).parquet(str(out / "calls"))
-        stage2 = (calls.select(*_OBSERVED_COLUMNS)
-                  .filter(F.col("server").isin(sorted(spanning)))
-                  .withColumn("_t", F.coalesce("request_time", "response_time"))
+        calls = spark.read.schema(spark_schema("calls")).parquet(str(out / "calls")).select(
+            *_OBSERVED_COLUMNS)
+        if not everything:
+            calls = calls.filter(F.col("server").isin(sorted(spanning)))
+        stage2 = (calls.withColumn("_t", F.coalesce("request_time", "response_time"))
                   .repartition(nparts, "server")
                   .sortWithinPartitions(*ORDER)
                   .drop("_t")
@@ -737,8 +783,9 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
     return _summary(out, results, partials)
 
 
-def _drop_servers(out: Path, index: int, servers: set[str]) -> dict:
-    """A file's violations without those of ``servers`` (rewritten), and their partials."""
+def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False) -> dict:
+    """A file's violations without those of ``servers`` (``every``: without any), rewritten,
+    and their partials."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -746,8 +793,11 @@ def _drop_servers(out: Path, index: int, servers: set[str]) -> dict:
 
     name = f"part-{index:05d}.parquet"
     table = _read_table(str(out / "violations"), name)
-    keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
-    table = table.filter(keep)
+    if every:
+        table = table.slice(0, 0)
+    else:
+        keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
+        table = table.filter(keep)
     violations = [Violation(**row) for row in table.to_pylist()]
     _write_violations(str(out / "violations"), name, violations)
     return _partials(violations)

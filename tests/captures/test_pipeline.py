@@ -288,3 +288,12 @@ def test_servers_in_one_file_or_in_several_give_the_violations_of_the_shuffle(
     assert _rows(fast / "violations"), "the corpus has faults: there are violations to compare"
     for table in pipeline.TABLES:
         assert _rows(fast / table) == _rows(slow / table), table
+    # the command line starts a SparkContext alone and a session on it for the shuffle
+    cli = tmp_path / "cli"
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(mixed), "--out", str(cli)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "seen in several files" in done.stdout + done.stderr
+    for table in pipeline.TABLES:
+        assert _rows(cli / table) == _rows(slow / table), table
