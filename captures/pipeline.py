@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import heapq
 import json
 import os
 import shutil
@@ -332,7 +333,8 @@ def _partials(violations: list) -> dict:
         p["examples"].append(v)
     for p in out.values():
         p["flows"], p["servers"] = len(p["flows"]), len(p["servers"])
-        p["examples"] = [_example(v) for v in sorted(p["examples"], key=_example_key)[:5]]
+        p["examples"] = [_example(v) for v in heapq.nsmallest(5, p["examples"],
+                                                              key=_example_key)]
     return out
 
 
@@ -377,9 +379,16 @@ def _write_table(directory: str, name: str, schema: str, rows: list[dict]) -> No
 
 
 def _write_violations(directory: str, name: str, violations: list) -> None:
-    names = arrow_schema("violations").names
-    _write_table(directory, name, "violations",
-                 [{n: getattr(v, n) for n in names} for v in violations])
+    import pyarrow as pa
+
+    schema = arrow_schema("violations")
+    table = pa.Table.from_arrays([pa.array([getattr(v, f.name) for v in violations], f.type)
+                                  for f in schema], schema=schema)
+    writer = _writer(directory, name, "violations")
+    try:
+        writer.write_table(table)
+    finally:
+        writer.close()
 
 
 def _read_table(directory: str, name: str | None = None,
@@ -826,7 +835,7 @@ def _summary(out: Path, results: list[dict], partials: list[dict]) -> dict:
     rows, examples = [], {}
     for requirement in sorted(merged):
         m = merged[requirement]
-        examples[requirement] = sorted(m.pop("examples"), key=_example_key)[:5]
+        examples[requirement] = heapq.nsmallest(5, m.pop("examples"), key=_example_key)
         rows.append(m)
     _write_table(str(out / "summary"), "part-00000.parquet", "summary", rows)
     return {"requirements": rows, "examples": examples, "files": files,
