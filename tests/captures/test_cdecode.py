@@ -369,3 +369,19 @@ def test_a_file_given_up_part_way_is_decoded_again_whole(tmp_path, monkeypatch):
     [side] = [items for kind, items in after if kind == "side"]
     assert side[:-1] == want_errors and side[-1].frames == _python(path)[2].frames
     assert "truncated" in [e.kind for e in want_errors]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_short_responses_read_as_the_codec_reads_them(data):
+    """decode._short_response against ndr.decode_response: equal results, or declined."""
+    call_type = data.draw(st.sampled_from([c.R_OpenQueue, c.R_QMMgmtAction]))
+    ndr64 = data.draw(st.booleans()) and call_type is c.R_OpenQueue
+    call = data.draw(CALLS[call_type])
+    stub = data.draw(st.one_of(
+        st.builds(lambda r: ndr.encode_response(call, r, ndr64), result_for(call)),
+        st.binary(max_size=28), st.just(bytes(20)), st.just(bytes(4))))
+    got = decode._short_response(call, stub)
+    if got is None:
+        return
+    assert got == ndr.decode_response(call, stub, ndr64)
