@@ -312,44 +312,49 @@ static int received_response(const uint8_t *s, size_t n, int ndr64, Fields *f) {
             max_count = le32(s + pos); pos += 4; size = 16;
         }
         if (max_count != count || (uint64_t)count * size > n - pos) return 0;
-        uint64_t lengths[count ? count : 1];
-        int pointers[count ? count : 1];
+        /* each SectionBuffer's length, or UINT64_MAX for a NULL pSectionBuffer */
+        uint64_t *lengths = PyMem_Malloc((count ? count : 1) * sizeof(uint64_t));
+        if (!lengths) return 0; /* declined: the codec decides */
+        int ok = 0;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t length;
             uint64_t pointer;
             if (ndr64) {
                 pos += (8 - pos % 8) % 8;
-                if (n < pos + 24) return 0;
+                if (n < pos + 24) goto done;
                 length = le32(s + pos + 8);
                 pointer = le64(s + pos + 16);
                 pos += 24;
             } else {
                 pos += (4 - pos % 4) % 4;
-                if (n < pos + 16) return 0;
-                if (le16(s + pos) > 0x7FFF) return 0;
+                if (n < pos + 16) goto done;
+                if (le16(s + pos) > 0x7FFF) goto done;
                 length = le32(s + pos + 8);
                 pointer = le32(s + pos + 12);
                 pos += 16;
             }
-            if (!pointer && length) return 0;
-            lengths[i] = length;
-            pointers[i] = pointer != 0;
+            if (!pointer && length) goto done;
+            lengths[i] = pointer ? length : UINT64_MAX;
         }
         for (uint32_t i = 0; i < count; i++) {
-            if (!pointers[i]) continue;
+            if (lengths[i] == UINT64_MAX) continue;
             uint64_t length = lengths[i];
             if (ndr64) {
                 pos += (8 - pos % 8) % 8;
-                if (n < pos + 8 || le64(s + pos) != length) return 0;
+                if (n < pos + 8 || le64(s + pos) != length) goto done;
                 pos += 8;
             } else {
                 pos += (4 - pos % 4) % 4;
-                if (n < pos + 4 || le32(s + pos) != length) return 0;
+                if (n < pos + 4 || le32(s + pos) != length) goto done;
                 pos += 4;
             }
-            if (n < pos + length) return 0;
+            if (n < pos + length) goto done;
             pos += length;
         }
+        ok = 1;
+    done:
+        PyMem_Free(lengths);
+        if (!ok) return 0;
     }
     pos += (4 - pos % 4) % 4;
     if (n != pos + 4) return 0;

@@ -30,6 +30,11 @@ A connection is DCE/RPC once a valid PDU header is read at the start of a segmen
 strictly: version 5.0/5.1, a known PDU type, a valid data representation, a plausible
 frag_length): a capture that begins in the middle of a connection synchronizes at the first
 segment that begins a PDU.
+
+``scan(path)`` is the same decoder compiled (captures/_cdecode.c, built by pip where a C
+compiler is found): for a classic pcap file it makes the rows Decoder(json_fields=False) makes,
+as columns, and raises Unsupported for any file it does not take — the caller then uses
+Decoder. tests/captures/test_cdecode.py holds the two equal.
 """
 
 from __future__ import annotations

@@ -5,33 +5,39 @@
 INPUTS are capture files, directories or globs, local or any URI pyarrow's filesystems read
 (``file://``, ``hdfs://``, ``s3://``, ``gs://``). The job:
 
-1. lists the files on the driver (directories recursively, globs expanded) and makes one row
-   per file, spread one file per partition, so each file is one task;
-2. decodes each file in its task by path (``mapInArrow``), streamed in 1 MiB chunks by
-   captures/decode.py (no binaryFile, no 2 GB limit, memory bounded by the open
-   connections): the task writes the file's calls as Parquet and hands the file's errors and
-   summary back as Arrow batches;
-3. groups the calls by server (address and port, across files and connections), orders each
-   server's calls by time, and runs the model's observer (model/observer.py) over them:
-   violations. A server whose calls are all in one file is observed in that file's own task
-   (it reads the file's calls back with pyarrow and sorts them there: no shuffle); the
-   servers seen in several files go through Spark (repartition by server, sort within
-   partitions, a second ``mapInArrow`` that streams each sorted partition). Both ways feed
-   the observer the same calls in the same order, so the violations are the same (a test
-   holds them equal);
-4. writes Parquet tables ``calls``, ``violations``, ``errors``, ``files`` and ``summary``
-   (one row per requirement) under DIR, and ``report.json`` and ``index.html`` beside them.
-   Each decode task writes its file's calls itself (``calls/part-NNNNN.parquet``, pyarrow),
-   so calls do not travel through the JVM twice; errors and file summaries go through Spark.
-   The calls table has every column of captures/schema.py; the request/response JSON columns
-   are filled only with ``--full-fields`` (the validator reads the key columns, which the
-   struct-based fast path, captures/fastpath.py, gives for the common calls).
+1. lists the files on the driver (directories recursively, globs expanded) and makes one
+   partition per file, so each file is one task (stage 1: an RDD of paths, ``file_rows``;
+   with Spark Connect, which has no RDDs, the same work through ``mapInArrow``,
+   ``file_task``);
+2. each task decodes its file by path, streamed in 4 MiB reads (no binaryFile, no 2 GB
+   limit, memory bounded by the open connections) by the compiled decoder
+   (captures/_cdecode.c) where it is built and takes the file, else by captures/decode.py;
+   the task writes the file's calls and errors itself (``calls/part-NNNNN.parquet``,
+   ``errors/part-NNNNN.parquet``, pyarrow), so no table travels through the JVM;
+3. each task also runs the model's observer (model/observer.py) over the servers of its
+   file, each server's calls in time order across connections (sorted by ORDER, as Spark
+   sorts), and writes their violations (``violations/part-NNNNN.parquet``); it hands the
+   driver one small result: the file's summary, its error kinds, the servers it saw, and per
+   requirement the violations' count, flows, servers and first five examples;
+4. a server seen in several files (or in a file of more than OBSERVE_IN_TASK calls, too many
+   to hold and sort in a task) is observed across files instead (stage 2, only when there
+   is such a server): a SparkSession on the context reads the calls table, keeps those
+   servers' calls, repartitions them by server, sorts within partitions and streams each
+   partition to the observer (``mapInArrow``, ``shuffle_task``); the violations the file
+   tasks found for those servers are dropped. Both ways feed the observer the same calls in
+   the same order (tests hold the tables equal);
+5. the driver merges the tasks' results into the ``files`` and ``summary`` tables (one row
+   per requirement) and writes ``report.json`` and ``index.html`` beside the tables. The
+   calls table has every column of captures/schema.py; the request/response JSON columns
+   are filled only with ``--full-fields`` (then captures/decode.py decodes every stub).
 
 A bad file never fails the job: it is listed in ``errors`` and ``files`` (an unexpected
 exception in a task becomes an error row of kind ``internal`` for that file).
 
 Spark: ``local[*]`` by default (PySpark's own JVM: Java 17); ``--master spark://host:7077``
-for a standalone cluster, ``--remote sc://host`` for Spark Connect. The executors import this
+for a standalone cluster, ``--remote sc://host`` for Spark Connect. ``run`` starts a
+SparkContext alone (the SQL engine only if stage 2 runs), its JVM from a class-data archive
+(``_class_archive``). The executors import this
 package: on a cluster, install mqconform on every worker (``pip install mqconform``), and give
 ``--out`` a directory every worker can write (a shared file system). Unsigned columns of the
 decoder's tables (captures/schema.py) are signed in Spark's: uint16 -> int32, uint32 -> int64,
@@ -197,10 +203,14 @@ RESULT_SCHEMA = ("index long, capture string, summary string, error_kinds string
 #: a file with more calls than this is not observed in its own task (its calls would have to
 #: be held and sorted there): its servers go through the shuffle, which sorts out of core
 OBSERVE_IN_TASK = 250_000
+#: nor is a file larger than this (about OBSERVE_IN_TASK calls of ordinary traffic): its
+#: calls are not even begun to be held
+OBSERVE_IN_TASK_BYTES = 128 << 20
 
 
 def file_task(batches: Iterator[Any], out: str = "", json_fields: bool = False,
-              limit: int = OBSERVE_IN_TASK) -> Iterator[Any]:
+              limit: int = OBSERVE_IN_TASK,
+              limit_bytes: int = OBSERVE_IN_TASK_BYTES) -> Iterator[Any]:
     """mapInArrow, stage 1: rows (index, path) -> per file, written by this task:
     ``calls/part-<index>.parquet``, ``errors/part-<index>.parquet`` and, when the file has at
     most ``limit`` calls (``limit`` < 0: never), the violations of its servers,
@@ -210,25 +220,29 @@ def file_task(batches: Iterator[Any], out: str = "", json_fields: bool = False,
     for batch in batches:
         for index, path in zip(batch.column("index").to_pylist(),
                                batch.column("path").to_pylist(), strict=True):
-            row = _one_file(index, path, out, json_fields, limit)
+            row = _one_file(index, path, out, json_fields, limit, limit_bytes)
             yield pa.RecordBatch.from_pylist([row], schema=_result_arrow())
 
 
 def file_rows(rows: Iterator[tuple[int, str]], out: str = "", json_fields: bool = False,
-              limit: int = OBSERVE_IN_TASK) -> Iterator[dict]:
+              limit: int = OBSERVE_IN_TASK,
+              limit_bytes: int = OBSERVE_IN_TASK_BYTES) -> Iterator[dict]:
     """RDD mapPartitions, stage 1 (file_task's twin without the SQL engine): (index, path)
     -> the same per-file result, as a dict."""
     for index, path in rows:
-        yield _one_file(index, path, out, json_fields, limit)
+        yield _one_file(index, path, out, json_fields, limit, limit_bytes)
 
 
-def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int) -> dict:
+def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
+              limit_bytes: int = OBSERVE_IN_TASK_BYTES) -> dict:
     from captures.decode import ROW_COLUMNS, DecodeError
 
     column = {n: i for i, n in enumerate(ROW_COLUMNS)}
     name = f"part-{index:05d}.parquet"
     writer = _writer(f"{out}/calls", name, "calls")
     observed = [column[n] for n in _OBSERVED_COLUMNS]
+    if limit >= 0 and _size(path) > limit_bytes:
+        limit = -1  # the shuffle observes this file's servers
     kept: list[list] | None = [[] for _ in observed] if limit >= 0 else None
     rows = 0
     others: list = []
@@ -278,24 +292,47 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int) ->
 
 def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
     """mapInArrow, stage 2: the calls of the servers seen in several files, partitioned by
-    server and sorted (ORDER) -> their violations, ``violations/part-s<partition>.parquet``;
-    yields one RESULT_SCHEMA row (index: the partition)."""
+    server and sorted (ORDER) -> their violations, ``violations/part-s<partition>.parquet``
+    (in the observer's order: by server, then time), written as they come so that a
+    partition's memory stays one batch and the observers' state; yields one RESULT_SCHEMA row
+    (index: the partition)."""
     import pyarrow as pa
     from pyspark import TaskContext
 
-    violations: list = []
-    for found in _violations(batches):
-        violations += found
     context = TaskContext.get()
     partition = context.partitionId() if context is not None else 0
-    if violations:
-        violations.sort(key=lambda v: (v.capture, _nulls_first(v.request_frame),
-                                       v.requirement))
-        _write_violations(f"{out}/violations", f"part-s{partition:05d}.parquet", violations)
+    partials = _Partials()
+    writer = None
+    try:
+        for found in _violations(batches):
+            if not found:
+                continue
+            if writer is None:
+                writer = _writer(f"{out}/violations", f"part-s{partition:05d}.parquet",
+                                 "violations")
+            writer.write_table(_violations_table(found))
+            partials.add(found)
+    finally:
+        if writer is not None:
+            writer.close()
     yield pa.RecordBatch.from_pylist(
         [{"index": partition, "capture": None, "summary": None, "error_kinds": None,
-          "servers": [], "observed": True, "partials": json.dumps(_partials(violations))}],
+          "servers": [], "observed": True, "partials": json.dumps(partials.result())}],
         schema=_result_arrow())
+
+
+def _size(path: str) -> int:
+    """A capture file's size in octets (0 when it cannot be told)."""
+    try:
+        if not _is_uri(path) or path.startswith("file://"):
+            return os.path.getsize(path[len("file://"):] if path.startswith("file://")
+                                   else path)
+        from pyarrow import fs as pafs
+
+        filesystem, inner = pafs.FileSystem.from_uri(path)
+        return filesystem.get_file_info(inner).size or 0
+    except Exception:  # noqa: BLE001 - unreadable: decode_one reports it
+        return 0
 
 
 def _nulls_first(value: Any) -> tuple:
@@ -314,28 +351,43 @@ def _result_arrow() -> Any:
 
 
 def _partials(violations: list) -> dict:
-    """Per requirement, what the summary merges (module doc, 4): the count, the flows
+    """Per requirement, what the summary merges (module doc, 3): the count, the flows
     (capture, client) and servers it was seen on, and the first five examples in the
     report's order. Flows and servers are counted where they occur: a flow's calls and a
     server's are all in one task (a file's, or the shuffle partition of its server)."""
-    out: dict[str, dict] = {}
-    for v in violations:
-        p = out.get(v.requirement)
-        if p is None:
-            p = out[v.requirement] = {"actor": v.actor, "severity": v.severity,
-                                      "violations": 0, "flows": set(), "servers": set(),
-                                      "examples": []}
-        p["violations"] += 1
-        if v.capture is not None and v.client is not None:
-            p["flows"].add((v.capture, v.client))
-        if v.server is not None:
-            p["servers"].add(v.server)
-        p["examples"].append(v)
-    for p in out.values():
-        p["flows"], p["servers"] = len(p["flows"]), len(p["servers"])
-        p["examples"] = [_example(v) for v in heapq.nsmallest(5, p["examples"],
-                                                              key=_example_key)]
-    return out
+    partials = _Partials()
+    partials.add(violations)
+    return partials.result()
+
+
+class _Partials:
+    """_partials, added to batch by batch (the examples kept: the five first so far)."""
+
+    def __init__(self) -> None:
+        self.by: dict[str, dict] = {}
+
+    def add(self, violations: list) -> None:
+        for v in violations:
+            p = self.by.get(v.requirement)
+            if p is None:
+                p = self.by[v.requirement] = {"actor": v.actor, "severity": v.severity,
+                                              "violations": 0, "flows": set(),
+                                              "servers": set(), "examples": []}
+            p["violations"] += 1
+            if v.capture is not None and v.client is not None:
+                p["flows"].add((v.capture, v.client))
+            if v.server is not None:
+                p["servers"].add(v.server)
+            p["examples"].append(v)
+        for p in self.by.values():
+            if len(p["examples"]) > 5:
+                p["examples"] = heapq.nsmallest(5, p["examples"], key=_example_key)
+
+    def result(self) -> dict:
+        return {requirement: {**p, "flows": len(p["flows"]), "servers": len(p["servers"]),
+                              "examples": [_example(v) for v in
+                                           sorted(p["examples"], key=_example_key)]}
+                for requirement, p in self.by.items()}
 
 
 EXAMPLE_FIELDS = ("capture", "request_frame", "response_frame", "server", "client", "method",
@@ -378,15 +430,18 @@ def _write_table(directory: str, name: str, schema: str, rows: list[dict]) -> No
         writer.close()
 
 
-def _write_violations(directory: str, name: str, violations: list) -> None:
+def _violations_table(violations: list) -> Any:
     import pyarrow as pa
 
     schema = arrow_schema("violations")
-    table = pa.Table.from_arrays([pa.array([getattr(v, f.name) for v in violations], f.type)
-                                  for f in schema], schema=schema)
+    return pa.Table.from_arrays([pa.array([getattr(v, f.name) for v in violations], f.type)
+                                 for f in schema], schema=schema)
+
+
+def _write_violations(directory: str, name: str, violations: list) -> None:
     writer = _writer(directory, name, "violations")
     try:
-        writer.write_table(table)
+        writer.write_table(_violations_table(violations))
     finally:
         writer.close()
 
@@ -779,12 +834,13 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
         files_df = spark.createDataFrame(rows, "index long, path string").repartition(
             len(paths), "index")
         stage1 = [r.asDict() for r in files_df.mapInArrow(
-            functools.partial(file_task, out=str(out), json_fields=json_fields, limit=limit),
+            functools.partial(file_task, out=str(out), json_fields=json_fields, limit=limit,
+                              limit_bytes=OBSERVE_IN_TASK_BYTES),
             RESULT_SCHEMA).collect()]
     else:  # one file per partition; only paths in and a small result per file out
         stage1 = _context_of(spark).parallelize(rows, len(rows)).mapPartitions(
             functools.partial(file_rows, out=str(out), json_fields=json_fields,
-                              limit=limit)).collect()
+                              limit=limit, limit_bytes=OBSERVE_IN_TASK_BYTES)).collect()
     results = sorted(stage1, key=lambda r: r["index"])
     seen: dict[str, int] = {}
     for r in results:
@@ -804,7 +860,8 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
         else:
             partials.append(json.loads(r["partials"]))
     if spanning:
-        say(f"validating {len(spanning)} server(s) seen in several files, across files")
+        say(f"validating {len(spanning)} server(s) through the shuffle (seen in several "
+            f"files, or in a file too big for its task)")
         spark = _session_of(spark)
         nparts = partitions or max(1, min(len(spanning), 2 * (
             spark.sparkContext.defaultParallelism if not remote else 2)))

@@ -297,3 +297,19 @@ def test_servers_in_one_file_or_in_several_give_the_violations_of_the_shuffle(
     assert "seen in several files" in done.stdout + done.stderr
     for table in pipeline.TABLES:
         assert _rows(cli / table) == _rows(slow / table), table
+
+
+def test_a_file_too_big_to_observe_in_its_task_goes_through_the_shuffle(corpus, spark,
+                                                                       tmp_path, monkeypatch):
+    """Files over OBSERVE_IN_TASK_BYTES are not held in their task: their servers are
+    observed across files, with the same tables as in the files' own tasks."""
+    one = tmp_path / "one"
+    pipeline.run([str(corpus)], one, spark=spark)
+    monkeypatch.setattr(pipeline, "OBSERVE_IN_TASK_BYTES", 1)
+    progress: list[str] = []
+    big = tmp_path / "big"
+    pipeline.run([str(corpus)], big, spark=spark, progress=progress.append)
+    assert any("seen in several files" in p for p in progress)  # stage 2 ran
+    assert _rows(big / "violations"), "the corpus has faults"
+    for table in pipeline.TABLES:
+        assert _rows(big / table) == _rows(one / table), table
