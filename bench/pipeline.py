@@ -153,20 +153,24 @@ def validate(inputs: list[str], out: Path, master: str, sample: bool = False,
                       config=config or {})
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
-    peaks = {"jvm": 0, "python": 0, "total": 0}
+    peaks = {"jvm": 0, "python": 0, "total": 0, "jvm_anon": 0, "python_anon": 0,
+             "total_anon": 0}
     stop = threading.Event()
 
     def sample_rss() -> None:
         while not stop.wait(0.2):
-            jvm = python = 0
-            for pid, cmd, rss in _tree(proc.pid):
+            jvm = python = jvm_anon = python_anon = 0
+            for pid, cmd, rss, anon in _tree(proc.pid):
                 if "java" in cmd:
                     jvm += rss
+                    jvm_anon += anon
                 elif pid != proc.pid:
                     python = max(python, rss)
-            peaks["jvm"] = max(peaks["jvm"], jvm)
-            peaks["python"] = max(peaks["python"], python)
-            peaks["total"] = max(peaks["total"], jvm + python)
+                    python_anon = max(python_anon, anon)
+            for key, value in (("jvm", jvm), ("python", python), ("total", jvm + python),
+                               ("jvm_anon", jvm_anon), ("python_anon", python_anon),
+                               ("total_anon", jvm_anon + python_anon)):
+                peaks[key] = max(peaks[key], value)
 
     sampler = threading.Thread(target=sample_rss, daemon=True)
     if sample:
@@ -180,10 +184,11 @@ def validate(inputs: list[str], out: Path, master: str, sample: bool = False,
     return figures
 
 
-def _tree(root: int) -> list[tuple[int, str, int]]:
-    """(pid, command line, RSS in KiB) of ``root`` and its descendants (/proc)."""
+def _tree(root: int) -> list[tuple[int, str, int, int]]:
+    """(pid, command line, RSS, its anonymous part (RssAnon: not file-backed pages such as
+    mapped jars and class archives), both in KiB) of ``root`` and its descendants (/proc)."""
     children: dict[int, list[int]] = {}
-    info: dict[int, tuple[str, int]] = {}
+    info: dict[int, tuple[str, int, int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -192,14 +197,16 @@ def _tree(root: int) -> list[tuple[int, str, int]]:
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(
                 errors="replace")
-            rss = 0
+            rss = anon = 0
             for line in Path(f"/proc/{entry}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     rss = int(line.split()[1])
+                elif line.startswith("RssAnon:"):
+                    anon = int(line.split()[1])
         except (OSError, ValueError, IndexError):
             continue
         children.setdefault(ppid, []).append(int(entry))
-        info[int(entry)] = (cmd, rss)
+        info[int(entry)] = (cmd, rss, anon)
     out, todo = [], [root]
     while todo:
         pid = todo.pop()
@@ -297,7 +304,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"spark.driver.memory {heap}, in {r['seconds']:.0f} s "
                   f"({r['violations']} violations): peak RSS JVM (driver and executor) "
                   f"{p['jvm']} MiB, largest Python worker {p['python']} MiB, together "
-                  f"{p['total']} MiB (goal: executor <= 1024 MiB)", flush=True)
+                  f"{p['total']} MiB; of which anonymous (not file-backed) JVM "
+                  f"{p['jvm_anon']} MiB, Python {p['python_anon']} MiB, together "
+                  f"{p['total_anon']} MiB (goal: executor <= 1024 MiB)", flush=True)
         shutil.rmtree(big, ignore_errors=True)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
