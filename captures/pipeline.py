@@ -268,22 +268,28 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
                 others = columns
     finally:
         writer.close()
-    errors = sorted((o for o in others if isinstance(o, DecodeError)),
-                    key=lambda e: (_nulls_first(e.frame), e.kind, e.message))
-    _write_table(f"{out}/errors", name, "errors",
-                 [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
+    errors = [o for o in others if isinstance(o, DecodeError)]
     [summary] = [o for o in others if not isinstance(o, DecodeError)]
-    kinds: dict[str, int] = {}
-    for e in errors:
-        kinds[e.kind] = kinds.get(e.kind, 0) + 1
     partials: dict = {}
     if kept is not None:
-        violations = [v for found in _observe_columns(dict(zip(_OBSERVED_COLUMNS, kept,
-                                                               strict=True)))
-                      for v in found]
+        try:
+            violations = [v for found in _observe_columns(dict(zip(_OBSERVED_COLUMNS, kept,
+                                                                   strict=True)))
+                          for v in found]
+        except Exception as exc:  # a defect must not fail the job: the file's error row
+            violations = []
+            errors.append(DecodeError(path, None, "internal", f"the observer failed: "
+                                                              f"{type(exc).__name__}: {exc}"))
+            summary.errors += 1
         violations.sort(key=lambda v: (_nulls_first(v.request_frame), v.requirement))
         _write_violations(f"{out}/violations", name, violations)
         partials = _partials(violations)
+    errors.sort(key=lambda e: (_nulls_first(e.frame), e.kind, e.message))
+    _write_table(f"{out}/errors", name, "errors",
+                 [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
+    kinds: dict[str, int] = {}
+    for e in errors:
+        kinds[e.kind] = kinds.get(e.kind, 0) + 1
     servers.discard(None)
     return {"index": index, "capture": path, "summary": json.dumps(asdict(summary)),
             "error_kinds": json.dumps(kinds), "servers": sorted(servers),
@@ -672,6 +678,18 @@ def _settings(master: str | None) -> list[tuple[str, str]]:
                                                          *_class_archive()]))]
 
 
+def _merged(settings: list[tuple[str, str]], config: dict[str, str] | None
+            ) -> list[tuple[str, str]]:
+    """``config`` over the settings; JVM options given there are added to the settings'
+    (their class archive and log level stay)."""
+    out = dict(settings)
+    for key, value in (config or {}).items():
+        if key == "spark.driver.extraJavaOptions" and key in out:
+            value = f"{out[key]} {value}"
+        out[key] = value
+    return list(out.items())
+
+
 def _class_archive() -> list[str]:
     """The driver JVM's class-data sharing archive (JDK 13+ dynamic CDS): the classes Spark
     loads at start, mapped from one file instead of read from the jars, which takes 1-2 s
@@ -710,11 +728,11 @@ def session(master: str | None = None, remote: str | None = None,
     builder = SparkSession.builder.appName("mqconform captures validate")
     if remote:
         builder = builder.remote(remote)
-    else:
-        for key, value in _settings(master):
+        for key, value in (config or {}).items():
             builder = builder.config(key, value)
-    for key, value in (config or {}).items():
-        builder = builder.config(key, value)
+    else:
+        for key, value in _merged(_settings(master), config):
+            builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
@@ -728,7 +746,7 @@ def context(master: str | None = None, config: dict[str, str] | None = None) -> 
     from pyspark import SparkConf, SparkContext
 
     conf = SparkConf()
-    for key, value in _settings(master) + list((config or {}).items()):
+    for key, value in _merged(_settings(master), config):
         conf.set(key, value)
     sc = SparkContext.getOrCreate(conf)
     sc.setLogLevel("ERROR")

@@ -313,3 +313,22 @@ def test_a_file_too_big_to_observe_in_its_task_goes_through_the_shuffle(corpus, 
     assert _rows(big / "violations"), "the corpus has faults"
     for table in pipeline.TABLES:
         assert _rows(big / table) == _rows(one / table), table
+
+
+def test_an_observer_defect_is_the_files_error_row_not_a_failed_job(corpus, tmp_path,
+                                                                    monkeypatch):
+    """A file task whose observer raises writes the file's calls and an ``internal`` error
+    row, counts it in the file's summary, and returns (the job goes on)."""
+    def broken(columns):
+        raise RuntimeError("a seeded defect")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(pipeline, "_observe_columns", broken)
+    first = sorted(corpus.glob("*.pcap"))[0]
+    result = pipeline._one_file(0, str(first), str(tmp_path), False, pipeline.OBSERVE_IN_TASK)
+    assert json.loads(result["error_kinds"]) == {"internal": 1}
+    assert json.loads(result["summary"])["errors"] == 1 and result["observed"]
+    [error] = pq.read_table(str(tmp_path / "errors")).to_pylist()
+    assert error["kind"] == "internal" and "a seeded defect" in error["message"]
+    assert pq.read_table(str(tmp_path / "calls")).num_rows > 0
+    assert pq.read_table(str(tmp_path / "violations")).num_rows == 0
