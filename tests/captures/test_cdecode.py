@@ -247,6 +247,7 @@ def test_most_generated_captures_were_taken(tmp_path_factory):
     """The property above is not vacuous: it compared rows on most inputs."""
     if TAKEN["yes"] + TAKEN["no"] == 0:  # selected alone: run the property here
         test_generated_captures_read_alike(tmp_path_factory)
+    print(f"\ngenerated captures: {TAKEN}")
     assert TAKEN["yes"] >= 0.6 * (TAKEN["yes"] + TAKEN["no"]), TAKEN
 
 
