@@ -846,7 +846,9 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
     say(f"{len(paths)} capture file(s); decoding and validating, one task per file")
     for table in ("calls", "errors", "violations", "files", "summary", "_side"):
         shutil.rmtree(out / table, ignore_errors=True)
-    rows = [(i, p) for i, p in enumerate(paths)]
+    # the largest files first: the last tasks to start are the short ones, so the cores
+    # finish together (indexes, and so the part names, stay in the order of ``paths``)
+    rows = sorted(enumerate(paths), key=lambda r: -_size(r[1]))
     limit = OBSERVE_IN_TASK if per_file else -1
     if remote:  # Spark Connect: no RDDs; the same tasks through mapInArrow
         files_df = spark.createDataFrame(rows, "index long, path string").repartition(
