@@ -673,9 +673,20 @@ def _settings(master: str | None) -> list[tuple[str, str]]:
             ("spark.pyspark.python", sys.executable),
             ("spark.ui.enabled", "false"),
             ("spark.ui.showConsoleProgress", "false"),
-            ("spark.sql.execution.arrow.maxRecordsPerBatch", str(8 * BATCH)),
+            # stage 2's batches: the JVM's Arrow buffers and the Python lists of one batch
+            ("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH)),
             ("spark.driver.extraJavaOptions", " ".join(["-Dlog4j2.level=ERROR", "-Xlog:cds*=off",
+                                                         *_local_jvm(master),
                                                          *_class_archive()]))]
+
+
+def _local_jvm(master: str | None) -> list[str]:
+    """In local mode the driver JVM is the executor too, and does little of the work (the
+    Python tasks do): a serial collector and the client compiler keep its own memory and CPU
+    small (G1's remembered sets and C2's compilations cost both)."""
+    if not (master or "local").startswith("local"):
+        return []
+    return ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
 
 
 def _merged(settings: list[tuple[str, str]], config: dict[str, str] | None
