@@ -357,6 +357,17 @@ def _json(value: Any) -> str:
 
 # --------------------------------------------------------------------------- the decoder
 
+@functools.lru_cache(maxsize=256)
+def interface_info(abstract: uuid.UUID | None, syntax: uuid.UUID | None) -> tuple:
+    """What a call row says of the interface and transfer syntax a presentation context
+    accepted: (RemoteRead, qmmgmt or None, NDR64?, the UUID as text, NDR, NDR64 or None)."""
+    from model import calls as c
+
+    name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(abstract)
+    return (name, syntax == NDR64_UUID, str(abstract) if abstract else None,
+            "NDR64" if syntax == NDR64_UUID else "NDR" if syntax == NDR_UUID else None)
+
+
 class Decoder:
     """Decodes one capture file; ``run()`` yields Call, DecodeError and, last, FileSummary."""
 
@@ -376,8 +387,6 @@ class Decoder:
         self.ended: dict[tuple, tuple[bool, tuple | None]] = {}
         self.count = 0
         self.out: list[Call | DecodeError] = []
-        self._interfaces = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}
-        self._context_info: dict[tuple, tuple] = {}
         self._calls = c.CALLS
 
     # ------------------------------------------------------------------ driving
@@ -794,14 +803,8 @@ class Decoder:
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
         ctx = req["ctx"] if req else ans["ctx"] if ans else None
-        abstract, version, syntax = key = conn.contexts.get(ctx, (None, None, None))
-        info = self._context_info.get(key)
-        if info is None:  # once per (interface, version, transfer syntax)
-            info = self._context_info[key] = (
-                self._interfaces.get(abstract), syntax == NDR64_UUID,
-                str(abstract) if abstract else None,
-                "NDR64" if syntax == NDR64_UUID else "NDR" if syntax == NDR_UUID else None)
-        name, ndr64, interface_text, syntax_text = info
+        abstract, version, syntax = conn.contexts.get(ctx, (None, None, None))
+        name, ndr64, interface_text, syntax_text = interface_info(abstract, syntax)
         opnum = req["opnum"] if req else None
         klass = self._calls.get((name, opnum)) if name else None
         status = fault = None
@@ -944,15 +947,13 @@ def _context_info(abstract: bytes | None, major: int, minor: int,
 
     if abstract is None:
         return None, False, None, None, None, None
-    interface, transfer = uuid.UUID(bytes_le=abstract), uuid.UUID(bytes_le=syntax)
-    name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(interface)
+    name, ndr64, interface_text, syntax_text = interface_info(uuid.UUID(bytes_le=abstract),
+                                                              uuid.UUID(bytes_le=syntax))
     methods = None
     if name is not None:
         methods = {opnum: (klass.__name__, fastpath.C_PARSERS.get((name, opnum), 0))
                    for (iface, opnum), klass in c.CALLS.items() if iface == name}
-    return (name, transfer == NDR64_UUID, str(interface), f"{major}.{minor}",
-            "NDR64" if transfer == NDR64_UUID else "NDR" if transfer == NDR_UUID else None,
-            methods)
+    return name, ndr64, interface_text, f"{major}.{minor}", syntax_text, methods
 
 
 def _endpoint_names(cip: bytes, cport: int, sip: bytes, sport: int) -> tuple:

@@ -98,8 +98,14 @@ def _schemas() -> dict[str, Any]:
     summary = pa.schema([("requirement", pa.string()), ("actor", pa.string()),
                          ("severity", pa.string()), ("violations", pa.int64()),
                          ("flows", pa.int64()), ("servers", pa.int64())])
+    # one row per file task (stage 1) and per shuffle partition (stage 2): what the driver
+    # merges (the tables themselves are written by the tasks)
+    result = pa.schema([("index", pa.int64()), ("capture", pa.string()),
+                        ("summary", pa.string()), ("error_kinds", pa.string()),
+                        ("servers", pa.list_(pa.string())), ("observed", pa.bool_()),
+                        ("partials", pa.string())])
     return {"calls": calls, "errors": errors, "files": files, "violations": violations,
-            "summary": summary}
+            "summary": summary, "result": result}
 
 
 _SCHEMAS: dict[str, Any] = {}
@@ -196,10 +202,6 @@ def _wrap64(v: int | None) -> int | None:
     return v - (1 << 64) if v is not None and v >= 1 << 63 else v
 
 
-#: one row per file task (stage 1) and per shuffle partition (stage 2): what the driver
-#: merges (the tables themselves are written by the tasks)
-RESULT_SCHEMA = ("index long, capture string, summary string, error_kinds string, "
-                 "servers array<string>, observed boolean, partials string")
 #: a file with more calls than this is not observed in its own task (its calls would have to
 #: be held and sorted there): its servers go through the shuffle, which sorts out of core
 OBSERVE_IN_TASK = 250_000
@@ -214,14 +216,14 @@ def file_task(batches: Iterator[Any], out: str = "", json_fields: bool = False,
     """mapInArrow, stage 1: rows (index, path) -> per file, written by this task:
     ``calls/part-<index>.parquet``, ``errors/part-<index>.parquet`` and, when the file has at
     most ``limit`` calls (``limit`` < 0: never), the violations of its servers,
-    ``violations/part-<index>.parquet``; yields one RESULT_SCHEMA row per file."""
+    ``violations/part-<index>.parquet``; yields one row of the "result" schema per file."""
     import pyarrow as pa
 
     for batch in batches:
         for index, path in zip(batch.column("index").to_pylist(),
                                batch.column("path").to_pylist(), strict=True):
             row = _one_file(index, path, out, json_fields, limit, limit_bytes)
-            yield pa.RecordBatch.from_pylist([row], schema=_result_arrow())
+            yield pa.RecordBatch.from_pylist([row], schema=arrow_schema("result"))
 
 
 def file_rows(rows: Iterator[tuple[int, str]], out: str = "", json_fields: bool = False,
@@ -300,7 +302,7 @@ def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
     """mapInArrow, stage 2: the calls of the servers seen in several files, partitioned by
     server and sorted (ORDER) -> their violations, ``violations/part-s<partition>.parquet``
     (in the observer's order: by server, then time), written as they come so that a
-    partition's memory stays one batch and the observers' state; yields one RESULT_SCHEMA row
+    partition's memory stays one batch and the observers' state; yields one "result" row
     (index: the partition)."""
     import pyarrow as pa
     from pyspark import TaskContext
@@ -324,7 +326,7 @@ def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
     yield pa.RecordBatch.from_pylist(
         [{"index": partition, "capture": None, "summary": None, "error_kinds": None,
           "servers": [], "observed": True, "partials": json.dumps(partials.result())}],
-        schema=_result_arrow())
+        schema=arrow_schema("result"))
 
 
 def _size(path: str) -> int:
@@ -344,16 +346,6 @@ def _size(path: str) -> int:
 def _nulls_first(value: Any) -> tuple:
     """A sort key that puts None first (Spark's ascending order)."""
     return (0, 0) if value is None else (1, value)
-
-
-def _result_arrow() -> Any:
-    """RESULT_SCHEMA in Arrow (the tasks build it without a Spark session)."""
-    import pyarrow as pa
-
-    return pa.schema([("index", pa.int64()), ("capture", pa.string()),
-                      ("summary", pa.string()), ("error_kinds", pa.string()),
-                      ("servers", pa.list_(pa.string())), ("observed", pa.bool_()),
-                      ("partials", pa.string())])
 
 
 def _partials(violations: list) -> dict:
@@ -426,12 +418,15 @@ def _writer(directory: str, name: str, schema: str = "calls") -> Any:
     return pq.ParquetWriter(str(local / name), arrow_schema(schema))
 
 
-def _write_table(directory: str, name: str, schema: str, rows: list[dict]) -> None:
+def _write_table(directory: str, name: str, schema: str, rows: list[dict] | Any) -> None:
+    """directory/name: one Parquet file of that schema, from dict rows or an Arrow table."""
     import pyarrow as pa
 
+    table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(
+        rows, schema=arrow_schema(schema))
     writer = _writer(directory, name, schema)
     try:
-        writer.write_table(pa.Table.from_pylist(rows, schema=arrow_schema(schema)))
+        writer.write_table(table)
     finally:
         writer.close()
 
@@ -445,26 +440,20 @@ def _violations_table(violations: list) -> Any:
 
 
 def _write_violations(directory: str, name: str, violations: list) -> None:
-    writer = _writer(directory, name, "violations")
-    try:
-        writer.write_table(_violations_table(violations))
-    finally:
-        writer.close()
+    _write_table(directory, name, "violations", _violations_table(violations))
 
 
-def _read_table(directory: str, name: str | None = None,
-                columns: list[str] | None = None) -> Any:
-    """A Parquet file (or a directory's files) the tasks wrote: these columns."""
+def _read_table(directory: str, name: str) -> Any:
+    """A Parquet file a task wrote (``_writer``'s counterpart)."""
     import pyarrow.parquet as pq
 
-    where = f"{directory}/{name}" if name else directory
+    where = f"{directory}/{name}"
     if _is_uri(directory) and not directory.startswith("file://"):
         from pyarrow import fs as pafs
 
         filesystem, inner = pafs.FileSystem.from_uri(where)
-        return pq.read_table(inner, columns=columns, filesystem=filesystem)
-    local = where[len("file://"):] if where.startswith("file://") else where
-    return pq.read_table(local, columns=columns)
+        return pq.read_table(inner, filesystem=filesystem)
+    return pq.read_table(where[len("file://"):] if where.startswith("file://") else where)
 
 
 def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]]:
@@ -867,7 +856,7 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
         stage1 = [r.asDict() for r in files_df.mapInArrow(
             functools.partial(file_task, out=str(out), json_fields=json_fields, limit=limit,
                               limit_bytes=OBSERVE_IN_TASK_BYTES),
-            RESULT_SCHEMA).collect()]
+            spark_schema("result")).collect()]
     else:  # one file per partition; only paths in and a small result per file out
         stage1 = _context_of(spark).parallelize(rows, len(rows)).mapPartitions(
             functools.partial(file_rows, out=str(out), json_fields=json_fields,
@@ -904,7 +893,8 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                   .repartition(nparts, "server")
                   .sortWithinPartitions(*ORDER)
                   .drop("_t")
-                  .mapInArrow(functools.partial(shuffle_task, out=str(out)), RESULT_SCHEMA)
+                  .mapInArrow(functools.partial(shuffle_task, out=str(out)),
+                              spark_schema("result"))
                   .collect())
         partials += [json.loads(r["partials"]) for r in stage2]
     say("summarising")
@@ -920,13 +910,11 @@ def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False)
     from model.observer import Violation
 
     name = f"part-{index:05d}.parquet"
-    table = _read_table(str(out / "violations"), name)
-    if every:
-        table = table.slice(0, 0)
-    else:
+    violations = []
+    if not every:
+        table = _read_table(str(out / "violations"), name)
         keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
-        table = table.filter(keep)
-    violations = [Violation(**row) for row in table.to_pylist()]
+        violations = [Violation(**row) for row in table.filter(keep).to_pylist()]
     _write_violations(str(out / "violations"), name, violations)
     return _partials(violations)
 

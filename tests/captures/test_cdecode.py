@@ -20,12 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from captures import decode, fastpath, golden, pcapio, synth
-from captures.recorder import ACK, FIN, PSH, SYN, build_frame, pcap_header, pcap_record
+from captures.recorder import build_frame, pcap_header, pcap_record
 from model import calls as c
 from wire import dcerpc as d
 from wire import ndr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "wire"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tcp_frames import tcp_frames  # noqa: E402
 from wire_strategies import CALLS, result_for, syntaxes  # noqa: E402
 
 if decode._cdecode is None:  # built by pip wherever gcc is; CI must not skip silently
@@ -162,34 +164,10 @@ def _conversation(draw) -> list[tuple[int, bytes]]:
 @st.composite
 def conversations(draw) -> list[bytes]:
     pdus = _conversation(draw)
-    seq = [1000, 7000]
-    ends = [CLI, SRV]
-    frames = [build_frame(CLI[0], SRV[0], CLI[1], SRV[1], 999, 0, SYN, b"", 1),
-              build_frame(SRV[0], CLI[0], SRV[1], CLI[1], 6999, 1000, SYN | ACK, b"", 1)]
     mss = draw(st.sampled_from([7, 40, 536, 1460, 65000]))
     coalesce = draw(st.booleans())
-    streams = [b"", b""]
-    for direction, pdu in pdus:
-        streams[direction] += pdu
-        if not coalesce or direction == 1:
-            for side in (0, 1):
-                data, streams[side] = streams[side], b""
-                a, b = ends[side], ends[1 - side]
-                for i in range(0, len(data), mss):
-                    piece = data[i:i + mss]
-                    frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side],
-                                              seq[1 - side], PSH | ACK, piece, len(frames)))
-                    seq[side] += len(piece)
     ending = draw(st.sampled_from(["fin", "rst", "none"]))
-    for side in (0, 1):
-        a, b = ends[side], ends[1 - side]
-        if streams[side]:
-            frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side], seq[1 - side],
-                                      PSH | ACK, streams[side], len(frames)))
-            seq[side] += len(streams[side])
-        if ending == "fin":
-            frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side], seq[1 - side],
-                                      FIN | ACK, b"", len(frames)))
+    frames, seq = tcp_frames(pdus, CLI, SRV, mss, coalesce, fin=ending == "fin")
     if ending == "rst":
         frames.append(build_frame(CLI[0], SRV[0], CLI[1], SRV[1], seq[0], seq[1], RST, b"",
                                   len(frames)))

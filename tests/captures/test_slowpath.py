@@ -8,16 +8,20 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from captures.decode import decode_all
-from captures.recorder import ACK, FIN, PSH, SYN, build_frame, pcap_header, pcap_record
+from captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
 from captures.slowpath import read_calls
 from model import calls as c
 from wire import dcerpc as d
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tcp_frames import tcp_frames  # noqa: E402
 
 
 def _fast(path) -> set[tuple]:
@@ -87,32 +91,8 @@ def _conversation(draw) -> list[tuple[int, bytes]]:
 @st.composite
 def captures(draw):
     pdus = _conversation(draw)
-    seq = [1000, 7000]
-    ends = [CLI, SRV]
-    frames = [build_frame(CLI[0], SRV[0], CLI[1], SRV[1], 999, 0, SYN, b"", 1),
-              build_frame(SRV[0], CLI[0], SRV[1], CLI[1], 6999, 1000, SYN | ACK, b"", 1)]
     mss = draw(st.sampled_from([7, 40, 536, 1460]))
-    coalesce = draw(st.booleans())
-    streams = [b"", b""]
-    for direction, pdu in pdus:
-        streams[direction] += pdu
-        if not coalesce or direction == 1:  # a client may put several PDUs in one segment
-            for side in (0, 1):
-                data, streams[side] = streams[side], b""
-                a, b = ends[side], ends[1 - side]
-                for i in range(0, len(data), mss):
-                    piece = data[i:i + mss]
-                    frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side],
-                                              seq[1 - side], PSH | ACK, piece, len(frames)))
-                    seq[side] += len(piece)
-    for side in (0, 1):
-        a, b = ends[side], ends[1 - side]
-        if streams[side]:
-            frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side], seq[1 - side],
-                                      PSH | ACK, streams[side], len(frames)))
-            seq[side] += len(streams[side])
-        frames.append(build_frame(a[0], b[0], a[1], b[1], seq[side], seq[1 - side],
-                                  FIN | ACK, b"", len(frames)))
+    frames, _ = tcp_frames(pdus, CLI, SRV, mss, draw(st.booleans()))
     # reorder neighbours and retransmit some segments (never the SYN or the FINs)
     body = frames[2:-2]
     for i in draw(st.lists(st.integers(0, max(0, len(body) - 2)), max_size=5)):
