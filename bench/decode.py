@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def run_capture(directory: Path) -> Path:
@@ -46,8 +45,8 @@ def run_capture(directory: Path) -> Path:
 
 def corpus(seed: Path, out: Path, frames: int) -> int:
     """Copies of ``seed``'s frames, each copy's client on its own IPv4 address and port."""
-    from captures import pcapio
-    from captures.recorder import pcap_header
+    from mqconform.captures import pcapio
+    from mqconform.captures.recorder import pcap_header
 
     records = [r for r in pcapio.records(seed) if isinstance(r, pcapio.Record)]
     server_port = 0
@@ -86,7 +85,7 @@ def corpus(seed: Path, out: Path, frames: int) -> int:
 
 
 def ours(path: Path, stubs: bool) -> tuple[float, dict]:
-    from captures.decode import Decoder, FileSummary
+    from mqconform.captures.decode import Decoder, FileSummary
 
     began = time.perf_counter()
     summary = None
@@ -102,7 +101,7 @@ def tshark(path: Path, lua: bool = False) -> float:
     exe = shutil.which("tshark")
     if exe is None:
         raise SystemExit("tshark is not installed")
-    from captures.dissector import SCRIPT_PATH
+    from mqconform.captures.dissector import SCRIPT_PATH
 
     cmd = [exe, "-r", str(path), "-Y", "dcerpc"]
     if lua:
@@ -114,8 +113,8 @@ def tshark(path: Path, lua: bool = False) -> float:
 
 def peak_rss(path: Path) -> tuple[float, int]:
     """(seconds, peak RSS in MiB) of decoding ``path`` (no stubs) in a child process."""
-    code = (f"import sys,resource,time; sys.path.insert(0, {str(ROOT)!r})\n"
-            "from captures.decode import Decoder\n"
+    code = ("import resource, time\n"
+            "from mqconform.captures.decode import Decoder\n"
             "t=time.perf_counter()\n"
             f"for _ in Decoder('m', decode_stubs=False).run({str(path)!r}): pass\n"
             "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")

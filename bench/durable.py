@@ -22,8 +22,8 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
-from conformance import reliability as rl  # noqa: E402
-from conformance.targets import ServeProcess  # noqa: E402
+from mqconform.conformance import reliability as rl  # noqa: E402
+from mqconform.conformance.targets import ServeProcess  # noqa: E402
 
 QUEUE = "DIRECT=OS:MQREF\\private$\\q"
 

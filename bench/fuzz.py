@@ -23,8 +23,8 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
-from conformance import fuzz  # noqa: E402
-from conformance.targets import ServeProcess  # noqa: E402
+from mqconform.conformance import fuzz  # noqa: E402
+from mqconform.conformance.targets import ServeProcess  # noqa: E402
 
 WARMUP = 2_000
 

@@ -22,12 +22,12 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
-from model import calls as c  # noqa: E402
-from model.adm import LocalMessage, LocalMessageType, Queue, QueueManager, QueueType  # noqa: E402
-from model.formats import parse_format_name, to_queue_format  # noqa: E402
-from model.message_ops import enqueue_message  # noqa: E402
-from model.mqrr import RemoteReadServer  # noqa: E402
-from model.runtime import Environment  # noqa: E402
+from mqconform.model import calls as c  # noqa: E402
+from mqconform.model.adm import LocalMessage, LocalMessageType, Queue, QueueManager, QueueType  # noqa: E402
+from mqconform.model.formats import parse_format_name, to_queue_format  # noqa: E402
+from mqconform.model.message_ops import enqueue_message  # noqa: E402
+from mqconform.model.mqrr import RemoteReadServer  # noqa: E402
+from mqconform.model.runtime import Environment  # noqa: E402
 
 GOAL = 20_000
 

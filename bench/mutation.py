@@ -62,8 +62,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ("model/mqrr.py", "model/mqmr.py", "server/app.py")
-TREE = ("model", "server", "wire", "spec", "mqconform", "captures", "conformance", "features",
-        "pyproject.toml")
+LAYERS = ("model", "server", "wire", "spec", "captures", "conformance", "features", "examples")
+TREE = (*LAYERS, "mqconform", "pyproject.toml")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 GOAL = 0.90
@@ -379,6 +379,23 @@ def snapshot(dest: Path, commit: str | None) -> str:
     return "working tree"
 
 
+def import_root(tree: Path) -> Path:
+    """A folder to put first on sys.path for ``tree``: the tree laid out as it installs
+    (``mqconform/`` holding model/, wire/, ... beside the command's files), by symlinks, made
+    beside the tree (not in it) once."""
+    site = tree.with_name(tree.name + ".site")
+    package = site / "mqconform"
+    if not package.is_dir():
+        package.mkdir(parents=True)
+        for entry in (tree / "mqconform").iterdir():
+            if entry.name != "__pycache__":
+                (package / entry.name).symlink_to(entry)
+        for name in LAYERS:
+            if (tree / name).exists():
+                (package / name).symlink_to(tree / name)
+    return site
+
+
 #: the servers and suites running now, stopped at once when the run is interrupted
 _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
@@ -436,7 +453,8 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
     with out.open("w") as o, err.open("w") as e:
-        server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(server_root), module],
+        server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(import_root(server_root)),
+                         module],
                         cwd=work, stdout=o, stderr=e)
     try:
         text, deadline = "", time.monotonic() + START_TIMEOUT_S
@@ -458,7 +476,7 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         target.write_text(f"name: mutant\nendpoint: ncacn_ip_tcp:{rpc.group(1)}[{rpc.group(2)}]\n"
                           f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n")
         report = work / "report"
-        argv = [sys.executable, "-P", "-c", SUITE_BOOT, str(base), "run", "--target",
+        argv = [sys.executable, "-P", "-c", SUITE_BOOT, str(import_root(base)), "run", "--target",
                 str(target), "--report-dir", str(report)]
         for prefix in select:
             argv += ["--select", prefix]
@@ -512,7 +530,7 @@ class Batch:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     def pristine(self) -> Verdict:
-        return run_against(self.base, self.base, self.dir / "pristine", "model.mqrr",
+        return run_against(self.base, self.base, self.dir / "pristine", "mqconform.model.mqrr",
                            self.base / "model" / "mqrr.py", self.timeout, self.select)
 
     def run(self, mutant: Mutant) -> Verdict:
@@ -531,7 +549,7 @@ class Batch:
         original = (self.base / mutant.path).read_text(encoding="utf-8")
         (tree / mutant.path).write_text(mutant.apply(original), encoding="utf-8")
         (where / "mutant.diff").write_text(mutant.diff(original))
-        module = mutant.path.removesuffix(".py").replace("/", ".")
+        module = "mqconform." + mutant.path.removesuffix(".py").replace("/", ".")
         try:
             return run_against(self.base, tree, where / "run", module, tree / mutant.path,
                                self.timeout, self.select)

@@ -42,7 +42,6 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 LOOPBACK = bytes([127, 0, 0, 1])
 
@@ -67,7 +66,7 @@ class Copier:
     """Rewrites one seed capture's frames onto a server address of its own."""
 
     def __init__(self, seed: Path):
-        from captures import pcapio
+        from mqconform.captures import pcapio
 
         self.records = [r for r in pcapio.records(seed) if isinstance(r, pcapio.Record)]
         self.server_port = 0
@@ -100,7 +99,7 @@ class Copier:
 
 def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> tuple[int, dict]:
     """The corpus (module doc, 2); returns (frames written, labels of the copies)."""
-    from captures.recorder import pcap_header
+    from mqconform.captures.recorder import pcap_header
 
     seeds = sorted(seed_dir.glob("*.pcap"))
     copiers = {s.name: Copier(s) for s in seeds}
@@ -137,10 +136,9 @@ def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> t
 
 
 RUN = """
-import json, sys, time
-sys.path.insert(0, {root!r})
+import json, time
 t0 = time.perf_counter()
-from captures import pipeline
+from mqconform.captures import pipeline
 spark = pipeline.context({master!r}, config={config!r})
 t1 = time.perf_counter()
 result = pipeline.run({inputs!r}, {out!r}, spark=spark)
@@ -154,7 +152,7 @@ print(json.dumps({{"seconds": t2 - t0, "job": t2 - t1, "start": t1 - t0,
 
 def validate(inputs: list[str], out: Path, master: str, sample: bool = False,
              config: dict | None = None) -> dict:
-    code = RUN.format(root=str(ROOT), inputs=inputs, out=str(out), master=master,
+    code = RUN.format(inputs=inputs, out=str(out), master=master,
                       config=config or {})
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
@@ -225,8 +223,7 @@ def warm() -> None:
     """Start and stop one Spark context untimed: the first start on a machine makes the
     driver JVM's class-data archive (captures/pipeline.py _class_archive), which every later
     start uses; without this the first measured run would pay for it."""
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from captures import pipeline; "
-            f"pipeline.context('local[1]').stop()")
+    code = "from mqconform.captures import pipeline; pipeline.context('local[1]').stop()"
     subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=True)
 
@@ -239,7 +236,7 @@ def _median(values: list[float]) -> float:
 
 def throughput(work: Path, seed: Path, labels: dict, frames: int, files: int,
                repeat: int = 3) -> None:
-    from captures.pipeline import score_against
+    from mqconform.captures.pipeline import score_against
 
     corpus = work / "corpus"
     shutil.rmtree(corpus, ignore_errors=True)
@@ -283,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--driver-memory", nargs="+", default=["512m"],
                     help="JVM heap(s) for the memory run (local mode: driver = executor)")
     args = ap.parse_args(argv)
-    from captures import synth
+    from mqconform.captures import synth
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mqconform-pipe-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -29,9 +29,9 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
-from model import calls as c  # noqa: E402
-from model.formats import parse_format_name, to_queue_format  # noqa: E402
-from wire.client import RpcClient  # noqa: E402
+from mqconform.model import calls as c  # noqa: E402
+from mqconform.model.formats import parse_format_name, to_queue_format  # noqa: E402
+from mqconform.wire.client import RpcClient  # noqa: E402
 
 GOAL_CALLS = 2_000
 GOAL_P99_MS = 5.0
@@ -72,7 +72,7 @@ class LeanClient:
     def __init__(self, port: int):
         import socket
 
-        from wire import dcerpc as d
+        from mqconform.wire import dcerpc as d
 
         self.d = d
         self.sock = socket.create_connection(("127.0.0.1", port))
@@ -100,7 +100,7 @@ class LeanClient:
         return header + self._read_exact(frag_length - 16)
 
     def request(self, call: c.Call) -> bytes:
-        from wire import ndr
+        from mqconform.wire import ndr
 
         self.call_id += 1
         return self.d.encode_pdu(self.d.Request(0, call.opnum, ndr.encode_request(call, False)),
@@ -119,7 +119,7 @@ class LeanClient:
 
 
 def lean_one_connection(port: int, calls: int) -> tuple[float, list[float]]:
-    from wire import ndr
+    from mqconform.wire import ndr
 
     client = LeanClient(port)
     try:

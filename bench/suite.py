@@ -75,9 +75,9 @@ def start_serve() -> tuple[subprocess.Popen, int, int]:
 def stateful_rates(target: str, examples: int, steps: int, repeat: int) -> tuple[dict, bool]:
     """Steps per second of each stateful machine on ``target`` (best of ``repeat`` runs, each
     with its own seed), and whether every run conformed."""
-    from conformance import stateful
-    from conformance.session import Case, CaseFailed, Suite
-    from conformance.targetfile import load
+    from mqconform.conformance import stateful
+    from mqconform.conformance.session import Case, CaseFailed, Suite
+    from mqconform.conformance.targetfile import load
 
     suite = Suite(load(target))
     rates, ok = {}, True
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only != "stateful":
         ok &= run_suites(args)
     if args.only != "suite":
-        from conformance import stateful
+        from mqconform.conformance import stateful
 
         examples = args.stateful_examples or stateful.DEFAULT_EXAMPLES
         steps = args.stateful_steps or stateful.DEFAULT_STEPS

@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from captures import fastpath, pcapio
-from model.observer import observation_fields
+from mqconform.captures import fastpath, pcapio
+from mqconform.model.observer import observation_fields
 
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
@@ -361,7 +361,7 @@ def _json(value: Any) -> str:
 def interface_info(abstract: uuid.UUID | None, syntax: uuid.UUID | None) -> tuple:
     """What a call row says of the interface and transfer syntax a presentation context
     accepted: (RemoteRead, qmmgmt or None, NDR64?, the UUID as text, NDR, NDR64 or None)."""
-    from model import calls as c
+    from mqconform.model import calls as c
 
     name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(abstract)
     return (name, syntax == NDR64_UUID, str(abstract) if abstract else None,
@@ -375,7 +375,7 @@ class Decoder:
                  json_fields: bool = True):
         """``json_fields``: fill the request/response JSON columns (the observer's columns are
         filled whenever stubs are decoded)."""
-        from model import calls as c
+        from mqconform.model import calls as c
 
         self.name = name
         self.decode_stubs = decode_stubs
@@ -688,7 +688,7 @@ class Decoder:
             conn.binds.pop(call_id, None)
 
     def _bind(self, conn: _Connection, pdu: bytes, call_id: int, frame: int) -> None:
-        from wire import dcerpc as dce
+        from mqconform.wire import dcerpc as dce
 
         try:
             body = dce.decode_pdu(pdu).body
@@ -705,7 +705,7 @@ class Decoder:
 
     def _bind_ack(self, conn: _Connection, pdu: bytes, call_id: int, frame: int,
                   is_bind: bool) -> None:
-        from wire import dcerpc as dce
+        from mqconform.wire import dcerpc as dce
 
         try:
             body = dce.decode_pdu(pdu).body
@@ -720,7 +720,7 @@ class Decoder:
         self._accept(conn, call_id, body)
 
     def _accept(self, conn: _Connection, call_id: int, body: Any) -> None:
-        from wire import dcerpc as dce
+        from mqconform.wire import dcerpc as dce
 
         proposed = conn.binds.pop(call_id)
         for (ctx, abstract, version, _offered), result in zip(proposed, body.results,
@@ -798,7 +798,7 @@ class Decoder:
     # ------------------------------------------------------------------ call rows
     def _emit(self, conn: _Connection, call_id: int, req: dict | None,
               ans: dict | None) -> None:
-        from wire import ndr
+        from mqconform.wire import ndr
 
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
@@ -863,7 +863,7 @@ class Decoder:
 def _decoded_request(name: str, opnum: int, stub: bytes, ndr64: bool) -> Any:
     """ndr.decode_request, remembered: a capture repeats the same requests (the same queues
     opened and asked about again and again); the typed calls are not changed by anyone."""
-    from wire import ndr
+    from mqconform.wire import ndr
 
     return ndr.decode_request(name, opnum, stub, ndr64)
 
@@ -873,7 +873,7 @@ def _short_response(call: Any, stub: bytes) -> Any:
     codec, read at once: R_OpenQueue's (a 20-octet context handle, NULL when all zero; the
     method returns void) and R_QMMgmtAction's (an HRESULT), NDR and NDR64 alike; None for any
     other (the codec decides). tests/captures/test_cdecode.py holds them to the codec."""
-    from model import calls as c
+    from mqconform.model import calls as c
 
     kind = type(call)
     if kind is c.R_OpenQueue and len(stub) == 20:
@@ -888,7 +888,7 @@ def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: 
     """A call's stubs through wire/ndr.py: (status, the observer's columns, request JSON,
     response JSON, the StubError or None). ``response``: None when there is no response stub
     to decode (a fault, or none captured)."""
-    from wire import ndr
+    from mqconform.wire import ndr
 
     status = request_json = response_json = None
     try:
@@ -910,7 +910,7 @@ def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: 
 # --------------------------------------------------------------------------- compiled
 
 try:  # captures/_cdecode.c, built by pip where a C compiler is found (pyproject.toml)
-    from captures import _cdecode
+    from mqconform.captures import _cdecode
 except ImportError:  # not built: Decoder does all the work
     _cdecode = None
 
@@ -943,7 +943,7 @@ def _context_info(abstract: bytes | None, major: int, minor: int,
     """What a call row says of its presentation context (as Decoder._emit): (interface name,
     NDR64?, interface UUID text, version text, transfer syntax text, {opnum: (method,
     compiled parser)} or None)."""
-    from model import calls as c
+    from mqconform.model import calls as c
 
     if abstract is None:
         return None, False, None, None, None, None

@@ -1,10 +1,11 @@
 """The golden pcaps (captures/golden/): what every scenario of features/ puts on the wire, and
 one typical call of every opnum in NDR and NDR64, built from the model's calls through wire/.
 
-    python -m captures.golden            # regenerate captures/golden/ (all of it, ~15 s)
-    python -m captures.golden --check    # exit 1 if any file would change (or is stale)
-    python -m captures.golden --check --verify   # and read every file back (decoder, tshark)
-    python -m captures.golden --only features/MS-MQRR/3.1.4.7.feature --out DIR   # some
+    python -m mqconform.captures.golden            # regenerate captures/golden/ (all of it, ~15 s)
+    python -m mqconform.captures.golden --check    # exit 1 if any file would change (or is stale)
+    python -m mqconform.captures.golden --check --verify   # and read every file back
+                                                   # (decoder, tshark)
+    python -m mqconform.captures.golden --only features/MS-MQRR/3.1.4.7.feature --out DIR   # some
 
 How a scenario's pcap is made:
 
@@ -86,10 +87,19 @@ from typing import Any
 
 import pytest
 
-from captures.recorder import ACK, CLIENT_MAC, FIN, PSH, SERVER_MAC, SYN, build_frame, pcap_header
-from model import calls as c
-from wire import dcerpc as d
-from wire import ndr
+from mqconform.captures.recorder import (
+    ACK,
+    CLIENT_MAC,
+    FIN,
+    PSH,
+    SERVER_MAC,
+    SYN,
+    build_frame,
+    pcap_header,
+)
+from mqconform.model import calls as c
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "captures" / "golden"
@@ -266,7 +276,7 @@ def _instrumented() -> Iterator[None]:
     """ModelTarget.call, connect_second and close, session.ModelAssociation's call and close,
     and preconditions.Client.drop log to the CaseLog of their queue manager while the builder
     runs (module doc, 2); restored after."""
-    from conformance import preconditions, session, targets
+    from mqconform.conformance import preconditions, session, targets
 
     model_target, association, client = targets.ModelTarget, session.ModelAssociation, \
         preconditions.Client
@@ -368,15 +378,15 @@ class _Determinism:
         self.clock = _WallClock()
 
     def __enter__(self) -> _Determinism:
-        import server.control
-        import server.provision
+        from mqconform.server import control as server_control
+        from mqconform.server import provision as server_provision
 
         def uuid4() -> uuid.UUID:
             return uuid.UUID(int=self._rng.getrandbits(128), version=4)
 
         for owner, name, value in ((uuid, "uuid4", uuid4),
-                                   (server.provision, "arrival_time", lambda: EPOCH),
-                                   (server.control, "arrival_time", lambda: EPOCH)):
+                                   (server_provision, "arrival_time", lambda: EPOCH),
+                                   (server_control, "arrival_time", lambda: EPOCH)):
             self._patch(owner, name, value)
         return self
 
@@ -395,7 +405,7 @@ class _Determinism:
         self._rng.seed(f"golden:{case_id}")
         self.clock.start = time.monotonic()
         for module_name, module in sorted(sys.modules.items()):
-            if not module_name.startswith("conformance.") or module is None:
+            if not module_name.startswith("mqconform.conformance.") or module is None:
                 continue
             for name, value in list(vars(module).items()):
                 if value is time:
@@ -414,8 +424,8 @@ class _Determinism:
 def new_suite(catalog: Any) -> Any:
     """A fresh Suite on the model target, its target's queue manager logging to a CaseLog
     (``suite.golden_log``)."""
-    from conformance.session import Suite
-    from conformance.targetfile import load
+    from mqconform.conformance.session import Suite
+    from mqconform.conformance.targetfile import load
 
     suite = Suite(load("model", catalog), catalog=catalog)
     suite._run = QUEUE_RUN
@@ -691,7 +701,7 @@ class Renderer:
 
 
 def _negotiate(contexts: list[d.ContextElement]) -> tuple:
-    from server.rpc import negotiate_contexts
+    from mqconform.server.rpc import negotiate_contexts
 
     return negotiate_contexts(contexts, SERVED)
 
@@ -786,7 +796,7 @@ class _Plugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: Any) -> None:
-        from conformance.plugin import STATE
+        from mqconform.conformance.suite_plugin import STATE
 
         state = item.config.stash[STATE]
         self.determinism.case(item.nodeid)
@@ -812,7 +822,7 @@ class _Plugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: Any, nextitem: Any):
         yield
-        from conformance.plugin import STATE
+        from mqconform.conformance.suite_plugin import STATE
 
         log, self._log = self._log, None
         if log is None:
@@ -853,7 +863,7 @@ def run_scenarios(only: list[str] | None = None, quiet: bool = True) -> list[Cas
     cases = FEATURES_TEST.parent
     plugin = _Plugin(only)
     argv = [str(FEATURES_TEST), "-c", str(cases / "suite.ini"), "--rootdir", str(ROOT),
-            "-p", "conformance.plugin", "-p", "no:cacheprovider", "--mq-target", "model"]
+            "-p", "mqconform.conformance.plugin", "-p", "no:cacheprovider", "--mq-target", "model"]
     argv += ["-p", "no:terminal"] if quiet else ["-q"]
     with _instrumented(), plugin.determinism:
         rc = pytest.main(argv, plugins=[plugin])
@@ -903,10 +913,10 @@ def build_scenarios(only: list[str] | None = None) -> dict[str, tuple[bytes, dic
 def typical_session() -> dict[type[c.Call], tuple[c.Call, c.Result]]:
     """One typical call of every method, made through the suite's Case on the model (each
     checked against the oracle), with the result the model gave."""
-    from conformance import preconditions as pre
-    from conformance.session import Case
-    from model.formats import MgmtObject, MgmtObjectType
-    from spec.catalog import load
+    from mqconform.conformance import preconditions as pre
+    from mqconform.conformance.session import Case
+    from mqconform.model.formats import MgmtObject, MgmtObjectType
+    from mqconform.spec.catalog import load
 
     suite = new_suite(load())
     case = Case(suite, "golden/opnums", ())
@@ -966,7 +976,7 @@ def typical_session() -> dict[type[c.Call], tuple[c.Call, c.Result]]:
     keep(case.call(c.R_PurgeQueue(phContext=ctx)))
     keep(case.call(c.R_CloseQueue(pphContext=ctx)))
     machine = MgmtObject(MgmtObjectType.MGMT_MACHINE)
-    from conformance.steps.qmmgmt import MACHINE_IDS, NULL
+    from mqconform.conformance.steps.qmmgmt import MACHINE_IDS, NULL
 
     props = (MACHINE_IDS["PROPID_MGMT_MSMQ_CONNECTED"], MACHINE_IDS["PROPID_MGMT_MSMQ_TYPE"])
     keep(case.call(c.R_QMMgmtGetInfo(pObjectFormat=machine, cp=len(props), aProp=props,
@@ -1016,7 +1026,7 @@ def decoder_disagreements(root: Path = GOLDEN, paths: list[str] | None = None) -
     """Where captures.decode reads a golden pcap otherwise than index.json says: every frame
     decoded, no error but a stub error for each deliberately malformed stub, the same calls
     (connection, call_id, opnum, method, syntax, status, fault)."""
-    from captures.decode import decode_all
+    from mqconform.captures.decode import decode_all
 
     index = _index(root)
     out = []
@@ -1151,7 +1161,7 @@ def build(only: list[str] | None = None, opnums: bool = True
         built.update(build_opnums())
     files = {path: data for path, (data, _) in built.items()}
     index = {
-        "about": "golden pcaps: python -m captures.golden (captures/golden.py); one per "
+        "about": "golden pcaps: python -m mqconform.captures.golden (captures/golden.py); one per "
                  "scenario of features/ on the model, one per opnum and transfer syntax",
         "client": f"{CLIENT_IP}:{CLIENT_PORT}+", "server": f"{SERVER_IP}:{SERVER_PORT}",
         "epoch": EPOCH, "frame_step_us": FRAME_STEP_US, "max_frag": MAX_FRAG, "mss": MSS,
@@ -1210,8 +1220,9 @@ def write(files: dict[str, bytes], root: Path, partial: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m captures.golden", description=__doc__.split(
-        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python -m mqconform.captures.golden",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=GOLDEN, help="where (captures/golden/)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if any file would change")

@@ -84,7 +84,7 @@ def _signed(t: Any) -> Any:
 def _schemas() -> dict[str, Any]:
     import pyarrow as pa
 
-    from captures.schema import schema
+    from mqconform.captures.schema import schema
 
     calls = pa.schema([(f.name, _signed(f.type)) for f in schema("calls")])
     errors = pa.schema([(f.name, _signed(f.type)) for f in schema("errors")])
@@ -237,7 +237,7 @@ def file_rows(rows: Iterator[tuple[int, str]], out: str = "", json_fields: bool 
 
 def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
               limit_bytes: int = OBSERVE_IN_TASK_BYTES) -> dict:
-    from captures.decode import ROW_COLUMNS, DecodeError
+    from mqconform.captures.decode import ROW_COLUMNS, DecodeError
 
     column = {n: i for i, n in enumerate(ROW_COLUMNS)}
     name = f"part-{index:05d}.parquet"
@@ -461,7 +461,7 @@ def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]
     errors and summary). The compiled decoder (captures/_cdecode.c) reads the file where it is
     built and takes the file; where it gives the file up part-way, ("restart", None) says the
     calls yielded so far are void, and decode.Decoder reads the file from its start."""
-    from captures import decode
+    from mqconform.captures import decode
 
     if not json_fields and decode.compiled():
         try:
@@ -473,7 +473,7 @@ def decode_one(path: str, json_fields: bool = False) -> Iterator[tuple[str, Any]
 
 
 def _decode_compiled(path: str) -> Iterator[tuple[str, Any]]:
-    from captures.decode import scan
+    from mqconform.captures.decode import scan
 
     others: list[Any] = []
     source = _open(path)
@@ -492,7 +492,7 @@ def _decode_compiled(path: str) -> Iterator[tuple[str, Any]]:
 def _decode_python(path: str, json_fields: bool) -> Iterator[tuple[str, Any]]:
     import operator
 
-    from captures.decode import ROW_COLUMNS, Call, DecodeError, Decoder, FileSummary
+    from mqconform.captures.decode import ROW_COLUMNS, Call, DecodeError, Decoder, FileSummary
 
     row = operator.attrgetter(*ROW_COLUMNS)
     rows: list[tuple] = []
@@ -609,7 +609,7 @@ _SOURCE = {"request_frame": "request_first_frame", "response_frame": "response_l
 
 def _fields() -> tuple[str, ...]:
     """The Observed fields, in their order."""
-    from model.observer import Observed
+    from mqconform.model.observer import Observed
 
     return Observed.__slots__
 
@@ -617,7 +617,7 @@ def _fields() -> tuple[str, ...]:
 def _run_observer(rows: Iterator[tuple]) -> Iterator[list]:
     """One Observer per server over rows in Observed's field order, sorted by (server,
     time): lists of Violation."""
-    from model.observer import Observed, Observer
+    from mqconform.model.observer import Observed, Observer
 
     observer: Observer | None = None
     out: list = []
@@ -907,7 +907,7 @@ def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from model.observer import Violation
+    from mqconform.model.observer import Violation
 
     name = f"part-{index:05d}.parquet"
     violations = []
@@ -950,7 +950,7 @@ def _summary(out: Path, results: list[dict], partials: list[dict]) -> dict:
 
 
 def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
-    from model.observer import NOT_OBSERVABLE, RULES
+    from mqconform.model.observer import NOT_OBSERVABLE, RULES
 
     files = sorted(summary["files"], key=lambda f: f["capture"])
     totals = {k: sum(f[k] or 0 for f in files) for k in
@@ -981,7 +981,7 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
 
 def _text(requirement: str) -> str:
     try:
-        from spec.catalog import load
+        from mqconform.spec.catalog import load
 
         global _CATALOG
         if _CATALOG is None:
@@ -998,7 +998,7 @@ _CATALOG: dict | None = None
 def _html(out: Path, report: dict) -> None:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    env = Environment(loader=PackageLoader("captures", "templates"),
+    env = Environment(loader=PackageLoader("mqconform.captures", "templates"),
                       autoescape=select_autoescape())
     (out / "index.html").write_text(env.get_template("validate.html").render(r=report),
                                     encoding="utf-8")
@@ -1008,7 +1008,7 @@ def score_against(labels: dict, out: Path) -> dict:
     """captures/synth.py ``score`` of the violations written under ``out``."""
     import pyarrow.parquet as pq
 
-    from captures.synth import score
+    from mqconform.captures.synth import score
 
     violations = pq.read_table(str(Path(out) / "violations"),
                                columns=["capture", "client", "requirement"]).to_pylist()

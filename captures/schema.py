@@ -71,7 +71,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from captures.decode import Call, DecodeError, FileSummary
+from mqconform.captures.decode import Call, DecodeError, FileSummary
 
 BATCH = 8192
 

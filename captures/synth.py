@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model import calls as c
+from mqconform.model import calls as c
 
 QUEUES = ("orders", "invoices", "audit")
 SOURCE = "DIRECT=TCP:127.0.0.1\\private$\\"
@@ -57,13 +57,13 @@ class _Client:
 
 
 def _queue_format(name: str) -> Any:
-    from model.formats import parse_format_name, to_queue_format
+    from mqconform.model.formats import parse_format_name, to_queue_format
 
     return to_queue_format(parse_format_name(SOURCE + name))
 
 
 def _mgmt(queue: str | None) -> Any:
-    from model.formats import MgmtObject, MgmtObjectType
+    from mqconform.model.formats import MgmtObject, MgmtObjectType
 
     if queue is None:
         return MgmtObject(MgmtObjectType.MGMT_MACHINE)
@@ -74,10 +74,10 @@ class _Server:
     """One reference server, its recorder, clients and fault log."""
 
     def __init__(self, index: int, faults: frozenset[str], rate: float, seed: int):
-        from captures.recorder import Recorder
-        from server.control import ControlApi
-        from server.faults import Faults
-        from server.main import start
+        from mqconform.captures.recorder import Recorder
+        from mqconform.server.control import ControlApi
+        from mqconform.server.faults import Faults
+        from mqconform.server.main import start
 
         self.index = index
         self.faults = Faults(faults, rate, seed) if faults else None
@@ -99,7 +99,7 @@ class _Server:
                                                   "label": f"m{self.sent}"})
 
     def client(self, steps: int) -> _Client:
-        from wire.client import RpcClient
+        from mqconform.wire.client import RpcClient
 
         rpc = RpcClient(timeout=10.0, recorder=self.recorder)
         rpc.connect(f"ncacn_ip_tcp:127.0.0.1[{self.running.rpc.address[1]}]")
@@ -168,7 +168,7 @@ def _step(cl: _Client, rnd: random.Random) -> None:
     elif choice < 0.84:
         call(c.R_GetServerPort())
     elif choice < 0.89:
-        from model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
+        from mqconform.model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
 
         on_queue = rnd.random() < 0.6
         table = QUEUE_PROPERTIES if on_queue else MACHINE_PROPERTIES
@@ -200,7 +200,7 @@ def synth(out: str | Path, servers: int = 4, connections: int = 8, fault_rate: f
           seed: int = 1, steps: int = 60, faulty_servers: int | None = None,
           faults: tuple[str, ...] | None = None, progress: Any = None) -> dict:
     """Make the corpus; returns what labels.json holds."""
-    from server.faults import FAULTS
+    from mqconform.server.faults import FAULTS
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

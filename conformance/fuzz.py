@@ -53,11 +53,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.reliability import read_pdu
-from model import calls as c
-from model.formats import parse_format_name, to_queue_format
-from wire import dcerpc as d
-from wire import ndr
+from mqconform.conformance.reliability import read_pdu
+from mqconform.model import calls as c
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
 
 GOLDEN = Path(__file__).resolve().parent.parent / "captures" / "golden"
 #: a provisioning file for a reference server to fuzz (``mqconform serve --queues``): a queue
@@ -108,7 +108,7 @@ class Seed:
 @cache
 def seeds() -> tuple[Seed, ...]:
     """Every request stub of the golden pcaps, once each, with its context handles located."""
-    from captures.decode import Call, decode_file
+    from mqconform.captures.decode import Call, decode_file
 
     found: dict[tuple, Seed] = {}
     for path in sorted(GOLDEN.rglob("*.pcap")):
@@ -629,7 +629,7 @@ class Fuzzer:
     def canary(self, every: float = 0.1) -> Iterator[Canary]:
         """A long-lived session on its own connection, a round every ``every`` seconds while
         the block runs; its failures are findings."""
-        from wire.client import RpcClient
+        from mqconform.wire.client import RpcClient
 
         state = self.canary_state
         stop = threading.Event()
@@ -670,8 +670,8 @@ class Fuzzer:
         TIDY through qmmgmt is a legitimate call, and a hundred of them pipelined purge for a
         while): then ``refill`` puts a message back and the round is tried again, for up to
         CANARY_PATIENCE seconds."""
-        from model.status import MQ_ERROR_IO_TIMEOUT
-        from wire.packet import decode_packet
+        from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
+        from mqconform.wire.packet import decode_packet
 
         give_up = time.monotonic() + CANARY_PATIENCE
         while True:
@@ -754,12 +754,12 @@ class LogWatch(logging.Handler):
         self._hook(args)
 
     def __enter__(self) -> LogWatch:
-        logging.getLogger("server").addHandler(self)
+        logging.getLogger("mqconform.server").addHandler(self)
         threading.excepthook = self._thread_died
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        logging.getLogger("server").removeHandler(self)
+        logging.getLogger("mqconform.server").removeHandler(self)
         threading.excepthook = self._hook
 
     def __call__(self) -> list[str]:

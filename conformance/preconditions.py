@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from conformance.sut import Inconclusive
-from conformance.targets import ModelTarget, RpcTarget
-from model.formats import QueueFormat
+from mqconform.conformance.sut import Inconclusive
+from mqconform.conformance.targets import ModelTarget, RpcTarget
+from mqconform.model.formats import QueueFormat
 
 #: how long the suite waits for a server to notice a dropped connection and run it down
 RUNDOWN_LIMIT_S = 10.0
@@ -44,7 +44,7 @@ CLEANUP_MARGIN_S = 0.5
 
 
 def _not_applicable(why: str) -> Exception:
-    from conformance.session import NotApplicable
+    from mqconform.conformance.session import NotApplicable
 
     return NotApplicable(why)
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 
-from conformance.sut import Inconclusive
-from model.formats import QueueFormat, parse_format_name, to_queue_format
+from mqconform.conformance.sut import Inconclusive
+from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
 
 #: the OutgoingQueue.State names of MS-MQDMPR 3.1.1.3
 OUTGOING_STATES = ("Connected", "Disconnected", "Disconnecting", "Inactive", "Locked",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conformance import verdicts as v
+from mqconform.conformance import verdicts as v
 
 COLOURS = {"pass": "green", "fail": "red", "inconclusive": "yellow",
            "not-applicable": "bright_black"}
@@ -79,7 +79,7 @@ class Progress:
         from rich.markup import escape
         from rich.table import Table
 
-        from conformance.plugin import STATE, coverage
+        from mqconform.conformance.suite_plugin import STATE, coverage
 
         if self.bar is not None:
             self.bar.stop()

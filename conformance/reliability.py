@@ -38,12 +38,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from model import calls as c
-from model.formats import parse_format_name, to_queue_format
-from model.status import MQ_ERROR_IO_TIMEOUT, MQ_ERROR_OPERATION_CANCELLED
-from wire import dcerpc as d
-from wire import ndr
-from wire.packet import decode_packet
+from mqconform.model import calls as c
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, MQ_ERROR_OPERATION_CANCELLED
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
+from mqconform.wire.packet import decode_packet
 
 
 class SessionError(Exception):

@@ -75,7 +75,7 @@ def _case_view(number: int, case: dict, pcap: str | None) -> dict:
 def report_data(results: dict, catalog: Any, trace: Any = None) -> dict:
     """The template's data from results.json's content, the catalog and a trace scan."""
     if trace is None:
-        from spec.trace import scan
+        from mqconform.spec.trace import scan
 
         trace = scan(catalog=catalog)
     cites = trace.by_id()
@@ -162,7 +162,7 @@ def report_data(results: dict, catalog: Any, trace: Any = None) -> dict:
 
 
 def render(results: dict, catalog: Any, trace: Any = None) -> str:
-    env = Environment(loader=PackageLoader("conformance", "templates"),
+    env = Environment(loader=PackageLoader("mqconform.conformance", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
                       lstrip_blocks=True)
     return env.get_template("index.html.j2").render(**report_data(results, catalog, trace))
@@ -172,7 +172,7 @@ def write_index(directory: Path, results: dict, catalog: Any = None, trace: Any 
                 ) -> Path:
     """Write ``directory``/index.html for a run's results.json content; returns its path."""
     if catalog is None:
-        from spec.catalog import load
+        from mqconform.spec.catalog import load
 
         catalog = load()
     path = Path(directory) / "index.html"

@@ -34,15 +34,21 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from conformance import verdicts as v
-from conformance.sut import CommandControl, Inconclusive, NoControl, ReferenceControl, SutControl
-from conformance.targetfile import TargetSpec
-from conformance.targets import Capabilities, ModelQueueManager, ModelTarget, RpcTarget
-from model import calls as c
-from model.formats import QueueFormat, parse_format_name, to_queue_format
-from model.outcome import Outcome
-from model.runtime import Pending
-from model.status import name_of
+from mqconform.conformance import verdicts as v
+from mqconform.conformance.sut import (
+    CommandControl,
+    Inconclusive,
+    NoControl,
+    ReferenceControl,
+    SutControl,
+)
+from mqconform.conformance.targetfile import TargetSpec
+from mqconform.conformance.targets import Capabilities, ModelQueueManager, ModelTarget, RpcTarget
+from mqconform.model import calls as c
+from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
+from mqconform.model.outcome import Outcome
+from mqconform.model.runtime import Pending
+from mqconform.model.status import name_of
 
 CONTEXT_FIELDS = ("phContext", "pphContext", "phContextFrom")
 #: what the oracle is given in place of a context handle the calling association was never
@@ -93,7 +99,7 @@ def call_text(call: c.Call) -> str:
 
 
 def result_text(result: c.Result) -> str:
-    from wire.client import format_result
+    from mqconform.wire.client import format_result
 
     return format_result(result)
 
@@ -102,7 +108,7 @@ def lookup_id_of(result: c.Result) -> int:
     """The lookup identifier of a received message: pSequenceId is its lower 7 octets
     (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
     otherwise (MS-MQDMPR 3.1.7.1.9), read from the packet's TransactionHeader and priority."""
-    from wire.packet import decode_packet
+    from mqconform.wire.packet import decode_packet
 
     high = 0
     try:
@@ -115,7 +121,7 @@ def lookup_id_of(result: c.Result) -> int:
 
 
 def message_body(result: c.Result) -> bytes | None:
-    from wire.packet import decode_packet
+    from mqconform.wire.packet import decode_packet
 
     sections = getattr(result, "ppPacketSections", ())
     if not sections or sections[0].pSectionBuffer is None:
@@ -132,7 +138,7 @@ class Suite:
     """One run: the target, the oracle, SUT control, and the results of the cases."""
 
     def __init__(self, spec: TargetSpec, strict: bool = False, catalog: Any = None):
-        from spec.catalog import load
+        from mqconform.spec.catalog import load
 
         self.spec = spec
         self.strict = strict
@@ -157,7 +163,7 @@ class Suite:
 
     @staticmethod
     def _in_process_control(qm: ModelQueueManager) -> ReferenceControl:
-        from server.control import ControlApi
+        from mqconform.server.control import ControlApi
 
         return ReferenceControl(api=ControlApi(qm))
 
@@ -186,8 +192,8 @@ class Suite:
         not the secrets)."""
         import tempfile
 
-        from conformance.targets import ServeProcess
-        from wire.client import Credentials
+        from mqconform.conformance.targets import ServeProcess
+        from mqconform.wire.client import Credentials
 
         folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
         users = {"administrator": f"mqc-admin-{self._run}", "reader": f"mqc-reader-{self._run}"}
@@ -235,7 +241,7 @@ class ModelAssociation:
         self.held: set[bytes] = set()
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from server.app import NCA_S_FAULT_CONTEXT_MISMATCH, RPC_X_SS_IN_NULL_CONTEXT
+        from mqconform.server.app import NCA_S_FAULT_CONTEXT_MISMATCH, RPC_X_SS_IN_NULL_CONTEXT
 
         if not isinstance(typed_call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
             for name in CONTEXT_FIELDS:
@@ -397,7 +403,7 @@ class Case:
         (conformance/targetfile.py ROLES); calls on it go to the target only: the model
         knows no identities, so its checks are the scenario's own (``assert_that``).
         Inconclusive when the target file names no such identity."""
-        from conformance.sut import Inconclusive
+        from mqconform.conformance.sut import Inconclusive
 
         target = self.target
         if not isinstance(target, RpcTarget):
@@ -420,7 +426,7 @@ class Case:
         users of these roles only (server/security.py), with these messages; made on the
         target through SUT control (Inconclusive if it cannot set an access list) and on the
         oracle as a plain queue."""
-        from conformance.sut import Inconclusive
+        from mqconform.conformance.sut import Inconclusive
 
         if not isinstance(self.target, RpcTarget):
             raise NotApplicable(f"{type(self.target).__name__} has no callers' identities")

@@ -66,8 +66,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from conformance import verdicts as v
-from conformance.session import (
+from mqconform.conformance import verdicts as v
+from mqconform.conformance.session import (
     Case,
     CaseFailed,
     NotApplicable,
@@ -77,9 +77,9 @@ from conformance.session import (
     result_text,
     status_text,
 )
-from conformance.sut import Inconclusive
-from model import calls as c
-from model.formats import MgmtObject, MgmtObjectType
+from mqconform.conformance.sut import Inconclusive
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType
 
 #: defaults for a suite run: small enough for CI, the same sequences every run
 DEFAULT_EXAMPLES = 8
@@ -186,7 +186,7 @@ class Executor:
     # ---------------------------------------------------------------- queues
     def add_queue(self, spec: dict) -> int:
         """Provision one queue of the program on the target and the oracle."""
-        from conformance.preconditions_mqmr import outgoing_queue
+        from mqconform.conformance.preconditions_mqmr import outgoing_queue
 
         if spec.get("kind") == "outgoing":
             _, fmt = outgoing_queue(self.mq)
@@ -224,7 +224,7 @@ class Executor:
             if "uuid" in arg:
                 return uuid.UUID(arg["uuid"])
             if "nulls" in arg:
-                from model.mqmr import VT_NULL
+                from mqconform.model.mqmr import VT_NULL
 
                 return (c.PropVariant(VT_NULL),) * arg["nulls"]
             raise ValueError(f"unknown argument {arg!r}")
@@ -298,7 +298,7 @@ class Executor:
     def note_connected(self) -> None:
         """Read the target's PROPID_MGMT_MSMQ_CONNECTED and put the oracle in the same state
         (an earlier case may have left it either way); teardown restores it."""
-        from model.mqmr import PROPID_MGMT_MSMQ_CONNECTED
+        from mqconform.model.mqmr import PROPID_MGMT_MSMQ_CONNECTED
 
         machine = MgmtObject(MgmtObjectType.MGMT_MACHINE)
         out = self.mq.target.call(c.R_QMMgmtGetInfo(
@@ -391,7 +391,7 @@ def _message(spec: dict) -> dict:
 
 
 def _normal(pv: Any) -> Any:
-    from model.mqmr import VT_BLOB
+    from mqconform.model.mqmr import VT_BLOB
 
     if not isinstance(pv, c.PropVariant):
         return pv
@@ -415,7 +415,7 @@ def compare_mgmt_values(call: c.R_QMMgmtGetInfo, observed: c.Result, expected: c
     on queues the program did not make are compared as the qmmgmt scenarios compare them
     (conformance/steps/qmmgmt.py): the queue lists for the program's queues only, the type
     string and the byte count by type."""
-    from model.mqmr import (
+    from mqconform.model.mqmr import (
         MACHINE_PROPERTIES,
         PROPID_MGMT_MSMQ_ACTIVEQUEUES,
         PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES,
@@ -566,7 +566,7 @@ class CaseMachine(RuleBasedStateMachine):
 
     def _invariants(self) -> None:
         """The oracle's ADM invariants (model/invariants.py), once per example."""
-        from model.invariants import check_invariants
+        from mqconform.model.invariants import check_invariants
 
         problems = check_invariants(self.mq.oracle.qm.env.local_queue_manager)
         if problems:
@@ -1010,7 +1010,7 @@ class StatefulRun:
 def capabilities_of(suite: Suite) -> set[str]:
     """The target's declared capabilities, and what its SUT control can do that some rules
     need (``control:...``)."""
-    from conformance.sut import ReferenceControl
+    from mqconform.conformance.sut import ReferenceControl
 
     caps = {name for name, on in suite.capabilities.declared.items() if on}
     sut = suite.sut
@@ -1180,7 +1180,7 @@ def save_program(program: dict, path: Path) -> Path:
     doc = doc.replace("\\", "\\\\").replace('"""', "'''")
     body = pprint.pformat(program, width=100, sort_dicts=False)
     text = (f'"""{doc}\n"""\n\nPROGRAM = {body}\n\nif __name__ == "__main__":\n'
-            f"    import sys\n\n    from conformance.stateful import replay_main\n\n"
+            f"    import sys\n\n    from mqconform.conformance.stateful import replay_main\n\n"
             f"    sys.exit(replay_main(PROGRAM, sys.argv[1:], __file__))\n")
     path.write_text(text, encoding="utf-8")
     return path
@@ -1203,11 +1203,11 @@ def replay(program: dict, suite: Suite, pcap: Path | str | None = None) -> Repla
     """Run a saved program on a suite's target (fresh queues, fresh transaction identifiers),
     checking every step as the machine did. Over RPC, with ``pcap``, on a connection of its
     own whose every octet is written there."""
-    from conformance.targets import RpcTarget
+    from mqconform.conformance.targets import RpcTarget
 
     recorder = target = None
     if pcap is not None and isinstance(suite.target, RpcTarget):
-        from captures.recorder import Recorder
+        from mqconform.captures.recorder import Recorder
 
         recorder = Recorder()
         old = suite.target
@@ -1259,9 +1259,9 @@ def load_program(path: Path | str) -> dict:
 def replay_main(program: dict, argv: list[str], script: str | None = None) -> int:
     """``python SCRIPT --target T [--pcap FILE]``: replay a saved program and say whether its
     failure reproduces (exit 1) or every step conforms (exit 0); 2 for bad usage."""
-    from conformance.targetfile import TargetFileError, load
-    from conformance.targets import TargetError
-    from spec.catalog import load as load_catalog
+    from mqconform.conformance.targetfile import TargetFileError, load
+    from mqconform.conformance.targets import TargetError
+    from mqconform.spec.catalog import load as load_catalog
 
     ap = argparse.ArgumentParser(prog=f"python {Path(script).name}" if script else "replay",
                                  description="replay a shrunk stateful failure")

@@ -2,9 +2,10 @@
 
 * ``ReferenceControl``: the reference server's control API (server/control.py), over HTTP, or
   in process for a ModelTarget (any object with ControlApi's methods);
-* ``CommandControl``: shell templates per action from the target file, e.g.
-  ``create_queue: "powershell -c New-MsmqQueue -Name {name}"``; every value is shell-quoted
-  before it is put in the template;
+* ``CommandControl``: a command per action from the target file, either an argument list
+  run without a shell (``create_queue: [pwsh, -NoProfile, -File, sut.ps1, create_queue,
+  "{path}"]``: each value becomes one argument as it is, nothing to quote) or a POSIX shell
+  line (``create_queue: "my-sut create {name}"``: every value is shell-quoted first);
 * ``NoControl``: nothing can be set up.
 
 Besides queues and messages, a control can end a transaction (``end_transaction``: Transaction
@@ -128,7 +129,7 @@ class ReferenceControl(SutControl):
             raise Inconclusive(f"control API at {self.url}: {exc}") from None
 
     def _do(self, name: str, *args: Any) -> Any:
-        from server.provision import ProvisionError
+        from mqconform.server.provision import ProvisionError
 
         try:
             return getattr(self.api, name)(*args)
@@ -214,16 +215,18 @@ class ReferenceControl(SutControl):
 
 
 class CommandControl(SutControl):
-    """Shell templates per action. Placeholders: {path} (queue path name), {name} (the queue
+    """Command templates per action: an argument list (run as it is, no shell; each
+    placeholder's value is put into its argument unquoted) or a shell line (run by /bin/sh;
+    values quoted with shlex.quote). Placeholders: {path} (queue path name), {name} (the queue
     name without ``private$\\``), {transactional} (true/false), {body} (text), {body_hex},
     {label}, {priority}; {subqueue} for create_subqueue; {transaction} (the XACTUOW in hex)
-    for commit_transaction and abort_transaction; {ms} for set_cleanup_timer. Values are
-    quoted with shlex.quote. Without a create_subqueue template, subqueues are taken to exist
-    implicitly (as Windows MSMQ creates them on first use)."""
+    for commit_transaction and abort_transaction; {ms} for set_cleanup_timer. Without a
+    create_subqueue template, subqueues are taken to exist implicitly (as Windows MSMQ
+    creates them on first use)."""
 
     kind = "command"
 
-    def __init__(self, templates: dict[str, str], timeout: float = 60.0):
+    def __init__(self, templates: dict[str, str | list[str]], timeout: float = 60.0):
         self.templates = dict(templates)
         self.timeout = timeout
 
@@ -231,16 +234,24 @@ class CommandControl(SutControl):
         template = self.templates.get(action)
         if not template:
             raise Inconclusive(f"sut_control command: no template for {action}")
-        quoted = {k: shlex.quote(str(v)) for k, v in values.items()}
         try:
-            line = template.format(**quoted)
+            if isinstance(template, list):  # an argument list: no shell, nothing quoted
+                raw = {k: str(v) for k, v in values.items()}
+                argv: list[str] | str = [str(a).format(**raw) for a in template]
+                line = shlex.join(argv)
+            else:
+                argv = line = template.format(**{k: shlex.quote(str(v))
+                                                 for k, v in values.items()})
         except (KeyError, IndexError, ValueError) as exc:
             raise Inconclusive(f"sut_control command {action}: bad template ({exc})") from None
         try:
-            done = subprocess.run(line, shell=True, capture_output=True, text=True,
-                                  timeout=self.timeout)
+            done = subprocess.run(argv, shell=isinstance(argv, str), capture_output=True,
+                                  text=True, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             raise Inconclusive(f"{action}: `{line}` did not finish in {self.timeout} s") \
+                from None
+        except OSError as exc:  # an argument list whose program is missing
+            raise Inconclusive(f"{action}: `{line}` did not start: {exc.strerror or exc}") \
                 from None
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or [""])[-1][:200]
@@ -264,6 +275,8 @@ class CommandControl(SutControl):
         """Other message keys (``more``) are placeholders of the send_message template: a
         template that does not use one cannot send such a message (Inconclusive)."""
         template = self.templates.get("send_message", "")
+        if isinstance(template, list):
+            template = " ".join(map(str, template))
         missing = sorted(k for k in more if "{" + k + "}" not in template)
         if missing:
             raise Inconclusive(f"sut_control command: the send_message template takes no "

@@ -19,8 +19,9 @@ capabilities: {ndr64: true, transactions: true, subqueues: true, move: true, qmm
 sut_control:
   kind: reference                # reference | command | none
   url: http://127.0.0.1:8080     # reference with an external endpoint: its control API
-  commands:                      # command: shell templates per action (conformance/sut.py)
-    create_queue: "powershell -c New-MsmqQueue -Name {name}"
+  commands:                      # command: per action, an argument list (no shell) or a
+    create_queue: [pwsh, -NoProfile, -File, sut.ps1, create_queue, "{path}"]  # shell line
+    delete_queue: "my-sut delete {name}"   # (values shell-quoted) (conformance/sut.py)
 expectations:                    # known deviations: the case fails, the run does not
   - id: MS-MQRR/3.1.4.6/R14
     reason: purge without receive access answers MQ_ERROR_ACCESS_DENIED
@@ -38,8 +39,8 @@ from typing import Any
 
 import yaml
 
-from conformance.sut import ACTIONS
-from conformance.targets import DEFAULT_CAPABILITIES
+from mqconform.conformance.sut import ACTIONS
+from mqconform.conformance.targets import DEFAULT_CAPABILITIES
 
 KEYS = {"name", "endpoint", "ndr64", "computer_name", "epm_port", "timeout", "credentials",
         "identities", "capabilities", "sut_control", "expectations"}
@@ -66,7 +67,7 @@ class TargetSpec:
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     sut_kind: str = "reference"
     sut_url: str | None = None
-    sut_commands: dict[str, str] = field(default_factory=dict)
+    sut_commands: dict[str, str | list[str]] = field(default_factory=dict)
     expectations: dict[str, str] = field(default_factory=dict)
     source: str = "<target>"
 
@@ -155,9 +156,14 @@ def _sut(sut: Any, spec: TargetSpec, source: str) -> None:
         for action, template in commands.items():
             _need(action in ACTIONS, f"{source}: sut_control.commands.{action}",
                   f"unknown action (one of {', '.join(ACTIONS)})")
-            _need(isinstance(template, str) and template.strip(),
-                  f"{source}: sut_control.commands.{action}", "must be a shell template")
-        spec.sut_commands = dict(commands)
+            _need((isinstance(template, str) and bool(template.strip()))
+                  or (isinstance(template, list) and bool(template)
+                      and all(isinstance(a, str | int | float) and not isinstance(a, bool)
+                              for a in template)),
+                  f"{source}: sut_control.commands.{action}",
+                  "must be a shell line or a list of arguments")
+        spec.sut_commands = {a: [str(x) for x in c] if isinstance(c, list) else c
+                             for a, c in commands.items()}
 
 
 def _expectations(items: Any, spec: TargetSpec, source: str, catalog: Any) -> None:
@@ -165,7 +171,7 @@ def _expectations(items: Any, spec: TargetSpec, source: str, catalog: Any) -> No
         return
     _need(isinstance(items, list), f"{source}: expectations", "must be a list")
     if catalog is None:
-        from spec.catalog import load
+        from mqconform.spec.catalog import load
 
         catalog = load()
     known = {r.id for r in catalog}
@@ -205,8 +211,8 @@ def load(target: str, catalog: Any = None) -> TargetSpec:
 
 def _credentials(data: Any, where: str) -> Any:
     """The credentials mapping (module doc); errors never quote a secret."""
-    from wire.client import AUTH_LEVELS as LEVELS
-    from wire.client import Credentials, secret_from
+    from mqconform.wire.client import AUTH_LEVELS as LEVELS
+    from mqconform.wire.client import Credentials, secret_from
 
     _need(isinstance(data, dict), where, "must be a mapping")
     unknown = set(data) - {"user", "password", "password_env", "nt_hash", "domain", "level"}

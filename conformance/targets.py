@@ -21,12 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from model import calls as c
-from model.mqmr import QMMgmtServer
-from model.mqrr import RemoteReadServer
-from model.outcome import Outcome
-from model.runtime import Environment, Pending
-from server.provision import new_queue_manager, provision
+from mqconform.model import calls as c
+from mqconform.model.mqmr import QMMgmtServer
+from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.outcome import Outcome
+from mqconform.model.runtime import Environment, Pending
+from mqconform.server.provision import new_queue_manager, provision
 
 DEFAULT_CAPABILITIES = {"ndr64": True, "transactions": True, "subqueues": True, "move": True,
                         "qmmgmt": True}
@@ -171,7 +171,7 @@ class RpcTarget:
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
                  epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
                  recorder=None, credentials=None):
-        from wire.client import ArgumentError, RpcClient, RpcError
+        from mqconform.wire.client import ArgumentError, RpcClient, RpcError
 
         self.endpoint = endpoint
         self.ndr64 = ndr64
@@ -193,7 +193,7 @@ class RpcTarget:
         return self.client._associations[c.REMOTEREAD].port
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from wire.client import RpcError
+        from mqconform.wire.client import RpcError
 
         mark = self.recorder.mark() if self.recorder is not None else None
         try:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum, auto
 from typing import Any, NamedTuple
 
-from model.positionlist import MessagePositionList
+from mqconform.model.positionlist import MessagePositionList
 
 # ---------------------------------------------------------------------------------------------
 # Shared types

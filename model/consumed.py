@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.adm import (
+from mqconform.model.adm import (
     MessageClass,
     MessagePositionState,
     TransactionalOperation,
     TransactionalOperationType,
 )
-from model.internal import release_next_reader, waiting_message_read_satisfied
-from model.runtime import Environment
+from mqconform.model.internal import release_next_reader, waiting_message_read_satisfied
+from mqconform.model.runtime import Environment
 
 INFINITE_TTBR = 0xFFFFFFFF
 
@@ -66,14 +66,14 @@ def message_position_available(env: Environment, queue: Any, position: Any) -> N
 
 def pause_queue(queue: Any) -> None:
     """MS-MQDMPR 3.1.7.2.3 Pause Queue (MS-MQDMPR/3.1.7.2.3/R1 MS-MQDMPR/3.1.7.2.3/R2)."""
-    from model.adm import OutgoingQueueState
+    from mqconform.model.adm import OutgoingQueueState
 
     queue.state = OutgoingQueueState.OnHold  # MS-MQDMPR/3.1.7.2.3/R3
 
 
 def resume_queue(queue: Any) -> None:
     """MS-MQDMPR 3.1.7.2.4 Resume Queue (MS-MQDMPR/3.1.7.2.4/R1 MS-MQDMPR/3.1.7.2.4/R2)."""
-    from model.adm import OutgoingQueueState
+    from mqconform.model.adm import OutgoingQueueState
 
     queue.state = OutgoingQueueState.Inactive  # MS-MQDMPR/3.1.7.2.4/R3
 

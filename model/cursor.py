@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from model.adm import Cursor, CursorState, MessagePositionState
-from model.internal import seek_available_message_position
+from mqconform.model.adm import Cursor, CursorState, MessagePositionState
+from mqconform.model.internal import seek_available_message_position
 
 Unread, WaitReceive, WaitPeek, Read = (CursorState.Unread, CursorState.WaitReceive,
                                        CursorState.WaitPeek, CursorState.Read)

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import Any, NamedTuple
 
-from model.adm import (
+from mqconform.model.adm import (
     DIRECTORY_ATTRIBUTES,
     GUID,
     GUID_NULL,
@@ -84,7 +84,7 @@ from model.adm import (
     Site,
     User,
 )
-from model.runtime import Environment
+from mqconform.model.runtime import Environment
 
 Success = DirectoryOperationResult.Success
 GenericError = DirectoryOperationResult.GenericError

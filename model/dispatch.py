@@ -30,7 +30,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.adm import (
+from mqconform.model.adm import (
     GUID,
     GUID_NULL,
     OBJECTID,
@@ -49,9 +49,9 @@ from model.adm import (
     MessageSenderIdentifierType,
     TxSequenceId,
 )
-from model.message_ops import enqueue_message
-from model.runtime import Environment
-from model.status import MQ_ERROR_QUEUE_NOT_AVAILABLE, MQ_OK
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.runtime import Environment
+from mqconform.model.status import MQ_ERROR_QUEUE_NOT_AVAILABLE, MQ_OK
 
 # ---------------------------------------------------------------------------------------------
 # 3.1.7.1.27 Enqueue Message To An Open Queue

@@ -41,7 +41,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.adm import (
+from mqconform.model.adm import (
     DIRECTORY_ATTRIBUTES,
     GUID,
     DirectoryObject,
@@ -57,15 +57,15 @@ from model.adm import (
     QueueType,
     TransactionalOperationType,
 )
-from model.consumed import (
+from mqconform.model.consumed import (
     message_position_available,
     message_position_deleted,
     time_to_be_received_timer_key,
 )
-from model.consumed import pause_queue as consumed_pause_queue
-from model.consumed import resume_queue as consumed_resume_queue
-from model.runtime import Environment
-from model.status import MQ_ERROR_TRANSACTION_SEQUENCE, MQ_OK, STATUS_SUCCESS
+from mqconform.model.consumed import pause_queue as consumed_pause_queue
+from mqconform.model.consumed import resume_queue as consumed_resume_queue
+from mqconform.model.runtime import Environment
+from mqconform.model.status import MQ_ERROR_TRANSACTION_SEQUENCE, MQ_OK, STATUS_SUCCESS
 
 Enqueue = TransactionalOperationType.Enqueue
 Dequeue = TransactionalOperationType.Dequeue
@@ -456,10 +456,10 @@ def _directory(name: str) -> Any:
     (attribute, operator, value) triples; ``update_adm_attributes(target, source)`` (optional);
     ``directory_sites_update_timer_start(env)`` and
     ``directory_site_gates_update_timer_start(env)``."""
-    if ("model.directory" not in sys.modules
-            and importlib.util.find_spec("model.directory") is None):
+    if ("mqconform.model.directory" not in sys.modules
+            and importlib.util.find_spec("mqconform.model.directory") is None):
         return None
-    directory = importlib.import_module("model.directory")
+    directory = importlib.import_module("mqconform.model.directory")
     return getattr(directory, name, None)
 
 
@@ -519,7 +519,12 @@ def _synchronize_directory(env: Environment, provisioning: bool,
 def _is_http_format_name(format_name: str) -> bool:
     """Whether a destination format name is an HTTP one (DIRECT=HTTP:// or DIRECT=HTTPS://,
     [MS-MQMQ] 2.1.2). A name that does not parse is not an HTTP format name."""
-    from model.formats import DirectProtocol, FormatNameError, FormatNameKind, parse_format_name
+    from mqconform.model.formats import (
+        DirectProtocol,
+        FormatNameError,
+        FormatNameKind,
+        parse_format_name,
+    )
 
     try:
         name = parse_format_name(format_name)

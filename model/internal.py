@@ -18,9 +18,9 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
-from model.adm import MessagePositionState, WaitingMessageReadOperation
-from model.runtime import INFINITE, Environment, Wait
-from model.status import MQ_ERROR_IO_TIMEOUT
+from mqconform.model.adm import MessagePositionState, WaitingMessageReadOperation
+from mqconform.model.runtime import INFINITE, Environment, Wait
+from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
 
 Available = MessagePositionState.Available
 Locked = MessagePositionState.Locked
@@ -129,7 +129,7 @@ def seek_available_message_position_with_id(queue: Any, lookup_id: int, peek_ope
                                             lookup_action: Any) -> SeekResult:
     """MS-MQDMPR 3.1.7.3.3 Seek Available Message Position With Id (MS-MQDMPR/3.1.7.3.3/R1
     MS-MQDMPR/3.1.7.3.3/R2). ``lookup_action`` is a MessageSeekAction."""
-    from model.status import (
+    from mqconform.model.status import (
         MQ_ERROR_MESSAGE_ALREADY_RECEIVED,
         MQ_ERROR_MESSAGE_NOT_FOUND,
         MQ_ERROR_TRANSACTION_USAGE,

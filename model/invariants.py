@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from model.adm import (
+from mqconform.model.adm import (
     Cursor,
     Message,
     MessagePosition,

@@ -19,8 +19,8 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
-from model import cursor as cursor_events
-from model.adm import (
+from mqconform.model import cursor as cursor_events
+from mqconform.model.adm import (
     MessageClass,
     MessagePosition,
     MessagePositionState,
@@ -28,21 +28,21 @@ from model.adm import (
     TransactionalOperation,
     TransactionalOperationType,
 )
-from model.consumed import (
+from mqconform.model.consumed import (
     message_position_available,
     message_position_deleted,
     storage_size,
     time_to_be_received_timer_start,
 )
-from model.internal import (
+from mqconform.model.internal import (
     WaitResult,
     release_next_reader,
     seek_available_message_position,
     seek_available_message_position_with_id,
     wait_for_new_message,
 )
-from model.runtime import INFINITE, Environment, Wait
-from model.status import (
+from mqconform.model.runtime import INFINITE, Environment, Wait
+from mqconform.model.status import (
     MQ_ERROR_ILLEGAL_CURSOR_ACTION,
     MQ_ERROR_IO_TIMEOUT,
     MQ_ERROR_MESSAGE_ALREADY_RECEIVED,

@@ -27,8 +27,8 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from model import calls as c
-from model.adm import (
+from mqconform.model import calls as c
+from mqconform.model.adm import (
     LocalMessageType,
     MessageClass,
     MessagePositionState,
@@ -39,7 +39,7 @@ from model.adm import (
     QueueAccessType,
     QueueShareMode,
 )
-from model.message_ops import (
+from mqconform.model.message_ops import (
     dequeue_message_begin,
     dequeue_message_end,
     move_message,
@@ -47,11 +47,11 @@ from model.message_ops import (
     peek_next_message,
     read_message_by_lookup_identifier,
 )
-from model.outcome import Outcome
-from model.outcome import fail as _fail
-from model.queue_management import subqueue_name
-from model.runtime import INFINITE, Completion, Environment, Pending, Wait
-from model.status import (
+from mqconform.model.outcome import Outcome
+from mqconform.model.outcome import fail as _fail
+from mqconform.model.queue_management import subqueue_name
+from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
+from mqconform.model.status import (
     MQ_ERROR_INVALID_HANDLE,
     MQ_ERROR_INVALID_PARAMETER,
     MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION,
@@ -487,9 +487,9 @@ class RemoteReadServer:
     }
 
     def _open(self, call: Any, result_type: type[c.Result], move: bool) -> Outcome:
-        from model.adm import OpenQueueDescriptorRemoteReadState
-        from model.formats import from_queue_format
-        from model.queue_management import find_queue, open_queue
+        from mqconform.model.adm import OpenQueueDescriptorRemoteReadState
+        from mqconform.model.formats import from_queue_format
+        from mqconform.model.queue_management import find_queue, open_queue
 
         steps = self.OPEN_STEPS[move]
         if self._validate_open(call, move) is not None:  # invalid
@@ -539,7 +539,7 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.3
     def r_closequeue(self, call: c.R_CloseQueue) -> Outcome:
         """MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3) (MS-MQRR/3.1.4.3/R8)."""
-        from model.queue_management import close_queue
+        from mqconform.model.queue_management import close_queue
 
         desc = self.descriptor(call.pphContext)  # MS-MQRR/3.1.4.3/R9
         if desc is None:  # MS-MQRR/3.1.4.3/R10
@@ -565,7 +565,7 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.4 / 3.1.4.5
     def r_createcursor(self, call: c.R_CreateCursor) -> Outcome:
         """MS-MQRR 3.1.4.4 R_CreateCursor (Opnum 4) (MS-MQRR/3.1.4.4/R9)."""
-        from model.queue_management import open_cursor
+        from mqconform.model.queue_management import open_cursor
 
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.4/R10
         if desc is None:  # MS-MQRR/3.1.4.4/R11
@@ -580,7 +580,7 @@ class RemoteReadServer:
 
     def r_closecursor(self, call: c.R_CloseCursor) -> Outcome:
         """MS-MQRR 3.1.4.5 R_CloseCursor (Opnum 5) (MS-MQRR/3.1.4.5/R10)."""
-        from model.queue_management import close_cursor
+        from mqconform.model.queue_management import close_cursor
 
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.5/R11
         cursor = self._cursor(desc, call.hCursor) if desc else None  # MS-MQRR/3.1.4.5/R12
@@ -596,7 +596,7 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.6
     def r_purgequeue(self, call: c.R_PurgeQueue) -> Outcome:
         """MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6) (MS-MQRR/3.1.4.6/R7)."""
-        from model.queue_management import purge_queue
+        from mqconform.model.queue_management import purge_queue
 
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.6/R8
         if queue_desc is None:  # MS-MQRR/3.1.4.6/R9
@@ -710,7 +710,7 @@ class RemoteReadServer:
     def r_starttransactionalreceive(self, call: c.R_StartTransactionalReceive
                                     ) -> Generator[Wait, Any, Outcome]:
         """MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13) (MS-MQRR/3.1.4.13/R47)."""
-        from model.queue_management import create_transaction
+        from mqconform.model.queue_management import create_transaction
 
         steps = RECEIVE_STEPS["3.1.4.13"]
         result_type = c.R_StartTransactionalReceiveResult
@@ -789,8 +789,8 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.8
     def r_cancelreceive(self, call: c.R_CancelReceive) -> Outcome:
         """MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8) (MS-MQRR/3.1.4.8/R8)."""
-        from model.queue_management import cancel_waiting_message_read_request
-        from model.status import MQ_ERROR_OPERATION_CANCELLED
+        from mqconform.model.queue_management import cancel_waiting_message_read_request
+        from mqconform.model.status import MQ_ERROR_OPERATION_CANCELLED
 
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.8/R9
         if queue_desc is None:  # MS-MQRR/3.1.4.8/R10
@@ -896,7 +896,7 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.12
     def r_qmenlistremotetransaction(self, call: c.R_QMEnlistRemoteTransaction) -> Outcome:
         """MS-MQRR 3.1.4.12 R_QMEnlistRemoteTransaction (Opnum 12) (MS-MQRR/3.1.4.12/R13)."""
-        from model.queue_management import create_transaction
+        from mqconform.model.queue_management import create_transaction
 
         tx_id = call.pTransactionId
         if tx_id is None or len(bytes(tx_id)) != c.XACTUOW_SIZE:  # MS-MQRR/3.1.4.12/R5
@@ -967,7 +967,7 @@ class RemoteReadServer:
 
     def rpc_failure(self, context: bytes) -> None:
         """MS-MQRR 3.1.6.1 RPC Failure Event (MS-MQRR/3.1.6.1/R1)."""
-        from model.queue_management import close_cursor, close_queue
+        from mqconform.model.queue_management import close_cursor, close_queue
 
         desc = self.descriptor(context)  # MS-MQRR/3.1.6.1/R2
         if desc is None:  # MS-MQRR/3.1.6.1/R3
@@ -981,7 +981,7 @@ class RemoteReadServer:
     def rundown(self, context: bytes) -> int:
         """MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine (MS-MQRR/3.1.6.2/R1): the
         client went away holding ``context``."""
-        from model.queue_management import close_queue
+        from mqconform.model.queue_management import close_queue
 
         desc = self.descriptor(context)  # MS-MQRR/3.1.6.2/R2
         if desc is None:  # MS-MQRR/3.1.6.2/R3

@@ -74,7 +74,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
-from model import calls as c
+from mqconform.model import calls as c
 
 MQ_OK = 0
 
@@ -216,7 +216,7 @@ def queue_key(queue_format: Any) -> str | None:
 def _queue_key(queue_format: Any) -> str | None:
     from dataclasses import replace
 
-    from model.formats import QueueSuffixType, from_queue_format
+    from mqconform.model.formats import QueueSuffixType, from_queue_format
 
     if queue_format is None:
         return None
@@ -568,8 +568,8 @@ class Observer:
                 return
 
     def _qmmgmt(self, call: Observed) -> None:
-        from model.formats import MgmtObjectType
-        from model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
+        from mqconform.model.formats import MgmtObjectType
+        from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
 
         session = call.object_type == MgmtObjectType.MGMT_SESSION
         if call.method == "R_QMMgmtGetInfo":

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model import calls as c
-from model.status import is_failure
+from mqconform.model import calls as c
+from mqconform.model.status import is_failure
 
 
 @dataclass(frozen=True)

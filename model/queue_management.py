@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from model import cursor as cursor_events
-from model.adm import (
+from mqconform.model import cursor as cursor_events
+from mqconform.model.adm import (
     GUID_NULL,
     Cursor,
     DirectoryOperationResult,
@@ -59,8 +59,8 @@ from model.adm import (
     QueueType,
     Transaction,
 )
-from model.consumed import message_position_deleted
-from model.formats import (
+from mqconform.model.consumed import message_position_deleted
+from mqconform.model.formats import (
     DirectProtocol,
     FormatName,
     FormatNameError,
@@ -68,10 +68,10 @@ from model.formats import (
     QueueSuffixType,
     parse_format_name,
 )
-from model.internal import waiting_message_read_timer_stop
-from model.positionlist import MessagePositionList
-from model.runtime import Environment
-from model.status import (
+from mqconform.model.internal import waiting_message_read_timer_stop
+from mqconform.model.positionlist import MessagePositionList
+from mqconform.model.runtime import Environment
+from mqconform.model.status import (
     MQ_ERROR_ILLEGAL_FORMATNAME,
     MQ_ERROR_ILLEGAL_QUEUE_PATHNAME,
     MQ_ERROR_OPERATION_CANCELLED,

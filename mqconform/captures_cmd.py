@@ -15,7 +15,19 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
 from pathlib import Path
+
+#: what the Spark stack of the ``spark`` extra brings, by the commands that need it
+SPARK_EXTRA = {"decode": ("pyarrow",), "validate": ("pyspark", "pyarrow", "pandas")}
+
+
+def require_extra(command: str, usage_error: type) -> None:
+    """Stop with one line (exit 2) when the ``spark`` extra is not installed."""
+    missing = [m for m in SPARK_EXTRA[command] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise usage_error(f"mqconform captures {command} needs {', '.join(missing)}: "
+                          f"pip install 'mqconform[spark]'")
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
@@ -29,10 +41,11 @@ def cmd_decode(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.parent.exists():
         raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    require_extra("decode", UsageError)
     from rich.console import Console
 
-    from captures.decode import Decoder, FileSummary
-    from captures.schema import write_parquet
+    from mqconform.captures.decode import Decoder, FileSummary
+    from mqconform.captures.schema import write_parquet
 
     console = Console(highlight=False, soft_wrap=True)
     summaries: list[FileSummary] = []
@@ -60,9 +73,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0: no violation and every file read whole; 1: a violation or a file error;
     2: bad arguments (no such input, bad master URL)."""
     UsageError = args.usage_error  # noqa: N806
+    require_extra("validate", UsageError)
     from rich.console import Console
 
-    from captures import pipeline
+    from mqconform.captures import pipeline
 
     console = Console(highlight=False, soft_wrap=True, stderr=False)
     try:
@@ -107,7 +121,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_synth(args: argparse.Namespace) -> int:
     UsageError = args.usage_error  # noqa: N806
-    from server.faults import FAULTS
+    from mqconform.server.faults import FAULTS
 
     if args.servers < 1 or args.connections < 1 or args.steps < 1:
         raise UsageError("--servers, --connections and --steps: at least 1")
@@ -116,7 +130,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     unknown = [f for f in args.fault or () if f not in FAULTS]
     if unknown:
         raise UsageError(f"--fault {unknown[0]}: known faults are {', '.join(FAULTS)}")
-    from captures.synth import synth
+    from mqconform.captures.synth import synth
 
     labels = synth(args.out, servers=args.servers, connections=args.connections,
                    fault_rate=args.fault_rate, seed=args.seed, steps=args.steps,

@@ -32,7 +32,7 @@ class UsageError(Exception):
 
 
 def _catalog():
-    from spec.catalog import load
+    from mqconform.spec.catalog import load
 
     return load()
 
@@ -63,8 +63,8 @@ def cmd_spec_export(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- spec show
 
 def cmd_spec_show(args: argparse.Namespace) -> int:
-    from spec.catalog import UnknownRequirement
-    from spec.trace import scan
+    from mqconform.spec.catalog import UnknownRequirement
+    from mqconform.spec.trace import scan
 
     catalog = _catalog()
     try:
@@ -152,14 +152,14 @@ def cmd_spec_list(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- spec stats
 
 def cmd_spec_stats(args: argparse.Namespace) -> int:
-    from spec.stats import compute
+    from mqconform.spec.stats import compute
 
     stats = compute(_catalog())
     if args.format == "json":
         json.dump(stats, sys.stdout, indent=1)
         print()
     else:
-        from spec.stats import render
+        from mqconform.spec.stats import render
 
         render(stats, by_section=args.by_section)
     return 0 if stats["checks"]["ok"] else 1
@@ -168,7 +168,7 @@ def cmd_spec_stats(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- spec trace
 
 def cmd_spec_trace(args: argparse.Namespace) -> int:
-    from spec.trace import scan
+    from mqconform.spec.trace import scan
 
     root = Path(args.root) if args.root else None
     if root is not None and not root.is_dir():
@@ -188,7 +188,7 @@ def cmd_spec_trace(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- spec report
 
 def cmd_spec_report(args: argparse.Namespace) -> int:
-    from spec.report import write_report
+    from mqconform.spec.report import write_report
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -202,7 +202,7 @@ def cmd_spec_report(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- call
 
 def cmd_call(args: argparse.Namespace) -> int:
-    from wire import client as wc
+    from mqconform.wire import client as wc
 
     try:
         call = wc.call_from_arguments(args.method, args.fields)
@@ -229,15 +229,21 @@ def cmd_call(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- run
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The conformance suite: pytest on conformance/cases with conformance.plugin. Exit 0
-    when no case failed unexpectedly, 1 otherwise; 2 for a bad target file, an unreachable
-    endpoint or an unknown requirement ID (checked here, before pytest starts)."""
+    """The conformance suite: pytest on the installed conformance/cases with the suite's
+    plugin (conformance/plugin.py). Exit 0 when no case failed unexpectedly, 1 otherwise; 2
+    for a bad target file, an unreachable endpoint, an unknown requirement ID or a pytest
+    option the suite cannot honour (checked before any case runs)."""
     import pytest
 
-    import conformance.cases
-    from conformance.targetfile import TargetFileError, load
-    from conformance.targets import RpcTarget, TargetError
+    from mqconform.conformance.plugin import cases_dir
+    from mqconform.conformance.targetfile import TargetFileError, load
+    from mqconform.conformance.targets import RpcTarget, TargetError
 
+    for arg in args.pytest_args:
+        if arg in ("-n", "--dist", "--numprocesses") or arg.startswith(
+                ("-n", "--dist=", "--numprocesses=")) and not arg.startswith("--no"):
+            raise UsageError(f"run -- {arg}: pytest-xdist is not supported (the cases share "
+                             f"one target and one report); run without it")
     catalog = _catalog()
     ids = [r.id for r in catalog]
     for prefix in args.select:
@@ -255,19 +261,23 @@ def cmd_run(args: argparse.Namespace) -> int:
                       epm_port=spec.epm_port).close()
         except TargetError as exc:
             raise UsageError(f"target {spec.name}: unreachable: {exc}") from None
-    cases = Path(conformance.cases.__file__).parent
+    cases = cases_dir()
+    report_dir = Path(args.report_dir).resolve()
+    # rootdir: the tree holding conformance/ (the checkout, or the installed package), so
+    # node IDs read conformance/cases/...; pytest's cache (--lf, --ff) beside the reports
     argv = [str(cases), "-c", str(cases / "suite.ini"), "--rootdir", str(cases.parent.parent),
-            "-p", "conformance.plugin", "-p", "no:cacheprovider", "--mq-target", target,
-            "--report-dir", args.report_dir]
+            "-o", f"cache_dir={report_dir / '.pytest_cache'}",
+            "-p", "mqconform.conformance.plugin", "--mq-target", target,
+            "--mq-report-dir", str(report_dir)]
     # a progress bar and a summary (conformance/progress.py) in place of pytest's reporter,
     # unless pytest's own output is asked for (-v, or --pytest-output)
     verbose = any(a.startswith("-v") for a in args.pytest_args)
     if args.pytest_output or verbose:
         argv += [] if verbose else ["-q"]
     else:
-        argv += ["-p", "no:terminal", "-p", "conformance.progress"]
+        argv += ["-p", "no:terminal", "-p", "mqconform.conformance.progress"]
     for prefix in args.select:
-        argv += ["--select", prefix]
+        argv += ["--mq-select", prefix]
     if args.strict:
         argv.append("--mq-strict")
     rc = pytest.main(argv + list(args.pytest_args))
@@ -282,7 +292,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """A program a stateful machine saved (conformance/stateful.py), run again on a target."""
-    from conformance.stateful import load_program, replay_main
+    from mqconform.conformance.stateful import load_program, replay_main
 
     try:
         program = load_program(args.script)
@@ -295,7 +305,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- serve
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from server.main import ServeError, run
+    from mqconform.server.main import ServeError, run
 
     for name in ("port", "epm_port", "control_port"):
         value = getattr(args, name)
@@ -312,8 +322,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     (conformance/fuzz.py); exit 1 on a finding."""
     import time
 
-    from conformance import fuzz
-    from wire.client import ArgumentError, parse_endpoint
+    from mqconform.conformance import fuzz
+    from mqconform.wire.client import ArgumentError, parse_endpoint
 
     try:
         endpoint = parse_endpoint(args.endpoint)
@@ -375,7 +385,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from spec.catalog import DOCS
+    from mqconform.spec.catalog import DOCS
 
     parser = _Parser(prog="mqconform", description="MSMQ RemoteRead/qmmgmt conformance suite, "
                      "reference model and requirement catalog.")
@@ -460,7 +470,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pytest-output", action="store_true",
                    help="pytest's own terminal output instead of the progress bar and summary")
     p.add_argument("pytest_args", nargs="*", metavar="-- PYTEST ARGS",
-                   help="passed to pytest after --")
+                   help="passed to pytest after --: -x, --lf, -k EXPR, -m MS-MQRR/3.1.4.7 "
+                        "(a section or requirement ID as a marker); not -n (pytest-xdist)")
     p.set_defaults(func=cmd_run)
 
 

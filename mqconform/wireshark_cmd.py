@@ -30,7 +30,7 @@ def plugin_dir() -> Path:
 
 def cmd_install(args: argparse.Namespace) -> int:
     UsageError = args.usage_error  # noqa: N806 - the command's error class (mqconform.cli)
-    from captures.dissector import generate
+    from mqconform.captures.dissector import generate
 
     folder = Path(args.dir).expanduser() if args.dir else plugin_dir()
     target = folder / SCRIPT_NAME

@@ -27,14 +27,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from model import calls as c
-from model.mqmr import QMMgmtServer
-from model.mqrr import RemoteReadServer
-from model.outcome import Outcome
-from model.runtime import Environment, Pending
-from server.rpc import Connection, Reply, Waiter
-from wire import ndr
-from wire.dcerpc import RPC_X_BAD_STUB_DATA
+from mqconform.model import calls as c
+from mqconform.model.mqmr import QMMgmtServer
+from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.outcome import Outcome
+from mqconform.model.runtime import Environment, Pending
+from mqconform.server.rpc import Connection, Reply, Waiter
+from mqconform.wire import ndr
+from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +183,7 @@ class ReferenceQueueManager:
 
     @staticmethod
     def _denied(call: c.Call, ndr64: bool) -> Reply:
-        from model.status import MQ_ERROR_ACCESS_DENIED
+        from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
 
         if type(call) in c.VOID_METHODS:  # an RPC exception carrying the HRESULT
             return Reply.fault(MQ_ERROR_ACCESS_DENIED)
@@ -301,8 +301,8 @@ def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: in
           security: Any = None, **rpc_options: Any):
     """Start the reference queue manager; returns (handler, rpc_server, endpoint_mapper).
     ``security``: server/security.py (who may call and do what); None: anyone, anything."""
-    from server.epm import EndpointMapper
-    from server.rpc import RpcServer
+    from mqconform.server.epm import EndpointMapper
+    from mqconform.server.rpc import RpcServer
 
     handler = ReferenceQueueManager(env)
     handler.security = security

@@ -42,9 +42,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
-from model.adm import MessagePositionState
-from model.message_ops import enqueue_message
-from server.provision import ProvisionError, arrival_time, make_message
+from mqconform.model.adm import MessagePositionState
+from mqconform.model.message_ops import enqueue_message
+from mqconform.server.provision import ProvisionError, arrival_time, make_message
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
@@ -89,7 +89,7 @@ class ControlApi:
         return out
 
     def create_queue(self, spec: dict) -> dict:
-        from server.provision import create_queue_from_spec
+        from mqconform.server.provision import create_queue_from_spec
 
         with self.app.lock:
             queue = create_queue_from_spec(self.env, spec, getattr(self.app, "security", None))
@@ -128,7 +128,7 @@ class ControlApi:
             return previous
 
     def delete_queue(self, path: str) -> dict:
-        from model.queue_management import delete_queue
+        from mqconform.model.queue_management import delete_queue
 
         with self.app.lock:
             queue = self._queue(path)
@@ -150,7 +150,7 @@ class ControlApi:
             return {"lookup_id": message.lookup_identifier}
 
     def end_transaction(self, identifier: bytes, commit: bool) -> dict:
-        from model.higher_layer import transaction_abort, transaction_commit
+        from mqconform.model.higher_layer import transaction_abort, transaction_commit
 
         with self.app.lock:
             status = (transaction_commit if commit else transaction_abort)(self.env, identifier)
@@ -163,9 +163,14 @@ class ControlApi:
         after an application sent to it). ``spec["state"]``, if given, is then put in
         OutgoingQueue.State: the reference server runs no transfer protocol that would move
         the queue there."""
-        from model.adm import OutgoingQueue, OutgoingQueueState, QueueAccessType, QueueShareMode
-        from model.formats import FormatNameError, parse_format_name
-        from model.queue_management import close_queue, open_queue
+        from mqconform.model.adm import (
+            OutgoingQueue,
+            OutgoingQueueState,
+            QueueAccessType,
+            QueueShareMode,
+        )
+        from mqconform.model.formats import FormatNameError, parse_format_name
+        from mqconform.model.queue_management import close_queue, open_queue
 
         unknown = set(spec) - {"format_name", "state"}
         if unknown:
@@ -216,7 +221,7 @@ class ControlApi:
         return previous
 
     def reset(self) -> dict:
-        from model.queue_management import delete_queue
+        from mqconform.model.queue_management import delete_queue
 
         with self.app.lock:
             qm = self.env.local_queue_manager

@@ -33,8 +33,8 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from server.rpc import Connection, Reply, RpcServer
-from wire import dcerpc as d
+from mqconform.server.rpc import Connection, Reply, RpcServer
+from mqconform.wire import dcerpc as d
 
 EPM_INTERFACE = uuid.UUID("e1af8308-5d1f-11c9-91a4-08002b14a0fa")
 EPM_VERSION = (3, 0)

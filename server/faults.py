@@ -40,9 +40,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from model import calls as c
-from model.observer import RECEIVE_ACTIONS, queue_key
-from model.outcome import Outcome
+from mqconform.model import calls as c
+from mqconform.model.observer import RECEIVE_ACTIONS, queue_key
+from mqconform.model.outcome import Outcome
 
 FAULTS: dict[str, str] = {
     "ack-keeps": "MS-MQRR/3.1.4.9/R7",
@@ -264,6 +264,6 @@ class Faults:
 
     @staticmethod
     def _unknown_action(call: c.R_QMMgmtAction) -> bool:
-        from model.mqmr import ACTIONS, _action_key
+        from mqconform.model.mqmr import ACTIONS, _action_key
 
         return ACTIONS.get(_action_key(call.lpwszAction)) is None

@@ -8,8 +8,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from model.runtime import Environment
-from server.provision import ProvisionError, new_queue_manager, provision_file
+from mqconform.model.runtime import Environment
+from mqconform.server.provision import ProvisionError, new_queue_manager, provision_file
 
 DEFAULT_PORT = 2103  # MS-MQRR 3.1.4.1: the default RemoteRead port
 
@@ -51,9 +51,9 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
           store_sync: str = "FULL") -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py)."""
-    from server.app import serve
-    from server.control import ControlServer
-    from server.security import Security
+    from mqconform.server.app import serve
+    from mqconform.server.control import ControlServer
+    from mqconform.server.security import Security
 
     try:
         if queues:
@@ -66,8 +66,8 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
         raise ServeError(str(exc)) from None
     durable = None
     if store is not None:
-        from server.provision import create_queue_from_spec
-        from server.store import Store, StoreError
+        from mqconform.server.provision import create_queue_from_spec
+        from mqconform.server.store import Store, StoreError
 
         try:
             durable = Store(store, store_sync)
@@ -99,7 +99,7 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
 def run(args: Any) -> int:
     faults = None
     if getattr(args, "fault", None):
-        from server.faults import FaultError, Faults
+        from mqconform.server.faults import FaultError, Faults
 
         try:
             faults = Faults(frozenset(args.fault), args.fault_rate, args.fault_seed)

@@ -49,10 +49,10 @@ from typing import Any
 
 import yaml
 
-from model.adm import LocalMessage, Queue, QueueManager
-from model.message_ops import enqueue_message
-from model.queue_management import create_queue, set_queue_defaults
-from model.runtime import Environment
+from mqconform.model.adm import LocalMessage, Queue, QueueManager
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.queue_management import create_queue, set_queue_defaults
+from mqconform.model.runtime import Environment
 
 DEFAULT_COMPUTER_NAME = "MQREF"
 NAMESPACE = uuid.UUID("5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71")
@@ -130,7 +130,7 @@ def new_queue_manager(spec: dict | None) -> QueueManager:
     quota = _int(spec.get("quota", 1 << 30), "queue_manager.quota", 1, (1 << 63) - 1)
     qm = QueueManager(computer_name=name, qualified_computer_name=name,
                       identifier=identifier, queue_manager_quota=quota)
-    from model.higher_layer import create_system_queues
+    from mqconform.model.higher_layer import create_system_queues
 
     create_system_queues(qm)  # what MS-MQDMPR 3.1.3 Initialization creates at start
     return qm
@@ -156,7 +156,7 @@ def _host(value: Any, where: str) -> Any:
     (RFC 2553 3.3 sin6_scope_id, a number)."""
     import ipaddress
 
-    from wire.packet import HostAddress
+    from mqconform.wire.packet import HostAddress
 
     text = _str(value, where, 64)
     address, _, scope = text.partition("%")
@@ -173,8 +173,11 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
     """A message as a client would receive it: the ADM Message serialized to a UserMessage
     packet by the wire codec and read back, so it carries its packet, Type and Offset.
     ``destination``: the path name of the queue it is sent to (for ``direct``)."""
-    from model.adm import Message
-    from wire.serialization import deserialize_message_from_buffer, serialize_message_to_buffer
+    from mqconform.model.adm import Message
+    from mqconform.wire.serialization import (
+        deserialize_message_from_buffer,
+        serialize_message_to_buffer,
+    )
 
     _check(isinstance(spec, dict), where, "must be a mapping")
     unknown = set(spec) - MESSAGE_KEYS
@@ -202,7 +205,7 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
                                        1 << 20),
                       soap_body=_str(spec.get("soap_body", ""), f"{where}.soap_body", 1 << 20))
     if "delivery" in spec:  # Message.DeliveryGuarantee (MS-MQDMPR/3.1.1.12/R16)
-        from model.adm import MessageDeliveryGuarantee
+        from mqconform.model.adm import MessageDeliveryGuarantee
 
         _check(spec["delivery"] in ("express", "recoverable"), f"{where}.delivery",
                "express or recoverable")
@@ -221,7 +224,7 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
         message.destination_queue_format_name = f"DIRECT=OS:{destination}"
     received_from = (_host(spec["received_from"], f"{where}.received_from")
                      if "received_from" in spec else None)
-    from wire.packet import PacketError
+    from mqconform.wire.packet import PacketError
 
     try:
         packet = serialize_message_to_buffer(message, received_from=received_from)
@@ -243,7 +246,7 @@ def _pathname(path: str, computer_name: str, where: str) -> str:
 
 
 def _status_name(status: Any) -> str:
-    from model.status import name_of
+    from mqconform.model.status import name_of
 
     return name_of(status) if isinstance(status, int) else str(getattr(status, "name", status))
 
@@ -252,7 +255,7 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
               now_ms: int = 0, security: Any = None) -> Provisioned:
     """Build (or extend) a queue manager from a provisioning document. ``security``: the
     server's (server/security.py) when extending; built from the document otherwise."""
-    from server.security import SecurityError, parse_access, parse_security
+    from mqconform.server.security import SecurityError, parse_access, parse_security
 
     data = load_document(text, source)
     if env is None:
@@ -331,14 +334,14 @@ def create_queue_from_spec(env: Environment, spec: dict, security: Any = None) -
     Private or Connector); server/control.py and the store's restart share it."""
     import json
 
-    from model.adm import QueueType
+    from mqconform.model.adm import QueueType
 
     spec = dict(spec)
     queue_type = spec.pop("queue_type", None)
     if queue_type not in (None, "Private", "Connector"):
         raise ProvisionError("queue_type: Private or Connector")
     if security is None:
-        from server.security import Security
+        from mqconform.server.security import Security
 
         security = Security()
     made = provision(json.dumps({"queues": [spec]}), "request", env=env, security=security)

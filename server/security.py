@@ -37,8 +37,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.ntlm import LEVELS, Account, nt_hash
-from wire.client import secret_from
+from mqconform.server.ntlm import LEVELS, Account, nt_hash
+from mqconform.wire.client import secret_from
 
 RIGHTS = ("peek", "receive", "purge")
 EVERYONE, ANONYMOUS = "*", "anonymous"

@@ -30,22 +30,25 @@ again). A stored message whose queue no longer exists stops the start with an er
 nothing is dropped silently.
 
 Format: table ``messages(queue, lookup_id, ord, message)``; ``message`` is JSON of the
-Message's attributes (bytes as hex, enumerations by name, GUIDs as text; only classes of the
-``model`` package are named, nothing is executed on reading).
+Message's attributes (bytes as hex, enumerations by name, GUIDs as text). Enumerations, named
+tuples and dataclasses are named by a type tag, the name the documents give them (the class
+name in model/adm.py: ``MessageDeliveryGuarantee``); nothing is executed on reading. Stores
+written before the tags named ``module:qualname`` (``model.adm:MessageDeliveryGuarantee``);
+they load the same.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import importlib
 import json
 import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
 
-from model.adm import LocalMessage, MessageDeliveryGuarantee, MessagePositionState
+from mqconform.model import adm
+from mqconform.model.adm import LocalMessage, MessageDeliveryGuarantee, MessagePositionState
 
 FORMAT = 1
 #: Message attributes that are references to other ADM elements, not values
@@ -103,15 +106,28 @@ def decode(data: Any) -> Any:
     raise StoreError(f"unreadable value {data!r:.80}")
 
 
+#: the type tags: the ADM's classes by the names the documents give them
+TYPES: dict[str, type] = {
+    name: value for name, value in vars(adm).items()
+    if isinstance(value, type) and value.__module__ == adm.__name__}
+
+
 def _name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+    if TYPES.get(cls.__qualname__) is not cls:
+        raise StoreError(f"cannot store a {cls.__qualname__}: not an element of the ADM")
+    return cls.__qualname__
 
 
 def _class(name: str) -> Any:
-    module, _, qualname = name.partition(":")
-    if module.split(".")[0] != "model" or not qualname.isidentifier():
+    """The class of a type tag; the older ``module:qualname`` form (``model.adm:X``, from
+    before the package was named mqconform) names the same classes."""
+    module, colon, qualname = name.rpartition(":")
+    if colon and module not in ("model.adm", adm.__name__):
         raise StoreError(f"the store names {name!r}, not a class of the model")
-    return getattr(importlib.import_module(module), qualname)
+    found = TYPES.get(qualname)
+    if found is None:
+        raise StoreError(f"the store names {name!r}, not a class of the model")
+    return found
 
 
 # --------------------------------------------------------------------------- the store
@@ -181,7 +197,7 @@ class Store:
         """Bring ``env`` (provisioned from the file) and the store together (module doc);
         ``create_queue(env, spec)`` makes a queue from a control API spec. Returns the number
         of messages restored."""
-        from model.message_ops import restore_message
+        from mqconform.model.message_ops import restore_message
 
         for path, spec in self.db.execute("SELECT path, spec FROM queues ORDER BY rowid"):
             if path not in _queues(env):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from spec.sources import Section
+from mqconform.spec.sources import Section
 
 KEYWORD = re.compile(r"\b(MUST NOT|SHOULD NOT|MUST|SHOULD|MAY)\b")
 NOTE = re.compile(r"<(\d+)>")

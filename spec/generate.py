@@ -1,7 +1,8 @@
 """Generate spec/documents/ and the requirement catalog (spec/catalog/) from the seeds.
 
-    python -m spec.generate            # rewrite documents and catalog, keeping existing IDs
-    python -m spec.generate --check    # exit 1 if the files on disk are not what the rules give
+    python -m mqconform.spec.generate          # rewrite documents and catalog, keeping IDs
+    python -m mqconform.spec.generate --check  # exit 1 if the files on disk are not what the
+                                               # rules give
 
 The catalog is generated once and then curated by hand. Running the generator again is safe:
 
@@ -21,9 +22,16 @@ from pathlib import Path
 
 import yaml
 
-from spec.catalog import CATALOG_DIR, DOCUMENTS_DIR, ID_PATTERN
-from spec.extract import actor_of, candidates, product_notes, testability_of
-from spec.sources import DOCS, SEEDS, Section, load_sections, sections_in_force, seed_by_file
+from mqconform.spec.catalog import CATALOG_DIR, DOCUMENTS_DIR, ID_PATTERN
+from mqconform.spec.extract import actor_of, candidates, product_notes, testability_of
+from mqconform.spec.sources import (
+    DOCS,
+    SEEDS,
+    Section,
+    load_sections,
+    sections_in_force,
+    seed_by_file,
+)
 
 CURATED_FIELDS = ("actor", "testability", "reason", "level")
 EXTENSIONS = {"markdown": "md", "pdf-diff": "txt", "text": "txt"}
@@ -197,7 +205,7 @@ def stale(root: Path, files: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spec.generate", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m mqconform.spec.generate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 if documents or catalog are out of date")

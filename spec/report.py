@@ -10,9 +10,9 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from spec.catalog import Catalog
-from spec.stats import compute
-from spec.trace import scan
+from mqconform.spec.catalog import Catalog
+from mqconform.spec.stats import compute
+from mqconform.spec.trace import scan
 
 
 def report_data(catalog: Catalog) -> dict:
@@ -45,7 +45,7 @@ def write_report(catalog: Catalog, out: Path) -> list[Path]:
     data = report_data(catalog)
     json_path = out / "catalog.json"
     json_path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    env = Environment(loader=PackageLoader("spec", "templates"),
+    env = Environment(loader=PackageLoader("mqconform.spec", "templates"),
                       autoescape=select_autoescape(["html"]))
     html_path = out / "index.html"
     html_path.write_text(env.get_template("catalog.html.j2").render(**data), encoding="utf-8")

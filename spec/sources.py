@@ -51,7 +51,7 @@ DOCS = ("MS-MQDMPR", "MS-MQMR", "MS-MQRR")
 
 
 def seed_dir() -> Path:
-    return Path(str(resources.files("spec") / "seeds"))
+    return Path(str(resources.files("mqconform.spec") / "seeds"))
 
 
 def read_seed(seed: Seed, directory: Path | None = None) -> str:

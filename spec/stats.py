@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from spec.catalog import ID_PATTERN, Catalog
-from spec.sources import load_sections, sections_in_force
+from mqconform.spec.catalog import ID_PATTERN, Catalog
+from mqconform.spec.sources import load_sections, sections_in_force
 
 KEYWORD_WORDS = ("MUST", "SHOULD", "MAY")
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
@@ -78,7 +78,7 @@ def coverage(catalog: Catalog) -> dict:
 
 
 def citation_figures(catalog: Catalog) -> dict:
-    from spec.trace import scan
+    from mqconform.spec.trace import scan
 
     result = scan(catalog=catalog)
     cited_by_code = {c.id for c in result.citations if c.role == "code"}

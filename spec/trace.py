@@ -10,11 +10,14 @@ an error. A line that must mention a bad ID on purpose (a test of this scanner) 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spec.catalog import ID_PATTERN, Catalog, load
+if TYPE_CHECKING:  # the wheel's build step loads this file without the package (snapshot())
+    from mqconform.spec.catalog import Catalog
 
 #: folders scanned, and what a citation there is
 ROLES = {
@@ -62,13 +65,53 @@ class TraceResult:
         return out
 
 
+#: the tests' citing lines, written into the wheel at build time (tests/ is not installed)
+SNAPSHOT = "test-citations.json"
+
+
 def repo_root() -> Path:
-    """The checkout this package runs from (the folder holding pyproject.toml), else cwd."""
-    here = Path(__file__).resolve().parent.parent
-    return here if (here / "pyproject.toml").exists() else Path.cwd()
+    """The tree the layers stand in: the checkout (spec/, model/, ... side by side) or, when
+    installed, the ``mqconform`` package folder, which holds the same folders."""
+    return Path(__file__).resolve().parent.parent
+
+
+def source_files(base: Path) -> list[Path]:
+    """The files of a scanned folder whose citations count."""
+    return [path for path in sorted(base.rglob("*"))
+            if path.suffix in SUFFIXES and path.is_file()
+            and not any(part.startswith(".") or part == "__pycache__"
+                        for part in path.relative_to(base).parts)]
+
+
+def snapshot(root: Path, folder: str = "tests") -> dict[str, list[list]]:
+    """The lines of ``root/folder`` that may cite a requirement, by file: what a scan of the
+    folder reads (the wheel ships it in place of the tests)."""
+    out: dict[str, list[list]] = {}
+    for path in source_files(root / folder):
+        lines = [[n, line] for n, line in enumerate(
+            path.read_text(encoding="utf-8", errors="replace").splitlines(), 1) if "MS-" in line]
+        if lines:
+            out[path.relative_to(root).as_posix()] = lines
+    return out
+
+
+def _snapshot_texts(root: Path) -> dict[str, str] | None:
+    """A snapshot shipped beside the catalog, as texts with the cited lines in place."""
+    path = root / "spec" / "catalog" / SNAPSHOT
+    if not path.is_file():
+        return None
+    texts = {}
+    for rel, lines in json.loads(path.read_text(encoding="utf-8")).items():
+        body = [""] * (max(n for n, _ in lines) if lines else 0)
+        for n, line in lines:
+            body[n - 1] = line
+        texts[rel] = "\n".join(body)
+    return texts
 
 
 def scan_text(text: str, path: str, role: str, catalog: Catalog) -> TraceResult:
+    from mqconform.spec.catalog import ID_PATTERN
+
     citations: list[Citation] = []
     errors: list[TraceError] = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -92,20 +135,27 @@ def scan_text(text: str, path: str, role: str, catalog: Catalog) -> TraceResult:
 
 
 def scan(root: Path | None = None, catalog: Catalog | None = None) -> TraceResult:
+    """Every citation under ``root`` (default: this tree). An installed tree has no tests/:
+    the snapshot of them written when the wheel was built stands in for them."""
+    from mqconform.spec.catalog import load
+
     root = root or repo_root()
     catalog = catalog or load()
     result = TraceResult([], [])
+
+    def add(text: str, rel: str, role: str) -> None:
+        one = scan_text(text, rel, role, catalog)
+        result.citations.extend(one.citations)
+        result.errors.extend(one.errors)
+
     for folder, role in ROLES.items():
         base = root / folder
         if not base.is_dir():
+            shipped = _snapshot_texts(root) if folder == "tests" else None
+            for rel, text in sorted((shipped or {}).items()):
+                add(text, rel, role)
             continue
-        for path in sorted(base.rglob("*")):
-            if path.suffix not in SUFFIXES or not path.is_file():
-                continue
-            if any(part.startswith(".") or part == "__pycache__" for part in path.parts):
-                continue
-            rel = path.relative_to(root).as_posix()
-            one = scan_text(path.read_text(encoding="utf-8", errors="replace"), rel, role, catalog)
-            result.citations += one.citations
-            result.errors += one.errors
+        for path in source_files(base):
+            add(path.read_text(encoding="utf-8", errors="replace"),
+                path.relative_to(root).as_posix(), role)
     return result

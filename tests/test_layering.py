@@ -30,14 +30,27 @@ MODEL_FORBIDDEN = {"socket", "threading", "asyncio", "time", "random", "os", "su
                    "selectors", "io", "pathlib"}
 
 
+def _layer(module: str, names: tuple[str, ...] = ()) -> set[str]:
+    """The layer an imported name belongs to: ``mqconform.model.adm`` -> model, ``mqconform``
+    itself (the command) -> mqconform, ``from mqconform import model`` -> model; a name outside
+    the project -> its own top-level name."""
+    parts = module.split(".")
+    if parts[0] != "mqconform":
+        return {parts[0]}
+    if len(parts) > 1:
+        return {parts[1] if parts[1] in PROJECT else "mqconform"}
+    return {n if n in PROJECT else "mqconform" for n in names} or {"mqconform"}
+
+
 def imports_of(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[0] for a in node.names}
+            for a in node.names:
+                found |= _layer(a.name)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
+            found |= _layer(node.module, tuple(a.name for a in node.names))
     return found
 
 
@@ -65,5 +78,20 @@ def test_the_layering_check_sees_the_packages_that_exist():
 
 def test_a_wrong_import_would_be_found(tmp_path):
     bad = tmp_path / "x.py"
-    bad.write_text("from server import reference\nimport wire.ndr\nfrom . import y\n")
-    assert imports_of(bad) == {"server", "wire"}
+    bad.write_text("from mqconform.server import reference\nimport mqconform.wire.ndr\n"
+                   "from mqconform import captures\nfrom . import y\nimport yaml\n")
+    assert imports_of(bad) == {"server", "wire", "captures", "yaml"}
+
+
+def test_only_the_namespace_is_imported():
+    """Every project import goes through ``mqconform.``: a bare ``import model`` would pick up
+    whatever ``model`` the user's environment or working directory holds."""
+    for package in PROJECT + ("tests", "bench"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                         and node.module else [])
+                bare = [n for n in names if n.split(".")[0] in PROJECT[:-1]]
+                assert not bare, f"{path.relative_to(ROOT)}:{node.lineno} imports {bare}"

@@ -54,15 +54,15 @@ from impacket.dcerpc.v5 import epm, transport
 from impacket.dcerpc.v5.rpcrt import DCERPC_v5, DCERPCException
 from impacket.uuid import uuidtup_to_bin
 
-from model import calls as c
-from model.formats import (
+from mqconform.model import calls as c
+from mqconform.model.formats import (
     FormatNameError,
     MgmtObject,
     MgmtObjectType,
     parse_format_name,
     to_queue_format,
 )
-from wire.impacket_ndr import (
+from mqconform.wire.impacket_ndr import (
     NDR64_SYNTAX,
     NDR_SYNTAX,
     DecodeError,
@@ -552,7 +552,7 @@ def _constants() -> dict[str, int]:
     """Names a value may be written as: the integer constants of model.calls (access modes,
     ulAction values, RR_ACK, ...), model.mqmr's VARTYPEs and property identifiers, and
     MgmtObjectType's members."""
-    from model import mqmr
+    from mqconform.model import mqmr
 
     names: dict[str, int] = {}
     for module, keep in ((c, lambda n: n.isupper() or n.startswith("st")),
@@ -696,7 +696,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def _vt_name(vt: int) -> str:
-    from model import mqmr
+    from mqconform.model import mqmr
 
     names = {v: n for n, v in vars(mqmr).items()
              if n.startswith("VT_") and isinstance(v, int) and n != "VT_VECTOR"}
@@ -705,7 +705,7 @@ def _vt_name(vt: int) -> str:
 
 
 def _status_name(status: int) -> str | None:
-    from model.status import STATUS_NAMES
+    from mqconform.model.status import STATUS_NAMES
 
     return STATUS_NAMES.get(status)
 

@@ -108,8 +108,8 @@ from impacket.dcerpc.v5.ndr import (
     NDRUniConformantArray,
 )
 
-from model import calls as c
-from model.formats import (
+from mqconform.model import calls as c
+from mqconform.model.formats import (
     UNION_ARMS,
     DlId,
     MgmtObject,

@@ -54,9 +54,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from model import calls as c
-from wire.ndr_engine import NDR64_SYNTAX, NDR_SYNTAX, Decoder, Encoder, StubError
-from wire.types import (
+from mqconform.model import calls as c
+from mqconform.wire.ndr_engine import NDR64_SYNTAX, NDR_SYNTAX, Decoder, Encoder, StubError
+from mqconform.wire.types import (
     CONTEXT_HANDLE,
     GUID,
     MGMT_OBJECT,

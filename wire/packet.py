@@ -86,7 +86,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from model.adm import (
+from mqconform.model.adm import (
     OBJECTID,
     LocalMessageType,
     MessageAdministrationQueueType,
@@ -100,7 +100,7 @@ from model.adm import (
     MessageSenderIdentifierType,
     TxSequenceId,
 )
-from model.dispatch import (
+from mqconform.model.dispatch import (
     BaseHeader,
     BaseHeaderFlags,
     DebugHeader,
@@ -118,7 +118,12 @@ from model.dispatch import (
     UserHeaderFlags,
     UserMessagePacket,
 )
-from model.formats import FormatNameError, FormatNameKind, QueueSuffixType, parse_format_name
+from mqconform.model.formats import (
+    FormatNameError,
+    FormatNameKind,
+    QueueSuffixType,
+    parse_format_name,
+)
 
 
 class PacketError(ValueError):

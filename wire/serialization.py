@@ -55,7 +55,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from model.adm import (
+from mqconform.model.adm import (
     GUID_NULL,
     OBJECTID,
     LocalMessage,
@@ -67,15 +67,15 @@ from model.adm import (
     MessageResponseQueueType,
     MessageSenderIdentifierType,
 )
-from model.dispatch import (
+from mqconform.model.dispatch import (
     ACKNOWLEDGEMENT_FLAGS,
     MessagePropertiesHeaderFlags,
     ProviderInfo,
     UserMessagePacket,
     construct_a_user_message_packet,
 )
-from model.formats import FormatNameError, FormatNameKind, parse_format_name
-from wire.packet import (
+from mqconform.model.formats import FormatNameError, FormatNameKind, parse_format_name
+from mqconform.wire.packet import (
     CompoundMessageHeader,
     DeadLetterHeader,
     ExtensionHeader,

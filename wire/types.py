@@ -35,9 +35,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from model.calls import PropVariant, SectionBuffer
-from model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
-from wire.ndr_engine import Decoder, Encoder, StubError
+from mqconform.model.calls import PropVariant, SectionBuffer
+from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
+from mqconform.wire.ndr_engine import Decoder, Encoder, StubError
 
 __all__ = [
     "GUID", "CONTEXT_HANDLE", "XACTUOW", "OBJECTID", "DL_ID", "MULTICAST_ID", "QUEUE_FORMAT",

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from pytest_bdd import scenarios
 
-from conformance.steps.packets import *  # noqa: F401,F403 - pytest-bdd finds steps by name
-from conformance.steps.qmmgmt import *  # noqa: F401,F403
-from conformance.steps.remoteread import *  # noqa: F401,F403
-from conformance.steps.remoteread_more import *  # noqa: F401,F403
-from conformance.steps.rpc_runtime import *  # noqa: F401,F403
-from conformance.steps.security import *  # noqa: F401,F403
+from mqconform.conformance.steps.packets import *  # noqa: F401,F403 - pytest-bdd finds steps by name
+from mqconform.conformance.steps.qmmgmt import *  # noqa: F401,F403
+from mqconform.conformance.steps.remoteread import *  # noqa: F401,F403
+from mqconform.conformance.steps.remoteread_more import *  # noqa: F401,F403
+from mqconform.conformance.steps.rpc_runtime import *  # noqa: F401,F403
+from mqconform.conformance.steps.security import *  # noqa: F401,F403
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model.formats import parse_format_name, to_queue_format
-from model.status import MQ_ERROR_QUEUE_NOT_FOUND
+from mqconform.model import calls as c
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.status import MQ_ERROR_QUEUE_NOT_FOUND
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.1/R1", "MS-MQRR/3.1.4.1/R6")

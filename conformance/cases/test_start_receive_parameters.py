@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from model import calls as c
+from mqconform.model import calls as c
 
 LOOKUP = 1  # a nonzero LookupId; validation comes before the lookup
 INVALID = [

@@ -5,12 +5,12 @@ change that. A failure is shrunk, saved under ``<report-dir>/stateful/`` as a re
 (with a pcap of its replay over RPC) and reported with the requirement IDs involved.
 
 The cases carry no ``req`` marker: a machine exercises many sections, so a run selected by a
-requirement-ID prefix (``--select``) leaves them out; a full run reports them under the IDs
+requirement-ID prefix (``--select``, ``-m``) leaves them out; a full run reports them under the IDs
 their rules cite (``stateful.machine_ids``)."""
 
 from __future__ import annotations
 
-from conformance import stateful
+from mqconform.conformance import stateful
 
 
 def _run(mq, request, machine: str) -> None:
@@ -21,7 +21,7 @@ def _run(mq, request, machine: str) -> None:
         examples=option("--mq-stateful-examples", None) or stateful.DEFAULT_EXAMPLES,
         steps=option("--mq-stateful-steps", None) or stateful.DEFAULT_STEPS,
         seed_value=option("--mq-stateful-seed", None) or stateful.DEFAULT_SEED,
-        report_dir=option("--report-dir", None))
+        report_dir=option("--mq-report-dir", None))
 
 
 def test_remoteread_machine(mq, request):

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from conformance.preconditions_mqmr import (
+from mqconform.conformance.preconditions_mqmr import (
     configure_queue_manager,
     connector_queue,
     outgoing_queue,
@@ -39,12 +39,12 @@ from conformance.preconditions_mqmr import (
     queue_with_subqueues,
     remote_format_name,
 )
-from conformance.session import CaseFailed, status_text
-from conformance.sut import Inconclusive
-from conformance.targets import RpcTarget
-from model import calls as c
-from model.formats import MgmtObject, MgmtObjectType
-from model.mqmr import (
+from mqconform.conformance.session import CaseFailed, status_text
+from mqconform.conformance.sut import Inconclusive
+from mqconform.conformance.targets import RpcTarget
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType
+from mqconform.model.mqmr import (
     MACHINE_PROPERTIES,
     PROPID_MGMT_MSMQ_ACTIVEQUEUES,
     PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES,
@@ -59,7 +59,7 @@ from model.mqmr import (
     VT_NULL,
     VT_UI4,
 )
-from model.status import is_failure
+from mqconform.model.status import is_failure
 
 MACHINE = MgmtObject(MgmtObjectType.MGMT_MACHINE)
 SESSION = MgmtObject(MgmtObjectType.MGMT_SESSION)
@@ -611,7 +611,7 @@ class _RawQmmgmt:
                  syntax: tuple[str, str]):
         from impacket.uuid import uuidtup_to_bin
 
-        from wire import client as wc
+        from mqconform.wire import client as wc
 
         client = target.client
         host, port = client.endpoint.host, client._port(c.QMMGMT)
@@ -629,8 +629,8 @@ class _RawQmmgmt:
         self.syntax = self.dce.transfer_syntax
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from wire import client as wc
-        from wire.impacket_ndr import decode_response, encode_request
+        from mqconform.wire import client as wc
+        from mqconform.wire.impacket_ndr import decode_response, encode_request
 
         mark = self.recorder.mark() if self.recorder is not None else None
         self.dce.call(typed_call.opnum, encode_request(typed_call, False))
@@ -709,7 +709,7 @@ def new_connection(mq, mgmt):
 def _stub(cp: int, props: int, vars_: int) -> bytes:
     """An NDR stub of R_QMMgmtGetInfo on MGMT_MACHINE whose arrays announce ``props`` and
     ``vars_`` elements (VT_NULL PROPVARIANTs) whatever ``cp`` says."""
-    from wire.impacket_ndr import encode_request
+    from mqconform.wire.impacket_ndr import encode_request
 
     def encoded(n: int) -> bytes:
         return encode_request(c.R_QMMgmtGetInfo(
@@ -735,7 +735,7 @@ def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
     target = mq.target
     observed = None
     if isinstance(target, RpcTarget):
-        from wire.impacket_ndr import EncodeError
+        from mqconform.wire.impacket_ndr import EncodeError
 
         try:
             observed = target.call(call)
@@ -755,8 +755,8 @@ def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
 
 
 def _send_raw(target: RpcTarget, opnum: int, stub: bytes) -> c.Result:
-    from wire import client as wc
-    from wire.impacket_ndr import decode_response
+    from mqconform.wire import client as wc
+    from mqconform.wire.impacket_ndr import decode_response
 
     recorder = getattr(target, "recorder", None)
     mark = recorder.mark() if recorder is not None else None
@@ -792,7 +792,7 @@ def send_inconsistent(mq, mgmt, cp, props, vars):  # noqa: A002
 @when("the client sends R_QMMgmtGetInfo whose apVar[0] is a VT_BLOB of 4 octets with a NULL "
       "pointer")
 def send_null_blob(mq, mgmt):
-    from wire.impacket_ndr import encode_request
+    from mqconform.wire.impacket_ndr import encode_request
 
     call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
                              apVar=(c.PropVariant(VT_BLOB, b"\xab" * 4),))

@@ -23,13 +23,13 @@ import uuid
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from conformance.session import message_body
-from conformance.sut import Inconclusive
-from model import calls as c
-from model import status as st
-from model.formats import QueueFormat, parse_format_name, to_queue_format
-from model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
-from model.status import MQ_ERROR_IO_TIMEOUT, is_failure
+from mqconform.conformance.session import message_body
+from mqconform.conformance.sut import Inconclusive
+from mqconform.model import calls as c
+from mqconform.model import status as st
+from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
+from mqconform.model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
+from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, is_failure
 
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS,
           "MQ_MOVE_ACCESS": c.MQ_MOVE_ACCESS}

@@ -25,13 +25,13 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from conformance import preconditions as pre
-from conformance.session import lookup_id_of
-from conformance.targets import RpcTarget
-from model import calls as c
-from model import status as st
-from model.formats import parse_format_name, to_queue_format
-from model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
+from mqconform.conformance import preconditions as pre
+from mqconform.conformance.session import lookup_id_of
+from mqconform.conformance.targets import RpcTarget
+from mqconform.model import calls as c
+from mqconform.model import status as st
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
 
 PLACE = r'(?:the queue|the other queue|subqueue "[^"]+"(?: of the other queue)?)'
 #: a propagation token ([MS-DTCO] 2.2.5.4) as far as the model reads one: opaque octets
@@ -79,8 +79,8 @@ def _place(sc: dict, place: str) -> Any:
 
 def _assert(mq, ok: bool, what: str) -> None:
     """A check of the target's result that the documents state directly."""
-    from conformance import verdicts as v
-    from conformance.session import CaseFailed
+    from mqconform.conformance import verdicts as v
+    from mqconform.conformance.session import CaseFailed
 
     checker = getattr(mq, "assert_that", None)
     if checker is not None:
@@ -95,14 +95,14 @@ def _no_null_on_the_wire(mq, what: str) -> None:
     """A NULL [ref] pointer cannot be sent over RPC (C706 14.3.10): such a case can run only
     in process."""
     if isinstance(mq.target, RpcTarget):
-        from conformance.session import NotApplicable
+        from mqconform.conformance.session import NotApplicable
 
         raise NotApplicable(f"{what} is a [ref] pointer: NDR cannot carry it NULL "
                             f"(C706 14.3.10), so only an in-process target can be given one")
 
 
 def _body(result: c.Result) -> bytes | None:
-    from conformance.session import message_body
+    from mqconform.conformance.session import message_body
 
     return message_body(result)
 
@@ -456,7 +456,7 @@ def enlists(mq, scenario, tx, token, n, delta, missing):
         _enlist(mq, sc, tx, token=b"", fmt=fmt)
     elif delta:
         if isinstance(mq.target, RpcTarget):
-            from conformance.session import NotApplicable
+            from mqconform.conformance.session import NotApplicable
 
             raise NotApplicable("cbPropagationToken is the conformance of pbPropagationToken "
                                 "in NDR ([size_is]): a size other than the token's is not "

@@ -11,9 +11,9 @@ from typing import Any
 
 from pytest_bdd import parsers, then, when
 
-from conformance.session import NotApplicable
-from conformance.steps.remoteread_more import _assert
-from model import calls as c
+from mqconform.conformance.session import NotApplicable
+from mqconform.conformance.steps.remoteread_more import _assert
+from mqconform.model import calls as c
 
 REMOTEREAD_VERSION = (1, 0)
 TIMEOUT_S = 10.0
@@ -48,7 +48,7 @@ class _Recorded:
 
 
 def _connect(mq) -> _Recorded:
-    from conformance.targets import RpcTarget
+    from mqconform.conformance.targets import RpcTarget
 
     target = mq.target if hasattr(mq, "target") else None
     if not isinstance(target, RpcTarget):
@@ -63,7 +63,7 @@ def _connect(mq) -> _Recorded:
 
 
 def _read_pdu(sock: _Recorded):
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     data = b""
     while len(data) < d.HEADER_SIZE or len(data) < struct.unpack_from("<H", data, 8)[0]:
@@ -75,7 +75,7 @@ def _read_pdu(sock: _Recorded):
 
 
 def _bind(sock: _Recorded, syntaxes: tuple[str, ...]):
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     contexts = tuple(d.ContextElement(i, interface, (d.TRANSFER_SYNTAXES[name],))
@@ -97,7 +97,7 @@ def binds_remoteread(mq, scenario, syntaxes):
 
 @then("the target accepts every presentation context with the transfer syntax proposed in it")
 def accepts_every_context(mq, scenario):
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     names, pdu = scenario["bind"]
     body = pdu.body
@@ -125,7 +125,7 @@ def sends_an_opnum(mq, scenario, opnum):
 
 @then("the target answers with the fault nca_op_rng_error")
 def answers_op_rng_error(mq, scenario):
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     body = scenario["answer"].body
     _assert(mq, isinstance(body, d.Fault),
@@ -137,7 +137,7 @@ def answers_op_rng_error(mq, scenario):
 
 
 def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     with _connect(mq) as sock:
         ack = _bind(sock, ("ndr",)).body
@@ -154,7 +154,7 @@ def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
 
 @then("the target answers with a fault, not a response")
 def answers_with_a_fault(mq, scenario):
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     body = scenario["answer"].body
     _assert(mq, isinstance(body, d.Fault),

@@ -16,9 +16,9 @@ import uuid
 
 from pytest_bdd import given, parsers, then, when
 
-from model import calls as c
-from model.formats import MgmtObject, MgmtObjectType
-from model.status import MQ_ERROR_ACCESS_DENIED, name_of
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType
+from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, name_of
 
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
 #: an RPC runtime's refusal of a caller an authorization policy turns away (MS-RPCE

@@ -27,7 +27,7 @@ mutation = _load()
 SNIPPET = '''"""A module docstring with 1 == 1 in it."""
 import logging
 
-from model.status import MQ_ERROR_INVALID_HANDLE, MQ_OK
+from mqconform.model.status import MQ_ERROR_INVALID_HANDLE, MQ_OK
 
 log = logging.getLogger(__name__)
 LIMIT = 0x10
@@ -92,7 +92,7 @@ def test_every_operator_applies_where_it_should():
 def test_docstrings_logging_annotations_imports_and_repr_are_left_alone():
     ms = _mutants()
     lines = SNIPPET.splitlines()
-    for text in ('"""A module docstring', "import logging", "from model.status", "log = ",
+    for text in ('"""A module docstring', "import logging", "from mqconform.model.status", "log = ",
                  "class Server", '"""Docstring', "def __repr__", 'return "Server',
                  '"""Never mutated', "log.info"):
         number = next(i for i, t in enumerate(lines, 1) if t.strip().startswith(text.strip()))

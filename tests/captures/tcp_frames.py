@@ -3,7 +3,7 @@ decoders to each other on generated inputs (test_slowpath.py, test_cdecode.py)."
 
 from __future__ import annotations
 
-from captures.recorder import ACK, FIN, PSH, SYN, build_frame
+from mqconform.captures.recorder import ACK, FIN, PSH, SYN, build_frame
 
 
 def tcp_frames(pdus: list[tuple[int, bytes]], client: tuple[str, int],

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from captures import decode, fastpath, golden, pcapio, synth
-from captures.recorder import build_frame, pcap_header, pcap_record
-from model import calls as c
-from wire import dcerpc as d
-from wire import ndr
+from mqconform.captures import decode, fastpath, golden, pcapio, synth
+from mqconform.captures.recorder import build_frame, pcap_header, pcap_record
+from mqconform.model import calls as c
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "wire"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -83,7 +83,7 @@ def _agree(path, chunk: int = 4 << 20) -> bool:
 
 
 def test_the_rows_are_the_calls_tables_columns():
-    from captures.pipeline import arrow_schema
+    from mqconform.captures.pipeline import arrow_schema
 
     assert tuple(arrow_schema("calls").names) == decode.ROW_COLUMNS
 
@@ -298,7 +298,7 @@ def test_every_fast_method_has_a_compiled_parser():
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_compiled_stub_parsers_are_the_fast_paths(call_type, ndr64, data):
-    from captures import _cdecode
+    from mqconform.captures import _cdecode
 
     call = data.draw(CALLS[call_type])
     stubs = [bytearray(ndr.encode_request(call, ndr64)),
@@ -328,7 +328,7 @@ def test_a_file_given_up_part_way_is_decoded_again_whole(tmp_path, monkeypatch):
     Decoder's calls and errors, whole."""
     import functools
 
-    from captures import pipeline
+    from mqconform.captures import pipeline
 
     synth.synth(tmp_path / "corpus", servers=1, connections=2, fault_rate=0.0, seed=9,
                 steps=30)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from captures import pcapio
-from captures.decode import decode_all
-from captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
-from model import calls as c
+from mqconform.captures import pcapio
+from mqconform.captures.decode import decode_all
+from mqconform.captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
+from mqconform.model import calls as c
 
 TSHARK = shutil.which("tshark")
 
@@ -127,7 +127,7 @@ def _pdu(ptype: int, call_id: int, body: bytes, flags: int = 0x03) -> bytes:
 
 def _conversation(stub: bytes = b"") -> list[bytes]:
     """A bind to RemoteRead and one R_GetServerPort call (opnum 0) with this request stub."""
-    from wire import dcerpc as d
+    from mqconform.wire import dcerpc as d
 
     bind = d.encode_pdu(d.Bind(5840, 5840, 0, (d.ContextElement(
         0, d.SyntaxId(c.REMOTEREAD_UUID, 1, 0), (d.NDR,)),)), call_id=1)
@@ -286,7 +286,7 @@ def test_a_corpus_mixing_every_kind_of_bad_input_reconciles_file_by_file(tmp_pat
 def test_mqconform_captures_decode_writes_the_three_tables(run_pcap, tmp_path):
     import pyarrow.parquet as pq
 
-    from captures.schema import schema
+    from mqconform.captures.schema import schema
 
     bad = tmp_path / "bad.pcap"
     bad.write_bytes(run_pcap.read_bytes()[:-7])

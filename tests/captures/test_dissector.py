@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from captures import dissector
-from captures.decode import decode_all
-from captures.dissector import SCRIPT_PATH, field_abbrevs, generate
-from captures.recorder import ACK, FIN, PSH, SYN, build_frame, pcap_header, pcap_record
-from model import calls as c
-from model import status as st
-from model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
-from wire import dcerpc as dce
-from wire import ndr
-from wire.types import VARTYPES
+from mqconform.captures import dissector
+from mqconform.captures.decode import decode_all
+from mqconform.captures.dissector import SCRIPT_PATH, field_abbrevs, generate
+from mqconform.captures.recorder import ACK, FIN, PSH, SYN, build_frame, pcap_header, pcap_record
+from mqconform.model import calls as c
+from mqconform.model import status as st
+from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
+from mqconform.wire import dcerpc as dce
+from mqconform.wire import ndr
+from mqconform.wire.types import VARTYPES
 
 TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
@@ -40,7 +40,7 @@ SEP = "\x1f"  # tshark's aggregator between the occurrences of a field in one fr
 
 def test_the_checked_in_script_is_what_generate_makes():
     assert SCRIPT_PATH.read_text(encoding="utf-8") == generate(), \
-        "stale: run python -m captures.dissector"
+        "stale: run python -m mqconform.captures.dissector"
 
 
 def test_the_script_is_generated_from_wire_and_model():
@@ -314,7 +314,7 @@ GOLDEN_OPNUMS = sorted((Path(__file__).resolve().parents[2] / "captures" / "gold
 
 
 @needs_tshark
-@pytest.mark.skipif(not GOLDEN_OPNUMS, reason="no golden pcaps (python -m captures.golden)")
+@pytest.mark.skipif(not GOLDEN_OPNUMS, reason="no golden pcaps (python -m mqconform.captures.golden)")
 def test_every_golden_opnum_pcap_shows_its_method_status_and_fields():
     seen, compared = set(), 0
     for pcap in GOLDEN_OPNUMS:
@@ -648,10 +648,10 @@ GOLDEN_SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "captures" / "g
 
 
 @needs_tshark
-@pytest.mark.skipif(not GOLDEN_SCENARIOS, reason="no golden pcaps (python -m captures.golden)")
+@pytest.mark.skipif(not GOLDEN_SCENARIOS, reason="no golden pcaps (python -m mqconform.captures.golden)")
 def test_every_call_of_every_golden_scenario_pcap_shows_its_method_and_status(tmp_path):
     """The scenario pcaps read in one tshark run (captures.golden.concatenate)."""
-    from captures import golden
+    from mqconform.captures import golden
 
     merged = tmp_path / "golden-scenarios.pcap"
     merged.write_bytes(golden.concatenate(GOLDEN_SCENARIOS)[0])

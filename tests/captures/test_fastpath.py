@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from captures import fastpath, golden
-from captures.decode import decode_file
-from model import calls as c
-from model.observer import observation_fields
-from wire import ndr
+from mqconform.captures import fastpath, golden
+from mqconform.captures.decode import decode_file
+from mqconform.model import calls as c
+from mqconform.model.observer import observation_fields
+from mqconform.wire import ndr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "wire"))
 from wire_strategies import CALLS, SETTINGS, result_for  # noqa: E402
@@ -34,7 +34,7 @@ def _columns(call) -> tuple:
 
 
 def test_the_fast_path_reads_every_golden_pcap_as_the_codec_does():
-    from captures.decode import Decoder
+    from mqconform.captures.decode import Decoder
 
     files = sorted(golden.GOLDEN.rglob("*.pcap"))
     fast_calls = 0

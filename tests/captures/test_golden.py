@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from captures import golden
-from model import calls as c
+from mqconform.captures import golden
+from mqconform.model import calls as c
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = golden.GOLDEN
@@ -30,15 +30,15 @@ def test_regeneration_is_byte_identical(tmp_path):
     """The one command, into a temporary directory: the same files, octet for octet (the
     whole set: a full regeneration takes well under a minute)."""
     out = tmp_path / "golden"
-    run = subprocess.run([sys.executable, "-m", "captures.golden", "--out", str(out)],
+    run = subprocess.run([sys.executable, "-m", "mqconform.captures.golden", "--out", str(out)],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     built, held = _files(out), _files(GOLDEN)
     assert built == held, (f"new: {sorted(built - held)[:10]}; gone: {sorted(held - built)[:10]}"
-                           f" (regenerate: python -m captures.golden)")
+                           f" (regenerate: python -m mqconform.captures.golden)")
     changed = [p for p in sorted(built) if (out / p).read_bytes() != (GOLDEN / p).read_bytes()]
     assert not changed, f"{len(changed)} file(s) differ, e.g. {changed[:5]} (regenerate: " \
-                        f"python -m captures.golden)"
+                        f"python -m mqconform.captures.golden)"
 
 
 def test_one_pcap_per_scenario_and_per_opnum_and_syntax():
@@ -123,9 +123,9 @@ def test_a_long_stub_is_fragmented_and_segmented(tmp_path):
 
     from scapy.utils import rdpcap
 
-    from captures.decode import decode_all
-    from model.formats import parse_format_name, to_queue_format
-    from wire import ndr
+    from mqconform.captures.decode import decode_all
+    from mqconform.model.formats import parse_format_name, to_queue_format
+    from mqconform.wire import ndr
 
     fmt = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\q"))
     call = c.R_QMEnlistRemoteTransaction(pTransactionId=bytes(16), cbPropagationToken=10000,

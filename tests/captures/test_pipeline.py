@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from captures import pipeline, synth
-from server.faults import FAULTS
+from mqconform.captures import pipeline, synth
+from mqconform.server.faults import FAULTS
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java 17")
 
@@ -68,8 +68,8 @@ def test_every_faulty_flow_is_flagged_and_no_clean_flow_is(corpus, validated):
 
 
 def test_the_tables_hold_what_the_decoder_and_the_observer_found(corpus, validated):
-    from captures.decode import decode_all
-    from model.observer import Observed, observe
+    from mqconform.captures.decode import decode_all
+    from mqconform.model.observer import Observed, observe
 
     decoded = decode_all(sorted(corpus.glob("*.pcap")))
     calls = pq.read_table(str(validated / "calls"))

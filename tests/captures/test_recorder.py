@@ -15,8 +15,8 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 from scapy.utils import rdpcap
 
-from captures.recorder import ACK, FIN, PSH, SYN, Recorder, build_frame
-from model import calls as c
+from mqconform.captures.recorder import ACK, FIN, PSH, SYN, Recorder, build_frame
+from mqconform.model import calls as c
 
 
 def _scapy(src, dst, sport, dport, seq, ack, flags, payload, ip_id):
@@ -150,8 +150,8 @@ def test_exchanges_belong_to_the_thread_that_made_them_and_are_claimed_once():
 
 
 def test_the_client_taps_every_connection_it_opens(tmp_path):
-    from conformance.targets import RpcTarget
-    from server.main import start
+    from mqconform.conformance.targets import RpcTarget
+    from mqconform.server.main import start
 
     server = start(host="127.0.0.1", port=0)
     rec = Recorder()

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from captures.decode import decode_all
-from captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
-from captures.slowpath import read_calls
-from model import calls as c
-from wire import dcerpc as d
+from mqconform.captures.decode import decode_all
+from mqconform.captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
+from mqconform.captures.slowpath import read_calls
+from mqconform.model import calls as c
+from mqconform.wire import dcerpc as d
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tcp_frames import tcp_frames  # noqa: E402
@@ -135,7 +135,7 @@ def test_a_big_endian_pdu_is_framed_too(tmp_path, order):
 
 def test_fast_and_slow_readings_agree_on_every_golden_pcap():
     """Every pcap of captures/golden/ (one per scenario, one per opnum and transfer syntax)."""
-    from captures import golden
+    from mqconform.captures import golden
 
     files = sorted(golden.GOLDEN.rglob("*.pcap"))
     assert len(files) > 400

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.targetfile import load
-from conformance.targets import ServeProcess
+from mqconform.conformance.targetfile import load
+from mqconform.conformance.targets import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORDS = {"MQT_SUITE": "suite-Pw-41x", "MQT_ADMIN": "admin-Pw-52y", "MQT_READER": "rd-Pw-63z"}

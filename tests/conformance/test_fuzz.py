@@ -13,8 +13,8 @@ import urllib.request
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance import fuzz
-from server.main import start
+from mqconform.conformance import fuzz
+from mqconform.server.main import start
 
 QUEUES, FUZZ, CANARY = fuzz.QUEUES, fuzz.FUZZ_QUEUE, fuzz.CANARY_QUEUE
 _NOTHING = {"connections": 0, "groups": 0, "open queues": 0, "context handles": 0,
@@ -58,7 +58,7 @@ def _settled(server, baseline: int) -> dict:
 
 def test_seeds_cover_every_opnum_of_both_interfaces_in_both_syntaxes():
     found = {(s.interface, s.opnum, s.ndr64) for s in fuzz.seeds()}
-    from model import calls as c
+    from mqconform.model import calls as c
 
     for (interface, opnum) in c.CALLS:
         assert (interface, opnum, False) in found, (interface, opnum)

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from conformance import reliability as rl
-from server.faults import Faults
-from server.main import start
+from mqconform.conformance import reliability as rl
+from mqconform.server.faults import Faults
+from mqconform.server.main import start
 
 QUEUE = "DIRECT=OS:MQREF\\private$\\q"
 EMPTY = "DIRECT=OS:MQREF\\private$\\empty"

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from model import calls as c
-from server.main import start
-from spec.catalog import load
+from mqconform.model import calls as c
+from mqconform.server.main import start
+from mqconform.spec.catalog import load
 
 MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
 SELECT = "MS-MQRR/3.1.4"  # trace: ignore - every RemoteRead method section

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import stateful
-from conformance.session import Case, CaseFailed, NotApplicable, Suite
-from conformance.targetfile import parse
-from model import calls as c
-from server.main import start
+from mqconform.conformance import stateful
+from mqconform.conformance.session import Case, CaseFailed, NotApplicable, Suite
+from mqconform.conformance.targetfile import parse
+from mqconform.model import calls as c
+from mqconform.server.main import start
 
 MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
 
@@ -44,7 +44,7 @@ def target_file(path: Path, document: dict) -> Path:
 
 
 def case_on(spec_document: dict | str) -> tuple[Suite, Case]:
-    from conformance.targetfile import load
+    from mqconform.conformance.targetfile import load
 
     spec = load(spec_document) if isinstance(spec_document, str) else parse(spec_document)
     suite = Suite(spec)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from server.main import start
-from spec.catalog import load
+from mqconform.server.main import start
+from mqconform.spec.catalog import load
 
 MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
 

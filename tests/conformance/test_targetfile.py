@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.sut import CommandControl, Inconclusive
-from conformance.targetfile import TargetFileError, load, parse
 from mqconform.cli import main
+from mqconform.conformance.sut import CommandControl, Inconclusive
+from mqconform.conformance.targetfile import TargetFileError, load, parse
 
 
 @pytest.mark.parametrize("doc,key", [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.adm import (
+from mqconform.model.adm import (
     Message,
     OpenQueueDescriptor,
     Queue,
@@ -13,7 +13,7 @@ from model.adm import (
     QueueShareMode,
     QueueType,
 )
-from model.runtime import Environment
+from mqconform.model.runtime import Environment
 
 
 class World:
@@ -36,7 +36,7 @@ class World:
         return desc
 
     def send(self, queue, body: bytes = b"x", priority: int = 3, **kw) -> Message:
-        from model.message_ops import enqueue_message
+        from mqconform.model.message_ops import enqueue_message
 
         message = Message(body=body, priority=priority, **kw)
         assert enqueue_message(self.env, queue, message) == 0

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from model.adm import (
+from mqconform.model.adm import (
     DIRECTORY_ATTRIBUTES,
     GUID_NULL,
     OBJECTID,
@@ -62,7 +62,11 @@ from model.adm import (
     WaitingMessageReadOperation,
     attribute_category,
 )
-from model.invariants import check_invariants, check_open_queue_descriptor, check_routing_link
+from mqconform.model.invariants import (
+    check_invariants,
+    check_open_queue_descriptor,
+    check_routing_link,
+)
 
 
 def _guid(n: int) -> uuid.UUID:

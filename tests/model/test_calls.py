@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from model import calls
-from spec.catalog import DOCUMENTS_DIR
+from mqconform.model import calls
+from mqconform.spec.catalog import DOCUMENTS_DIR
 
 
 def _idl_methods(path) -> dict[str, list[tuple[str, str]]]:

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from model import directory as d
-from model.adm import (
+from mqconform.model import directory as d
+from mqconform.model.adm import (
     GUID_NULL,
     DirectoryOperationResult,
     Enterprise,
@@ -19,7 +19,7 @@ from model.adm import (
     RoutingLink,
     Site,
 )
-from model.directory import (
+from mqconform.model.directory import (
     ChangeNotification,
     ChangeNotificationOperation,
     Directory,
@@ -32,8 +32,8 @@ from model.directory import (
     read_directory_next,
     write_directory,
 )
-from model.invariants import check_invariants
-from model.runtime import Environment
+from mqconform.model.invariants import check_invariants
+from mqconform.model.runtime import Environment
 
 R = DirectoryOperationResult
 MINUTE, HOUR = 60_000, 3_600_000

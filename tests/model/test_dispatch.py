@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from model.adm import (
+from mqconform.model.adm import (
     GUID_NULL,
     OBJECTID,
     DispatchEntry,
@@ -26,8 +26,8 @@ from model.adm import (
     Transaction,
     TxSequenceId,
 )
-from model.consumed import message_position_deleted
-from model.dispatch import (
+from mqconform.model.consumed import message_position_deleted
+from mqconform.model.dispatch import (
     MC_MQSRM,
     MS_MQQB,
     BaseHeader,
@@ -45,8 +45,8 @@ from model.dispatch import (
     remove_message_from_dispatch_collection,
     remove_messages_from_dispatch_collection_by_queue,
 )
-from model.message_ops import QUEUE_QUOTA_EXCEEDED, enqueue_message
-from model.status import MQ_ERROR_QUEUE_NOT_AVAILABLE, MQ_OK
+from mqconform.model.message_ops import QUEUE_QUOTA_EXCEEDED, enqueue_message
+from mqconform.model.status import MQ_ERROR_QUEUE_NOT_AVAILABLE, MQ_OK
 
 A = MessageAcknowledgementsRequested
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.formats import (
+from mqconform.model.formats import (
     QUEUE_FORMAT_FLAG_SYSTEM,
     DirectProtocol,
     DlId,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-import model
-from model.adm import (
+from mqconform import model
+from mqconform.model.adm import (
     DirectoryOperationResult,
     Enterprise,
     Message,
@@ -27,7 +27,7 @@ from model.adm import (
     Site,
     Transaction,
 )
-from model.higher_layer import (
+from mqconform.model.higher_layer import (
     CRYPTOGRAPHIC_SERVICE_PROVIDERS,
     REENLISTMENT_TIMEOUT,
     TXUSER_ENLISTMENT_MTAG_ABORTREQ,
@@ -59,10 +59,10 @@ from model.higher_layer import (
     transaction_commit,
     transaction_prepare,
 )
-from model.invariants import check_invariants
-from model.message_ops import dequeue_message, enqueue_message, move_message
-from model.runtime import INFINITE, Pending
-from model.status import (
+from mqconform.model.invariants import check_invariants
+from mqconform.model.message_ops import dequeue_message, enqueue_message, move_message
+from mqconform.model.runtime import INFINITE, Pending
+from mqconform.model.status import (
     MQ_ERROR_TRANSACTION_SEQUENCE,
     MQ_OK,
     STATUS_ACCESS_DENIED,
@@ -437,7 +437,7 @@ def test_initialization_sets_the_state_of_outgoing_queues(world):
                  "MS-MQDMPR/3.1.3/R10", "MS-MQDMPR/3.1.3/R11", "MS-MQDMPR/3.1.3/R12",
                  "MS-MQDMPR/3.1.3/R13", "MS-MQDMPR/3.1.3/R14")
 def test_directory_integrated_provisioning_sets_up_the_directory_attributes(world, monkeypatch):
-    monkeypatch.setitem(sys.modules, "model.directory", types.ModuleType("model.directory"))
+    monkeypatch.setitem(sys.modules, "mqconform.model.directory", types.ModuleType("mqconform.model.directory"))
     qm = world.qm
     qm.directory_integrated, qm.initialization_retry_timer_duration = True, 30
     result = initialization(world.env, True, _host(
@@ -484,7 +484,7 @@ class _Read:
 
 def _fake_directory(monkeypatch, answers: dict[str, _Read]):
     calls, started = [], []
-    fake = types.ModuleType("model.directory")
+    fake = types.ModuleType("mqconform.model.directory")
 
     def read_directory(env, directory_object_type, filter=None, attribute_list=None):
         calls.append((directory_object_type, filter, attribute_list))
@@ -493,7 +493,7 @@ def _fake_directory(monkeypatch, answers: dict[str, _Read]):
     fake.read_directory = read_directory
     fake.directory_sites_update_timer_start = lambda env: started.append("sites")
     fake.directory_site_gates_update_timer_start = lambda env: started.append("site gates")
-    monkeypatch.setitem(sys.modules, "model.directory", fake)
+    monkeypatch.setitem(sys.modules, "mqconform.model.directory", fake)
     monkeypatch.setattr(model, "directory", fake, raising=False)
     return calls, started
 
@@ -630,7 +630,7 @@ def test_pause_and_resume_an_outgoing_queue(world):
 
 
 def test_initialization_against_the_model_directory(world):
-    directory = pytest.importorskip("model.directory")
+    directory = pytest.importorskip("mqconform.model.directory")
     qm = world.qm
     qm.directory_integrated = True
     service = directory.Directory(world.env)
@@ -647,7 +647,7 @@ def test_initialization_against_the_model_directory(world):
 
 
 def test_an_unreachable_directory_stops_initialization_for_a_retry(world):
-    directory = pytest.importorskip("model.directory")
+    directory = pytest.importorskip("mqconform.model.directory")
     world.qm.directory_integrated = True
     world.qm.site_identifier_list = [SITE]
     directory.Directory(world.env, connected=False)

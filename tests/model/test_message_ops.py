@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model import cursor as cursor_events
-from model.adm import Cursor, MessagePositionState, MessageSeekAction, Transaction
-from model.message_ops import (
+from mqconform.model import cursor as cursor_events
+from mqconform.model.adm import Cursor, MessagePositionState, MessageSeekAction, Transaction
+from mqconform.model.message_ops import (
     QUEUE_QUOTA_EXCEEDED,
     dequeue_message,
     dequeue_message_begin,
@@ -17,8 +17,8 @@ from model.message_ops import (
     peek_next_message,
     read_message_by_lookup_identifier,
 )
-from model.runtime import Completion, Pending
-from model.status import (
+from mqconform.model.runtime import Completion, Pending
+from mqconform.model.status import (
     MQ_ERROR_ILLEGAL_CURSOR_ACTION,
     MQ_ERROR_IO_TIMEOUT,
     MQ_ERROR_MESSAGE_NOT_FOUND,
@@ -53,7 +53,7 @@ def test_enqueue_assigns_increasing_lookup_identifiers_and_makes_the_message_ava
 
 @pytest.mark.req("MS-MQDMPR/3.1.7.1.9/R6", "MS-MQDMPR/3.1.7.1.9/R7")
 def test_enqueue_over_the_queue_quota_is_refused(world):
-    from model.adm import Message
+    from mqconform.model.adm import Message
 
     q = world.queue(quota=1)  # kilobytes
     assert enqueue_message(world.env, q, Message(body=b"x" * 2000)) == QUEUE_QUOTA_EXCEEDED
@@ -62,7 +62,7 @@ def test_enqueue_over_the_queue_quota_is_refused(world):
 
 @pytest.mark.req("MS-MQDMPR/3.1.7.1.9/R16")
 def test_transactional_enqueue_locks_the_message_until_commit(world):
-    from model.adm import Message
+    from mqconform.model.adm import Message
 
     q = world.queue()
     tx = Transaction(identifier="t1")
@@ -131,7 +131,7 @@ def test_a_waiting_dequeue_gets_the_next_message_and_later_readers_stay_blocked(
 
 
 def _ok(message):
-    from model.message_ops import EventResult
+    from mqconform.model.message_ops import EventResult
 
     return EventResult(MQ_OK, message)
 
@@ -191,7 +191,7 @@ def test_dequeue_end_on_an_available_message_is_a_sequence_error(world):
 
 @pytest.mark.req("MS-MQDMPR/3.1.7.1.12/R12", "MS-MQDMPR/3.1.7.1.12/R16")
 def test_a_purge_pending_message_is_deleted_even_on_a_nack(world):
-    from model.adm import MessageClass
+    from mqconform.model.adm import MessageClass
 
     q = world.queue()
     desc = world.open(q)

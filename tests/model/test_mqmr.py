@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model import mqmr
-from model.adm import (
+from mqconform.model import calls as c
+from mqconform.model import mqmr
+from mqconform.model.adm import (
     GUID_NULL,
     SEQUENCE_INFO,
     ConnectionHistoryEntry,
@@ -23,14 +23,14 @@ from model.adm import (
     QueueType,
     TxSequenceId,
 )
-from model.formats import (
+from mqconform.model.formats import (
     MgmtObject,
     MgmtObjectType,
     QueueFormat,
     parse_format_name,
     to_queue_format,
 )
-from model.mqmr import (
+from mqconform.model.mqmr import (
     MACHINE_PROPERTIES,
     QUEUE_PROPERTIES,
     VT_BLOB,
@@ -46,7 +46,7 @@ from model.mqmr import (
     QMMgmtServer,
     resent,
 )
-from model.status import (
+from mqconform.model.status import (
     MQ_ERROR,
     MQ_ERROR_ACCESS_DENIED,
     MQ_ERROR_ILLEGAL_PROPID,
@@ -432,7 +432,7 @@ def test_get_info_on_a_missing_queue_fails_with_mq_error(rig):
 
 
 def test_get_info_fails_when_open_queue_meets_a_sharing_violation(rig, world):
-    from model.adm import QueueAccessType, QueueShareMode
+    from mqconform.model.adm import QueueAccessType, QueueShareMode
 
     world.open(rig.orders, QueueAccessType.ReceiveAccess, QueueShareMode.DenyReceive)
     assert_refused(rig.get(queue_object(), 1), MQ_ERROR, "MS-MQMR/3.1.4.1/R26")

@@ -8,13 +8,19 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model.adm import LocalMessage, LocalMessageType, MessagePositionState, Queue, QueueType
-from model.formats import parse_format_name, to_queue_format
-from model.message_ops import enqueue_message
-from model.mqrr import RemoteReadServer, adjust_time_to_reach_queue
-from model.runtime import Pending
-from model.status import (
+from mqconform.model import calls as c
+from mqconform.model.adm import (
+    LocalMessage,
+    LocalMessageType,
+    MessagePositionState,
+    Queue,
+    QueueType,
+)
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.mqrr import RemoteReadServer, adjust_time_to_reach_queue
+from mqconform.model.runtime import Pending
+from mqconform.model.status import (
     MQ_ERROR_INVALID_HANDLE,
     MQ_ERROR_INVALID_PARAMETER,
     MQ_ERROR_IO_TIMEOUT,
@@ -377,7 +383,7 @@ def test_transactional_receive_locks_the_message_in_the_transaction(rig):
 
 @pytest.mark.req("MS-MQRR/3.1.4.14/R17", "MS-MQRR/3.1.4.14/R14", "MS-MQRR/3.1.4.14/R16")
 def test_set_user_acknowledgement_class_marks_the_transactional_receive_rejected(rig):
-    from model.adm import MessageClass
+    from mqconform.model.adm import MessageClass
 
     rig.orders.transactional = True
     ctx = rig.context()
@@ -418,9 +424,9 @@ def test_a_message_returned_by_rundown_goes_to_a_receive_waiting_on_another_hand
 @pytest.mark.parametrize("subqueue", [None, "retry", "x" * 31, "y" * 40])
 @pytest.mark.parametrize("cut", [False, True])
 def test_the_subqueue_header_names_the_subqueue_the_message_is_read_from(subqueue, cut):
-    from model.mqrr import packet_sections
-    from server.provision import make_message
-    from wire.packet import decode_packet
+    from mqconform.model.mqrr import packet_sections
+    from mqconform.server.provision import make_message
+    from mqconform.wire.packet import decode_packet
 
     message = make_message({"body": "hello"}, "message")
     sections = packet_sections(message, 1 if cut else 1 << 16, 1 << 16, subqueue)

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from model import calls as c
-from model.adm import (
+from mqconform.model import calls as c
+from mqconform.model.adm import (
     LocalMessage,
     LocalMessageType,
     MessagePositionState,
@@ -26,12 +26,12 @@ from model.adm import (
     QueueManager,
     QueueType,
 )
-from model.formats import parse_format_name, to_queue_format
-from model.invariants import check_invariants
-from model.message_ops import enqueue_message
-from model.mqrr import RemoteReadServer
-from model.runtime import Environment, Pending
-from model.status import MQ_OK
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.invariants import check_invariants
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.runtime import Environment, Pending
+from mqconform.model.status import MQ_OK
 
 LOW7 = (1 << 56) - 1
 Available, Locked, Deleted, PurgePending = (MessagePositionState.Available,

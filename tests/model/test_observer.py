@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from model import calls as c
-from model.observer import RULES, Observed, Observer, observation_fields, observe
+from mqconform.model import calls as c
+from mqconform.model.observer import RULES, Observed, Observer, observation_fields, observe
 
 H1, H2, H3 = "00" * 19 + "01", "00" * 19 + "02", "00" * 19 + "03"
 Q = "direct=tcp:127.0.0.1\\private$\\orders"
@@ -287,8 +287,8 @@ def test_the_server_port_must_be_a_port(h):
 
 @pytest.mark.req("MS-MQMR/3.1.4.1/R7", "MS-MQMR/3.1.4.1/R14")
 def test_qmmgmt_property_types_and_sessions(h):
-    from model.formats import MgmtObjectType as T
-    from model.mqmr import (
+    from mqconform.model.formats import MgmtObjectType as T
+    from mqconform.model.mqmr import (
         PROPID_MGMT_MSMQ_CONNECTED,
         PROPID_MGMT_QUEUE_MESSAGE_COUNT,
         PROPID_MGMT_QUEUE_PATHNAME,
@@ -311,7 +311,7 @@ def test_qmmgmt_property_types_and_sessions(h):
 
 @pytest.mark.req("MS-MQMR/3.1.4.2/R3")
 def test_qmmgmt_actions_outside_the_table_must_fail(h):
-    from model.formats import MgmtObjectType as T
+    from mqconform.model.formats import MgmtObjectType as T
 
     h.add("R_QMMgmtAction", object_type=T.MGMT_MACHINE, action_text="connect")
     h.add("R_QMMgmtAction", status=BAD, object_type=T.MGMT_MACHINE, action_text="FROB")
@@ -322,7 +322,7 @@ def test_qmmgmt_actions_outside_the_table_must_fail(h):
 
 
 def test_every_rule_is_a_requirement_of_the_catalog():
-    from spec.catalog import load
+    from mqconform.spec.catalog import load
 
     ids = {r.id for r in load() if not r.retired}
     assert set(RULES) <= ids, sorted(set(RULES) - ids)
@@ -389,12 +389,12 @@ class _ModelRpc:
 def test_conformant_clients_against_the_model_give_no_violation(seed):
     """The synthetic corpus's clients (captures/synth.py), answered by the model in process:
     the observer must find nothing, the model being the reference."""
-    from captures import synth
-    from model.mqmr import QMMgmtServer
-    from model.mqrr import RemoteReadServer
-    from model.runtime import Environment
-    from server.control import ControlApi
-    from server.provision import new_queue_manager
+    from mqconform.captures import synth
+    from mqconform.model.mqmr import QMMgmtServer
+    from mqconform.model.mqrr import RemoteReadServer
+    from mqconform.model.runtime import Environment
+    from mqconform.server.control import ControlApi
+    from mqconform.server.provision import new_queue_manager
 
     env = Environment(new_queue_manager(None))
     env.local_addresses = ("127.0.0.1",)

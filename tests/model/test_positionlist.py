@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.positionlist import MessagePositionList
+from mqconform.model.positionlist import MessagePositionList
 
 
 @dataclass(eq=False)

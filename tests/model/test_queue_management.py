@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from model.adm import (
+from mqconform.model.adm import (
     GUID_NULL,
     CursorState,
     DirectoryOperationResult,
@@ -25,9 +25,9 @@ from model.adm import (
     QueueShareMode,
     QueueType,
 )
-from model.formats import FormatNameKind, parse_format_name
-from model.message_ops import dequeue_message, enqueue_message
-from model.queue_management import (
+from mqconform.model.formats import FormatNameKind, parse_format_name
+from mqconform.model.message_ops import dequeue_message, enqueue_message
+from mqconform.model.queue_management import (
     ANONYMOUS_SID,
     MQSEC_GET_QUEUE_PERMISSIONS,
     MQSEC_GET_QUEUE_PROPERTIES,
@@ -54,8 +54,8 @@ from model.queue_management import (
     set_queue_defaults,
     sid,
 )
-from model.runtime import INFINITE, Completion, Pending
-from model.status import (
+from mqconform.model.runtime import INFINITE, Completion, Pending
+from mqconform.model.status import (
     MQ_ERROR_ILLEGAL_FORMATNAME,
     MQ_ERROR_ILLEGAL_QUEUE_PATHNAME,
     MQ_ERROR_OPERATION_CANCELLED,

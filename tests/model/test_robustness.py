@@ -10,20 +10,20 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model import calls as c
-from model.adm import LocalMessage, LocalMessageType, Queue, QueueManager, QueueType
-from model.formats import (
+from mqconform.model import calls as c
+from mqconform.model.adm import LocalMessage, LocalMessageType, Queue, QueueManager, QueueType
+from mqconform.model.formats import (
     MgmtObject,
     MgmtObjectType,
     QueueFormat,
     parse_format_name,
     to_queue_format,
 )
-from model.message_ops import enqueue_message
-from model.mqmr import QMMgmtServer
-from model.mqrr import RemoteReadServer
-from model.outcome import Outcome
-from model.runtime import Environment, Pending
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.mqmr import QMMgmtServer
+from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.outcome import Outcome
+from mqconform.model.runtime import Environment, Pending
 
 GOOD_FORMAT = to_queue_format(parse_format_name("DIRECT=OS:mqref\\private$\\q"))
 

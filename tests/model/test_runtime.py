@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.runtime import INFINITE, Completion, Environment, Pending, Wait
+from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 
 
 def _waits_then_returns(key):
@@ -70,7 +70,7 @@ def test_time_never_goes_back():
 
 
 def test_sequential_ids_are_replayable():
-    from model.runtime import SequentialIds
+    from mqconform.model.runtime import SequentialIds
 
     a, b = SequentialIds(), SequentialIds()
     assert [a.handle() for _ in range(3)] == [b.handle() for _ in range(3)] == [1, 2, 3]

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from model import status
+from mqconform.model import status
 
 #: every public int of the module: the status constants
 CONSTANTS = {name: value for name, value in vars(status).items()

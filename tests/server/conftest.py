@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from server.rpc import RpcServer
-from wire import dcerpc as d
+from mqconform.server.rpc import RpcServer
+from mqconform.wire import dcerpc as d
 
 
 class RawClient:

@@ -11,17 +11,17 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model.formats import parse_format_name, to_queue_format
-from model.status import (
+from mqconform.model import calls as c
+from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.status import (
     MQ_ERROR_IO_TIMEOUT,
     MQ_ERROR_OPERATION_CANCELLED,
     MQ_ERROR_QUEUE_NOT_FOUND,
     MQ_OK,
 )
-from server.main import start
-from wire.client import RpcClient
-from wire.packet import decode_packet
+from mqconform.server.main import start
+from mqconform.wire.client import RpcClient
+from mqconform.wire.packet import decode_packet
 
 QUEUES = """
 queue_manager:
@@ -227,7 +227,7 @@ def test_a_dropped_connection_returns_its_locked_message(running):
 
 @pytest.mark.req("MS-MQMR/3.1.4.1/R1")
 def test_qmmgmt_answers_over_the_same_port(running):
-    from model.formats import MgmtObject, MgmtObjectType
+    from mqconform.model.formats import MgmtObject, MgmtObjectType
 
     with client(running) as cl:
         out = cl.call(c.R_QMMgmtGetInfo(
@@ -304,7 +304,7 @@ def test_every_remoteread_opnum_over_the_wire(tmp_path, ndr64):
 
 
 def test_every_qmmgmt_opnum_over_the_wire(running):
-    from model.formats import MgmtObject, MgmtObjectType
+    from mqconform.model.formats import MgmtObject, MgmtObjectType
 
     machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE, pQueueFormat=None)
     with client(running) as cl:

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from model import calls as c
-from model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
-from model.status import MQ_ERROR_ACCESS_DENIED
-from server.main import ServeError, start
-from server.ntlm import nt_hash
-from server.rpc import RPC_S_ACCESS_DENIED, RPC_S_SEC_PKG_ERROR
-from wire.client import Credentials, RpcClient
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
+from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
+from mqconform.server.main import ServeError, start
+from mqconform.server.ntlm import nt_hash
+from mqconform.server.rpc import RPC_S_ACCESS_DENIED, RPC_S_SEC_PKG_ERROR
+from mqconform.wire.client import Credentials, RpcClient
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = ("alice-pw-7Q", "bob-pw-3Z", "carol-pw-9X")

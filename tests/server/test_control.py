@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from server.main import start
+from mqconform.server.main import start
 
 
 @pytest.fixture

@@ -10,15 +10,15 @@ from impacket.dcerpc.v5 import epm, transport
 from impacket.dcerpc.v5.rpcrt import DCERPCException
 from impacket.uuid import uuidtup_to_bin
 
-from server.epm import (
+from mqconform.server.epm import (
     EPM_INTERFACE,
     EPT_S_NOT_REGISTERED,
     EndpointMapper,
     decode_ept_map_request,
     encode_ept_map_response,
 )
-from server.rpc import Reply
-from wire import dcerpc as d
+from mqconform.server.rpc import Reply
+from mqconform.wire import dcerpc as d
 
 REMOTEREAD = uuid.UUID("1a9134dd-7b39-45ba-ad88-44d01ca47f28")
 QMMGMT = uuid.UUID("41208ee0-e970-11d1-9b9e-00e02c064c39")

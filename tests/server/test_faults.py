@@ -10,17 +10,17 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
-from server.faults import FAULTS, FaultError, Faults
-from server.main import start
-from wire.client import RpcClient
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
+from mqconform.server.faults import FAULTS, FaultError, Faults
+from mqconform.server.main import start
+from mqconform.wire.client import RpcClient
 
 QUEUE = to_queue_format(parse_format_name("DIRECT=TCP:127.0.0.1\\private$\\orders"))
 
 
 def _server(faults: Faults | None):
-    from server.control import ControlApi
+    from mqconform.server.control import ControlApi
 
     running = start(host="127.0.0.1", port=0, faults=faults)
     control = ControlApi(running.handler)
@@ -136,7 +136,7 @@ def test_purge_close_and_port_faults():
 
 @pytest.mark.req("MS-MQMR/3.1.4.1/R7", "MS-MQMR/3.1.4.2/R3")
 def test_qmmgmt_faults():
-    from model.mqmr import PROPID_MGMT_MSMQ_CONNECTED, PROPID_MGMT_MSMQ_TYPE
+    from mqconform.model.mqmr import PROPID_MGMT_MSMQ_CONNECTED, PROPID_MGMT_MSMQ_TYPE
 
     faults = Faults(frozenset({"mgmt-wrong-vt", "mgmt-any-action"}))
     running = _server(faults)
@@ -178,6 +178,6 @@ def test_serve_says_it_is_faulty_and_writes_the_log(tmp_path):
 
 
 def test_every_fault_names_a_requirement_the_observer_checks():
-    from model.observer import RULES
+    from mqconform.model.observer import RULES
 
     assert set(FAULTS.values()) <= set(RULES)

@@ -11,8 +11,8 @@ import uuid
 
 import pytest
 
-from server.rpc import Reply, RpcServer, Waiter, negotiate_contexts
-from wire import dcerpc as d
+from mqconform.server.rpc import Reply, RpcServer, Waiter, negotiate_contexts
+from mqconform.wire import dcerpc as d
 
 #: made-up interfaces: one with both transfer syntaxes, one NDR only
 ECHO_IF = d.SyntaxId(uuid.UUID("5c0a1e7e-0000-4d1b-9c3e-3f1b0e5a7c01"), 1, 0)

@@ -9,7 +9,7 @@ from impacket.dcerpc.v5 import transport
 from impacket.dcerpc.v5.rpcrt import DCERPCException
 from impacket.uuid import uuidtup_to_bin
 
-from server.rpc import Reply
+from mqconform.server.rpc import Reply
 
 TEST_IF = uuid.UUID("6a3f0f52-51c8-4c5e-9d2b-0d8b1c7f4e11")
 NDR64 = ("71710533-BEBA-4937-8319-B5DBEF9CCC36", "1.0")

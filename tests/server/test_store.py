@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance import reliability as rl
-from conformance.targets import ServeProcess
-from model.adm import MessageDeliveryGuarantee
-from server.main import ServeError, start
-from server.provision import make_message
-from server.store import REFERENCES, StoreError, decode, encode
+from mqconform.conformance import reliability as rl
+from mqconform.conformance.targets import ServeProcess
+from mqconform.model.adm import MessageDeliveryGuarantee
+from mqconform.server.main import ServeError, start
+from mqconform.server.provision import make_message
+from mqconform.server.store import REFERENCES, StoreError, decode, encode
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "DIRECT=OS:MQREF\\private$\\q"
@@ -75,6 +75,37 @@ def test_every_attribute_of_a_message_round_trips_through_the_codec():
 def test_the_codec_names_only_model_classes():
     with pytest.raises(StoreError, match="not a class of the model"):
         decode({"class": "os:system", "fields": {}})
+    with pytest.raises(StoreError, match="not a class of the model"):
+        decode({"class": "system", "fields": {}})
+    with pytest.raises(StoreError, match="not a class of the model"):
+        decode({"enum": "mqconform.server.store:Store", "member": "x"})
+
+
+def test_type_tags_are_the_adm_names_and_stores_of_the_module_path_form_still_load(serve, tmp_path):
+    """Stores written before the package was named mqconform name classes ``model.adm:X``;
+    they load as they are, and are written back with the tags."""
+    import re
+    import sqlite3
+
+    s = serve(queues_yaml(6))
+    before = rl.available(s.address, QUEUE)
+    s.stop()
+    db = sqlite3.connect(tmp_path / "store" / "queues.sqlite3")
+    rows = db.execute("SELECT queue, lookup_id, message FROM messages").fetchall()
+    assert rows and all('"MessageDeliveryGuarantee"' in m for _, _, m in rows)
+    for queue, lookup_id, text in rows:
+        old = re.sub(r'"(enum|tuple|class)": "(\w+)"', r'"\1": "model.adm:\2"', text)
+        assert old != text
+        db.execute("UPDATE messages SET message = ? WHERE queue = ? AND lookup_id = ?",
+                   (old, queue, lookup_id))
+    db.commit()
+    db.close()
+    s.restart()
+    assert rl.available(s.address, QUEUE) == before
+    s.stop()
+    db = sqlite3.connect(tmp_path / "store" / "queues.sqlite3")
+    assert not any("model.adm:" in m for (m,) in db.execute("SELECT message FROM messages"))
+    db.close()
 
 
 def test_a_restart_keeps_recoverable_messages_in_order_and_drops_express_ones(serve):
@@ -162,8 +193,8 @@ def test_a_message_moved_to_a_subqueue_or_purged_while_locked_stays_so_after_a_r
         tmp_path):
     import uuid
 
-    from model import calls as c
-    from model.formats import parse_format_name, to_queue_format
+    from mqconform.model import calls as c
+    from mqconform.model.formats import parse_format_name, to_queue_format
 
     yaml_path = tmp_path / "queues.yaml"
     yaml_path.write_text("queue_manager: {computer_name: MQREF}\nqueues:\n"

@@ -7,10 +7,10 @@ import collections
 import pytest
 import yaml
 
-from spec.catalog import CATALOG_DIR, DOCS, ID_PATTERN, UnknownRequirement, load
-from spec.generate import CATALOG_DIR as GEN_CATALOG_DIR
-from spec.generate import DOCUMENTS_DIR, catalog_files, read_existing, stale
-from spec.stats import compute, keyword_sentences, uncovered
+from mqconform.spec.catalog import CATALOG_DIR, DOCS, ID_PATTERN, UnknownRequirement, load
+from mqconform.spec.generate import CATALOG_DIR as GEN_CATALOG_DIR
+from mqconform.spec.generate import DOCUMENTS_DIR, catalog_files, read_existing, stale
+from mqconform.spec.stats import compute, keyword_sentences, uncovered
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +107,8 @@ def test_every_list_item_of_a_processing_list_is_a_step():
     some step entry (an item lost to the paragraph rules would be a rule with no ID)."""
     import re
 
-    from spec.extract import candidates, has_steps, plain
-    from spec.sources import load_sections, sections_in_force, seed_by_file
+    from mqconform.spec.extract import candidates, has_steps, plain
+    from mqconform.spec.sources import load_sections, sections_in_force, seed_by_file
 
     words = lambda t: " ".join(re.findall(r"\w+", t))  # noqa: E731
     missing = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec.extract import (
+from mqconform.spec.extract import (
     TESTABILITY,
     TESTABILITY_RULES,
     actor_of,
@@ -20,8 +20,8 @@ from spec.extract import (
     product_notes,
     sentences,
 )
-from spec.extract import testability_of as classify
-from spec.sources import Section
+from mqconform.spec.extract import testability_of as classify
+from mqconform.spec.sources import Section
 
 
 def test_plain_drops_markdown_links_and_emphasis():

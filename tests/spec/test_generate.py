@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec.generate import merge
+from mqconform.spec.generate import merge
 
 
 def _e(section, text, kind="sentence", **kw):

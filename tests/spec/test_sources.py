@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from spec.catalog import DOCUMENTS_DIR
-from spec.sources import (
+from mqconform.spec.catalog import DOCUMENTS_DIR
+from mqconform.spec.sources import (
     DIFF_RUNS,
     SEEDS,
     clean_lines,

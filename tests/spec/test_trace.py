@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from spec.catalog import Catalog, Requirement, load
-from spec.trace import scan, scan_text
+from mqconform.spec.catalog import Catalog, Requirement, load
+from mqconform.spec.trace import scan, scan_text
 
 
 def _req(rid, retired=False):

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model import calls as c
-from model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
-from wire import impacket_ndr as ndr
-from wire.client import (
+from mqconform.model import calls as c
+from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
+from mqconform.wire import impacket_ndr as ndr
+from mqconform.wire.client import (
     ArgumentError,
     ConnectError,
     ConnectionLost,
@@ -37,7 +37,7 @@ from wire.client import (
     parse_endpoint,
     result_to_dict,
 )
-from wire.impacket_ndr import (
+from mqconform.wire.impacket_ndr import (
     DecodeError,
     EncodeError,
     decode_request,

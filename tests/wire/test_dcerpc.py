@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from impacket.dcerpc.v5 import epm, rpcrt
 from impacket.uuid import uuidtup_to_bin
 
-from wire import dcerpc as d
+from mqconform.wire import dcerpc as d
 
 IFACE = d.SyntaxId(uuid.UUID("1a9134dd-7b39-45ba-ad88-44d01ca47f28"), 1, 0)
 OBJ = uuid.UUID("00112233-4455-6677-8899-aabbccddeeff")

@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model import calls as c
-from model.formats import MgmtObject, QueueFormat
-from wire import impacket_ndr as ours
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, QueueFormat
+from mqconform.wire import impacket_ndr as ours
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
-theirs = importlib.import_module("wire.ndr")
+theirs = importlib.import_module("mqconform.wire.ndr")
 
 
 def _load_strategies():

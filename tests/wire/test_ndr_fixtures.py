@@ -37,10 +37,16 @@ from impacket.dcerpc.v5.ndr import (
 from msrpcs import ms_mqmr, ms_mqrr
 from scapy.layers.dcerpc import NDRContextHandle
 
-from model import calls as c
-from model.formats import MgmtObject, QueueFormat
-from wire import ndr
-from wire.ndr import StubError, decode_request, decode_response, encode_request, encode_response
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, QueueFormat
+from mqconform.wire import ndr
+from mqconform.wire.ndr import (
+    StubError,
+    decode_request,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 
 CTX = bytes.fromhex("00000000" "0102030405060708090a0b0c0d0e0f10")
 GUID_Q = uuid.UUID("11111111-2222-3333-4444-555555555555")

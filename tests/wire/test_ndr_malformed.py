@@ -10,9 +10,9 @@ import uuid
 
 import pytest
 
-from model import calls as c
-from model.formats import MgmtObject, QueueFormat
-from wire.ndr import (
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, QueueFormat
+from mqconform.wire.ndr import (
     INTERFACES,
     NDR,
     NDR64,
@@ -22,7 +22,7 @@ from wire.ndr import (
     encode_request,
     encode_response,
 )
-from wire.types import MAX_PROPVARIANT_DEPTH
+from mqconform.wire.types import MAX_PROPVARIANT_DEPTH
 
 GUID = uuid.UUID("11111111-2222-3333-4444-555555555555")
 DIRECT = QueueFormat(3, 0, 0, "TCP:10.0.0.1\\q")

@@ -12,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wire_strategies import CALLS, SETTINGS, result_for, syntaxes
 
-from model import calls as c
-from model.formats import MgmtObject
-from wire.ndr import (
+from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject
+from mqconform.wire.ndr import (
     StubError,
     decode_request,
     decode_response,
     encode_request,
     encode_response,
 )
-from wire.types import VARTYPES
+from mqconform.wire.types import VARTYPES
 
 u8 = st.integers(0, 0xFF)
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model import calls as c
-from model import mqrr
-from model.adm import (
+from mqconform.model import calls as c
+from mqconform.model import mqrr
+from mqconform.model.adm import (
     GUID_NULL,
     OBJECTID,
     LocalMessage,
@@ -36,7 +36,7 @@ from model.adm import (
     MessageSenderIdentifierType,
     TxSequenceId,
 )
-from model.dispatch import (
+from mqconform.model.dispatch import (
     ACKNOWLEDGEMENT_FLAGS,
     BaseHeader,
     BaseHeaderFlags,
@@ -55,8 +55,8 @@ from model.dispatch import (
     UserHeaderFlags,
     UserMessagePacket,
 )
-from model.mqrr import adjust_time_to_reach_queue, packet_sections
-from wire.packet import (
+from mqconform.model.mqrr import adjust_time_to_reach_queue, packet_sections
+from mqconform.wire.packet import (
     CLASS_CODES,
     ENCRYPTION_CODES,
     SENT_TIME_OFFSET,
@@ -74,7 +74,10 @@ from wire.packet import (
     decode_packet,
     encode_packet,
 )
-from wire.serialization import deserialize_message_from_buffer, serialize_message_to_buffer
+from mqconform.wire.serialization import (
+    deserialize_message_from_buffer,
+    serialize_message_to_buffer,
+)
 
 SRC = uuid.UUID("00112233-4455-6677-8899-aabbccddeeff")
 DST = uuid.UUID("11111111-2222-3333-4444-555555555555")

@@ -22,10 +22,10 @@ from msrpcs import ms_mqmr, ms_mqrr
 from scapy.layers.dcerpc import NDRContextHandle, NDRPacket, NDRUnion
 from wire_strategies import ASCII, SETTINGS
 
-from model import calls as c
-from model.formats import DlId, MulticastId, ObjectId
-from wire import ndr, types
-from wire.ndr_engine import Encoder
+from mqconform.model import calls as c
+from mqconform.model.formats import DlId, MulticastId, ObjectId
+from mqconform.wire import ndr, types
+from mqconform.wire.ndr_engine import Encoder
 
 MODULES = {"ms_mqrr": ms_mqrr, "ms_mqmr": ms_mqmr}
 #: m_qft values whose arm scapy-rpc places right in NDR64 too (defect 6 spares them)

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from model import calls as c
-from model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
-from wire.types import VARTYPES
+from mqconform.model import calls as c
+from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
+from mqconform.wire.types import VARTYPES
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

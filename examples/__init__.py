@@ -1,0 +1,1 @@
+"""Files a user copies: a provisioning file and target files (README.md)."""
