@@ -46,11 +46,11 @@ from mqconform.conformance.targetfile import TargetSpec
 from mqconform.conformance.targets import Capabilities, ModelQueueManager, ModelTarget, RpcTarget
 from mqconform.model import calls as c
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
+from mqconform.model.host import CONTEXT_FIELDS
 from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Pending
 from mqconform.model.status import name_of
 
-CONTEXT_FIELDS = ("phContext", "pphContext", "phContextFrom")
 #: what the oracle is given in place of a context handle the calling association was never
 #: given (MS-MQRR 2.2.4: strict context handles): a handle the oracle never issued
 FOREIGN_CONTEXT = b"\x00\x00\x00\x00" + uuid.UUID(int=0xF0_4E_16_00).bytes_le
@@ -228,43 +228,33 @@ class Suite:
 
 
 class ModelAssociation:
-    """A connection in an association group of its own to a ModelTarget's queue manager. The
-    in-process model has no RPC runtime; this stands in for what one does with strict context
-    handles (MS-MQRR 2.2.4.1, 2.2.4.2; C706 and MS-RPCE context handle rules), as the reference
-    server's runtime does (server/app.py): a call with a context handle this association was
-    not given, or a NULL one, is refused with a fault before the model sees it."""
+    """A connection in an association group of its own to a ModelTarget's queue manager: the
+    model's host (model/host.py) checks its context handles as the reference server's runtime
+    does (MS-MQRR 2.2.4.1, 2.2.4.2: a handle this association was not given, or a NULL one,
+    is refused with a fault before the model sees it), and runs the rundown of the handles it
+    still holds when it closes (MS-MQRR 3.1.6.2)."""
+
+    _groups = itertools.count(1)
 
     def __init__(self, target: ModelTarget):
         self.target = target
         self.name = target.name
         self.capabilities = target.capabilities
-        self.held: set[bytes] = set()
+        self.group = ("association", next(self._groups))
+        with target.qm.lock:
+            target.qm.host.join(self.group, id(self))
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from mqconform.server.app import NCA_S_FAULT_CONTEXT_MISMATCH, RPC_X_SS_IN_NULL_CONTEXT
-
-        if not isinstance(typed_call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
-            for name in CONTEXT_FIELDS:
-                if not hasattr(typed_call, name):
-                    continue
-                value = getattr(typed_call, name)
-                fault = RPC_X_SS_IN_NULL_CONTEXT if value is None else \
-                    NCA_S_FAULT_CONTEXT_MISMATCH if bytes(value) not in self.held else 0
-                if fault:
-                    return c.RESULTS[type(typed_call)](status=fault, raised=True)
-        result = self.target.call(typed_call)
-        if getattr(result, "pphContext", None) and not result.raised and isinstance(
-                typed_call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
-            self.held.add(bytes(result.pphContext))
-        if isinstance(typed_call, c.R_CloseQueue) and result.status == 0 and not result.raised:
-            self.held.discard(bytes(typed_call.pphContext))
-        return result
+        return self.target.qm.outcome(typed_call, group=self.group).result
 
     def connect_second(self) -> ModelAssociation:
         return self  # the group's connections share its handles
 
     def close(self) -> None:
-        pass
+        qm = self.target.qm
+        with qm.lock:
+            qm.host.leave(self.group, id(self))
+            qm._deliver()
 
 
 @dataclasses.dataclass(eq=False)
@@ -615,15 +605,7 @@ class Case:
     def _oracle_start(self, call: c.Call) -> Outcome | Pending:
         """The oracle's answer, or Pending if the call waits (its completion lands in the
         oracle's table of done calls as later calls or its clock satisfy it)."""
-        qm = self.oracle.qm
-        with qm.lock:
-            token = next(qm._tokens)
-            if call.interface == c.REMOTEREAD:
-                out = qm.remote_read.call(call, token=token)
-            else:
-                out = qm.qmmgmt.call(call)
-            qm._deliver()
-        return out
+        return self.oracle.qm.start(call)
 
     def _sync(self, at: float | None = None) -> None:
         """While a call is pending, bring the oracle's clock to the real time ``at`` (now by

@@ -17,13 +17,12 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from mqconform.model import calls as c
-from mqconform.model.mqmr import QMMgmtServer
-from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.host import QueueManagerHost, Refused
 from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Environment, Pending
 from mqconform.server.provision import new_queue_manager, provision
@@ -58,17 +57,18 @@ class Target(Protocol):
 # ------------------------------------------------------------------------------ the model
 
 class ModelQueueManager:
-    """One model queue manager shared by the ModelTarget connections on it. It has the
-    ``env``, ``lock`` and ``_deliver`` that server.control.ControlApi needs, so the reference
-    SUT control drives it exactly as it drives the server."""
+    """One model queue manager shared by the ModelTarget connections on it: a clock (real or
+    virtual) around the model's queue-manager host (model/host.py), which routes the calls and
+    owns the association groups. It has the ``env``, ``lock`` and ``_deliver`` that
+    server.control.ControlApi needs, so the reference SUT control drives it exactly as it
+    drives the server."""
 
     def __init__(self, env: Environment, port: int = 2103, clock: str = "real",
                  monotonic: Callable[[], float] = time.monotonic):
         self.env = env
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
-        self.remote_read = RemoteReadServer(env, port=port)
-        self.qmmgmt = QMMgmtServer(env)
+        self.host = QueueManagerHost(env, port=port)
         self.clock = clock
         self._monotonic = monotonic
         self._start = monotonic()
@@ -85,6 +85,14 @@ class ModelQueueManager:
                                                 if computer_name else None))
         return cls(env, port=port, clock=clock)
 
+    @property
+    def remote_read(self):
+        return self.host.remote_read
+
+    @property
+    def qmmgmt(self):
+        return self.host.qmmgmt
+
     def _now(self) -> int:
         return int((self._monotonic() - self._start) * 1000)
 
@@ -93,21 +101,33 @@ class ModelQueueManager:
             self.env.advance(max(self.env.now, self._now()))
 
     def _deliver(self) -> None:
-        for done in self.env.take_completions():
-            self._done[done.token] = done.result
+        for token, outcome in self.host.completions():
+            self._done[token] = outcome
         self.changed.notify_all()
 
-    def outcome(self, typed_call: c.Call, wait_limit: float = 60.0) -> Outcome:
-        """Run one call and return the model's Outcome, waiting for it if it waits."""
+    def start(self, typed_call: c.Call, group: Hashable | None = None
+              ) -> Outcome | Pending | Refused:
+        """Run one call in ``group`` (None: outside any association group); Pending if it
+        waits (its Outcome lands in the table of done calls)."""
         with self.lock:
             self._advance()
-            token = next(self._tokens)
-            server = self.remote_read if typed_call.interface == c.REMOTEREAD else self.qmmgmt
-            out = server.call(typed_call, token=token) if server is self.remote_read \
-                else server.call(typed_call)
+            out = self.host.call(group, typed_call, token=next(self._tokens))
             self._deliver()
+            return out
+
+    def outcome(self, typed_call: c.Call, wait_limit: float = 60.0,
+                group: Hashable | None = None) -> Outcome:
+        """Run one call and return the model's Outcome, waiting for it if it waits. A call
+        the host refuses (a context handle of another association group) comes back as the
+        RPC fault a runtime raises."""
+        with self.lock:
+            out = self.start(typed_call, group)
+            if isinstance(out, Refused):
+                return Outcome(c.RESULTS[type(typed_call)](status=out.fault, raised=True),
+                               out.rule)
             if not isinstance(out, Pending):
                 return out
+            token = out.token
             give_up = time.monotonic() + wait_limit
             while token not in self._done:
                 deadline = self.env.next_deadline()

@@ -1,26 +1,33 @@
 """The reference queue manager: the model's RemoteRead and qmmgmt servers on DCE/RPC.
 
-``ReferenceQueueManager`` is the RPC runtime's handler (server/rpc.py). For each call it
-decodes the stub (wire/ndr.py), runs the model (model/mqrr.py, model/mqmr.py) under one lock,
-and encodes the answer. Model time follows real time: before each call, and whenever a model
-timer is due, ``env.advance`` runs with the milliseconds since the server started, so receive
-timeouts, the Pending Request Cleanup Timer and Time To Be Received fire on time. A call that
-waits (a receive with a timeout) is answered later through the runtime's Waiter and blocks
-nothing else.
+``ReferenceQueueManager`` is the RPC runtime's handler (server/rpc.py): threads, the clock,
+the wire and security around the model's queue-manager host (model/host.py). For each call it
+decodes the stub (wire/ndr.py), has the host run it under one lock (in the caller's
+association group: the host checks the context handles and routes the call to RemoteRead or
+qmmgmt), and encodes the answer. Model time follows real time: before each call, and whenever
+a model timer is due, the host advances to the milliseconds since the server started, so
+receive timeouts, the Pending Request Cleanup Timer and Time To Be Received fire on time. A
+call that waits (a receive with a timeout) is answered later through the runtime's Waiter and
+blocks nothing else.
 
-Context handles belong to an association group: the connections a client binds into one group
-(a Windows client opens a second connection of the same binding to cancel a receive that waits
-on the first) share the handles the group was given; a handle from another group is refused
-(MS-MQRR 2.2.4: strict context handles); and when the group's last connection goes away the
-rundown of MS-MQRR 3.1.6.2 runs for every handle it still holds, so no message stays locked.
-The runtime takes a client's group id as given (there is no authentication yet), so a client
-that knows another's group id can use its handles.
+Context handles belong to an association group (model/host.py): the connections a client binds
+into one group (a Windows client opens a second connection of the same binding to cancel a
+receive that waits on the first) share the handles the group was given; a handle from another
+group is refused (MS-MQRR 2.2.4: strict context handles); and when the group's last connection
+goes away the rundown of MS-MQRR 3.1.6.2 runs for every handle it still holds, so no message
+stays locked.
+The runtime owns the groups (server/rpc.py AssociationGroups: server-issued, unguessable ids;
+a join only from the creating address and by the group's principal), and the queue manager's
+identifiers come from ``UnguessableIds``: context handles are random 128-bit GUIDs, cursor
+handles and move contexts a keyed permutation no client can run forward.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
+import os
 import threading
 import time
 import uuid
@@ -28,8 +35,13 @@ from collections.abc import Callable
 from typing import Any
 
 from mqconform.model import calls as c
-from mqconform.model.mqmr import QMMgmtServer
-from mqconform.model.mqrr import RemoteReadServer
+from mqconform.model.host import (
+    NCA_S_FAULT_CONTEXT_MISMATCH,
+    OPENING_CALLS,
+    RPC_X_SS_IN_NULL_CONTEXT,
+    QueueManagerHost,
+    Refused,
+)
 from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Environment, Pending
 from mqconform.server.rpc import Connection, Reply, Waiter
@@ -39,15 +51,9 @@ from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 log = logging.getLogger(__name__)
 
 NCA_OP_RNG_ERROR = 0x1C010002  # C706 appendix E: the opnum is out of range
-#: C706 appendix E nca_s_fault_context_mismatch: a context handle the association does not hold
-NCA_S_FAULT_CONTEXT_MISMATCH = 0x1C00001A
-#: MS-RPCE 2.2.2.11 / C706: a NULL context handle passed where one is required
-RPC_X_SS_IN_NULL_CONTEXT = 0x000006EF
-
-CONTEXT_FIELDS = ("phContext", "pphContext", "phContextFrom")
-#: calls whose context handle may be one the association has not been given: none; calls that
-#: create a handle take none in
-OPENING_CALLS = (c.R_OpenQueue, c.R_OpenQueueForMove)
+#: the faults of a refused context handle (model/host.py), named here for the server's users
+__all__ = ["NCA_S_FAULT_CONTEXT_MISMATCH", "RPC_X_SS_IN_NULL_CONTEXT", "ReferenceQueueManager",
+           "UnguessableIds", "serve"]
 
 
 class ReferenceQueueManager:
@@ -56,14 +62,11 @@ class ReferenceQueueManager:
     def __init__(self, env: Environment, clock: Callable[[], float] = time.monotonic):
         self.env = env
         self.lock = threading.RLock()
-        self.remote_read = RemoteReadServer(env)
-        self.qmmgmt = QMMgmtServer(env)
+        self.host = QueueManagerHost(env)
         self._clock = clock
         self._start = clock()
-        self._tokens = itertools.count(1)
+        #: the host's token of each waiting call -> how to answer it
         self._waiting: dict[int, tuple[Waiter, c.Call, Connection, bool]] = {}
-        #: association group id -> {"contexts": set of handles, "connections": set of ids}
-        self._groups: dict[int, dict[str, set]] = {}
         self._wake = threading.Condition(self.lock)
         self._stopping = False
         #: a server.store.Store when queues are durable (``mqconform serve --store``)
@@ -73,6 +76,23 @@ class ReferenceQueueManager:
         self._timer = threading.Thread(target=self._timer_loop, name="model-timers",
                                        daemon=True)
         self._timer.start()
+
+    # the host's servers (server/faults.py wraps them in place)
+    @property
+    def remote_read(self) -> Any:
+        return self.host.remote_read
+
+    @remote_read.setter
+    def remote_read(self, server: Any) -> None:
+        self.host.remote_read = server
+
+    @property
+    def qmmgmt(self) -> Any:
+        return self.host.qmmgmt
+
+    @qmmgmt.setter
+    def qmmgmt(self, server: Any) -> None:
+        self.host.qmmgmt = server
 
     # ------------------------------------------------------------------ runtime interface
     def interfaces(self) -> dict[uuid.UUID, tuple[int, int, frozenset[str]]]:
@@ -90,21 +110,22 @@ class ReferenceQueueManager:
             log.info("%s: bad stub for %s opnum %d: %s", conn, name, opnum, exc)
             return Reply.fault(RPC_X_BAD_STUB_DATA)
         with self.lock:
-            refused = self._check_context(conn, call)
-            if refused:
-                return Reply.fault(refused)
+            group = self._group_of(conn)
+            refused = self.host.check(self.host.join(group, conn.id), call)
+            if refused is not None:
+                return Reply.fault(refused.fault)
             self._advance()
             denied = self._access_before(conn, call, ndr64)
             if denied is not None:
                 return denied
-            token = next(self._tokens)
-            server = self.remote_read if name == c.REMOTEREAD else self.qmmgmt
-            out = server.call(call, token=token) if server is self.remote_read \
-                else server.call(call)
+            out = self.host.call(group, call)
+            if isinstance(out, Refused):
+                return Reply.fault(out.fault)
             denied = self._access_after(conn, call, out, ndr64)
             if denied is not None:
                 return denied
             if isinstance(out, Pending):
+                token = out.token
                 waiter = Waiter(on_abandon=lambda: self._abandon(token))
                 self._waiting[token] = (waiter, call, conn, ndr64)
                 self._wake.notify()
@@ -122,14 +143,7 @@ class ReferenceQueueManager:
             for token, (_, _, owner, _) in list(self._waiting.items()):
                 if owner is conn:
                     self._waiting.pop(token, None)
-            key = self._group_key(conn)
-            group = self._groups.get(key)
-            if group is not None:
-                group["connections"].discard(conn.id)
-                if not group["connections"]:
-                    for context in list(group["contexts"]):
-                        self.remote_read.rundown(context)  # MS-MQRR/3.1.6.2/R1
-                    del self._groups[key]
+            self.host.leave(self._group_of(conn), conn.id)  # MS-MQRR/3.1.6.2/R1
             self._deliver()
             self.persist()
 
@@ -176,7 +190,7 @@ class ReferenceQueueManager:
         right = "peek" if call.dwAccess == c.PEEK_ACCESS else "receive"
         if security.allows(_base_path(desc.queue_reference.pathname), right, user):
             return None
-        self.remote_read.call(c.R_CloseQueue(pphContext=handle))
+        self.host.call(self._group_of(conn), c.R_CloseQueue(pphContext=handle))
         log.info("%s: %s of %s refused: %s may not %s", conn, type(call).__name__,
                  desc.queue_reference.pathname, user or "an anonymous caller", right)
         return self._denied(call, ndr64)
@@ -208,54 +222,30 @@ class ReferenceQueueManager:
         return int((self._clock() - self._start) * 1000)
 
     def _advance(self) -> None:
-        self.env.advance(self.now_ms())
+        self.host.advance(self.now_ms())
 
     @staticmethod
-    def _group_key(conn: Connection) -> int:
+    def _group_of(conn: Connection) -> int:
+        """The association group the runtime put the connection in (server/rpc.py
+        AssociationGroups), or one of its own before any bind."""
         return conn.assoc_group_id or -conn.id
 
-    def _held(self, conn: Connection) -> set:
-        group = self._groups.setdefault(self._group_key(conn),
-                                        {"contexts": set(), "connections": set()})
-        group["connections"].add(conn.id)
-        return group["contexts"]
-
-    def _check_context(self, conn: Connection, call: c.Call) -> int:
-        """MS-MQRR 2.2.4.1/2.2.4.2: context handles are strict; the runtime refuses a handle the
-        association was not given (and a NULL one where the IDL requires one)."""
-        held = self._held(conn)
-        if isinstance(call, OPENING_CALLS):
-            return 0
-        for field_name in CONTEXT_FIELDS:
-            if not hasattr(call, field_name):
-                continue
-            value = getattr(call, field_name)
-            if value is None:
-                return RPC_X_SS_IN_NULL_CONTEXT
-            if bytes(value) not in held:
-                return NCA_S_FAULT_CONTEXT_MISMATCH  # MS-MQRR/2.2.4.1/R1 MS-MQRR/2.2.4.2/R1
-        return 0
-
-    def _reply(self, conn: Connection, call: c.Call, out: Outcome, ndr64: bool) -> Reply:
+    @staticmethod
+    def _reply(conn: Connection, call: c.Call, out: Outcome, ndr64: bool) -> Reply:
         result = out.result
         if result.raised:  # a void method's failure: an RPC exception carrying the HRESULT
             return Reply.fault(result.status or 0x80004005)
-        held = self._held(conn)
-        if isinstance(call, OPENING_CALLS) and result.pphContext:
-            held.add(bytes(result.pphContext))
-        elif isinstance(call, c.R_CloseQueue) and result.status == 0 and call.pphContext:
-            held.discard(bytes(call.pphContext))
         return Reply.stub(ndr.encode_response(call, result, ndr64))
 
     def _deliver(self) -> None:
         """Answer the waiting calls the model has completed."""
-        for done in self.env.take_completions():
-            entry = self._waiting.pop(done.token, None)
+        for token, outcome in self.host.completions():
+            entry = self._waiting.pop(token, None)
             if entry is None:
                 continue  # the caller is gone (rundown or orphaned)
             waiter, call, conn, ndr64 = entry
             try:
-                reply = self._reply(conn, call, done.result, ndr64)
+                reply = self._reply(conn, call, outcome, ndr64)
             except Exception:  # never leave a client waiting on an encoding failure
                 log.exception("encoding the completion of %s failed", call)
                 reply = Reply.fault(RPC_X_BAD_STUB_DATA)
@@ -265,15 +255,9 @@ class ReferenceQueueManager:
         """The client dropped a waiting call (orphaned PDU): end the model's wait, which is
         what R_CancelReceive does (MS-MQRR 3.1.4.8)."""
         with self.lock:
-            entry = self._waiting.pop(token, None)
-            if entry is None:
+            if self._waiting.pop(token, None) is None:
                 return
-            _, call, _, _ = entry
-            context = getattr(call, "phContext", None)
-            request = getattr(call, "dwRequestId", None)
-            if context is not None and request is not None:
-                self.remote_read.call(c.R_CancelReceive(phContext=context,
-                                                        dwRequestId=request))
+            self.host.abandon(token)
             self._deliver()
             self.persist()
 
@@ -286,9 +270,42 @@ class ReferenceQueueManager:
                     self.persist()
                 except Exception:  # the next call's sync writes it, or fails that call
                     log.exception("writing the store after a timer failed")
-                deadline = self.env.next_deadline()
+                deadline = self.host.next_deadline()
                 wait = 1.0 if deadline is None else max(0.0, (deadline - self.now_ms()) / 1000)
                 self._wake.wait(timeout=min(wait, 1.0) + 0.001)
+
+
+class UnguessableIds:
+    """``env.ids`` of a served queue manager (model/runtime.py SequentialIds' interface).
+    ``guid()``: a random version-4 GUID (122 random bits: the context handles of
+    R_OpenQueue/R_OpenQueueForMove, MS-MQRR 2.2.4); ``handle()``: the next value of a counter
+    through a 4-round Feistel permutation of 32 bits keyed at random per process (cursor
+    handles, OpenQueueDescriptor.Handle and ContextValue, the move context): never repeated
+    within 2**32 values, never 0, and not predictable from the ones a client has seen."""
+
+    def __init__(self, key: bytes | None = None):
+        self._key = key if key is not None else os.urandom(16)
+        self._counter = itertools.count(1)
+
+    def _round(self, n: int, half: int) -> int:
+        digest = hashlib.blake2b(bytes((n,)) + half.to_bytes(2, "little"), key=self._key,
+                                 digest_size=2).digest()
+        return int.from_bytes(digest, "little")
+
+    def _permute(self, value: int) -> int:
+        left, right = value >> 16, value & 0xFFFF
+        for n in range(4):
+            left, right = right, left ^ self._round(n, right)
+        return (left << 16) | right
+
+    def handle(self) -> int:
+        while True:
+            value = self._permute(next(self._counter) & 0xFFFFFFFF)
+            if value:
+                return value
+
+    def guid(self) -> uuid.UUID:
+        return uuid.UUID(bytes=os.urandom(16), version=4)
 
 
 def _base_path(pathname: str) -> str:
@@ -304,6 +321,8 @@ def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: in
     from mqconform.server.epm import EndpointMapper
     from mqconform.server.rpc import RpcServer
 
+    if not isinstance(env.ids, UnguessableIds):
+        env.ids = UnguessableIds()  # clients must not guess another's handles
     handler = ReferenceQueueManager(env)
     handler.security = security
     rpc = RpcServer(handler, host=host, port=port, security=security, **rpc_options).start()

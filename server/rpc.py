@@ -33,6 +33,7 @@ import errno
 import itertools
 import logging
 import queue
+import secrets
 import selectors
 import socket
 import struct
@@ -279,6 +280,80 @@ class _Partial:
     size: int
 
 
+#: MS-RPCE 3.3.1.5.7's group's principal before any call was made in it
+_UNSET = object()
+
+
+@dataclass
+class _Group:
+    id: int
+    address: str  # the client's IP address (MS-RPCE 3.3.1.5.7: for RPC over TCP)
+    members: set[int] = field(default_factory=set)  # connection ids
+    principal: Any = _UNSET  # the caller identity of its first call (None: anonymous)
+
+
+class AssociationGroups:
+    """The association groups of one server (MS-RPCE 3.3.1.5.7; C706 12.6.4.3 "association
+    group"), owned by the server:
+
+    - ids are issued by the server only, drawn from a CSPRNG (never 0, never one in use): a
+      client cannot name a group it was not told;
+    - a bind naming a live group joins it only from the client address that created it
+      (MS-RPCE 3.3.1.5.7: the server SHOULD establish from the transport whether the
+      connection comes from the same machine, and SHOULD NOT allow it otherwise; for RPC over
+      TCP by the client's IP address); a bind naming any other id (0, unissued, a group whose
+      connections are gone, another address's) gets a new group, whose id the bind_ack says;
+    - a group's principal is the identity of its first call; a call made in the group by a
+      connection authenticated as anyone else (or not at all) is refused with
+      rpc_s_access_denied, so no client acts through another's handles (MS-MQRR 2.2.4: the
+      context handles are the group's).
+    """
+
+    def __init__(self, randbits: Callable[[int], int] = secrets.randbits):
+        self._randbits = randbits
+        self._lock = threading.Lock()
+        self._groups: dict[int, _Group] = {}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._groups)
+
+    def bind(self, conn: Connection, requested: int) -> int:
+        """The group a binding connection is in (the one it asked for, or a new one)."""
+        address = conn.peer[0]
+        with self._lock:
+            group = self._groups.get(requested) if requested else None
+            if group is None or group.address != address:
+                if group is not None:
+                    log.info("%r: join of association group %#x refused: created from %s",
+                             conn, requested, group.address)
+                group_id = 0
+                while not group_id or group_id in self._groups:
+                    group_id = self._randbits(32)
+                group = self._groups[group_id] = _Group(group_id, address)
+            group.members.add(conn.id)
+            return group.id
+
+    def admit(self, conn: Connection) -> bool:
+        """May this connection call in its group? Fixes the group's principal at its first
+        call."""
+        with self._lock:
+            group = self._groups.get(conn.assoc_group_id)
+            if group is None or conn.id not in group.members:
+                return False
+            if group.principal is _UNSET:
+                group.principal = conn.identity
+            return group.principal == conn.identity
+
+    def leave(self, conn: Connection) -> None:
+        with self._lock:
+            group = self._groups.get(conn.assoc_group_id)
+            if group is not None:
+                group.members.discard(conn.id)
+                if not group.members:
+                    del self._groups[group.id]
+
+
 @dataclass
 class _Call:
     call_id: int
@@ -431,6 +506,7 @@ class Connection:
             self.server.handler.connection_lost(self)
         except Exception:
             log.exception("%r: connection_lost failed", self)
+        self.server.groups.leave(self)
         self.server._forget(self)
 
     # --- writing ---
@@ -554,7 +630,7 @@ class Connection:
             self.max_xmit_frag = max(min(limit, b.max_recv_frag), floor)
             self.max_recv_frag = max(min(limit, b.max_xmit_frag), floor)
             self._recv_limit = max(self.max_recv_frag, d.MUST_RECV_FRAG_SIZE)
-            self.assoc_group_id = b.assoc_group_id or self.server._new_group()
+            self.assoc_group_id = self.server.groups.bind(self, b.assoc_group_id)
             self.bound = True
             port = str(self.server.address[1]).encode("ascii")
             body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id, port,
@@ -779,6 +855,14 @@ class Connection:
         if busy:
             self._fault(cid, context_id, d.NCA_S_SERVER_TOO_BUSY)
             return
+        if not self.server.groups.admit(self):
+            # the group is another principal's (AssociationGroups): its handles are not ours
+            log.info("%r: call refused: %s is not the principal of association group %#x",
+                     self, self.identity or "an anonymous caller", self.assoc_group_id)
+            with self._lock:
+                self._calls.pop(cid, None)
+            self._fault(cid, context_id, RPC_S_ACCESS_DENIED)
+            return
         try:
             reply = self.server.handler.call(self, binding.interface, opnum, stub, binding.ndr64)
             if not isinstance(reply, Reply):
@@ -888,7 +972,8 @@ class RpcServer:
         self._conns: dict[int, Connection] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._groups = itertools.count(0x1000)
+        #: the association groups its clients bind into (server-issued ids)
+        self.groups = AssociationGroups()
         self._address: tuple[str, int] | None = None
 
     @property
@@ -934,9 +1019,6 @@ class RpcServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-    def _new_group(self) -> int:
-        return next(self._groups)
 
     def _accept_loop(self) -> None:
         assert self._listener is not None

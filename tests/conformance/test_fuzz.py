@@ -43,7 +43,7 @@ def _settled(server, baseline: int) -> dict:
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         left = {"connections": len(server.rpc.connections),
-                "groups": len(server.handler._groups),
+                "groups": len(server.handler.host.groups) + len(server.rpc.groups),
                 "open queues": sum(len(q.open_queue_descriptor_collection) for q in
                                    server.handler.env.local_queue_manager.queue_collection),
                 "context handles": len(server.handler.remote_read._contexts),

@@ -51,7 +51,7 @@ def held(r) -> dict:
         h = r.handler
         with h.lock:
             queues = h.env.local_queue_manager.queue_collection
-            state = {"connections": len(r.rpc.connections), "groups": len(h._groups),
+            state = {"connections": len(r.rpc.connections), "groups": len(h.host.groups) + len(r.rpc.groups),
                      "context handles": len(h.remote_read._contexts),
                      "pending requests": len(h.remote_read.pending_request_table.entries),
                      "open queues": sum(len(q.open_queue_descriptor_collection)
