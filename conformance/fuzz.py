@@ -670,8 +670,8 @@ class Fuzzer:
         TIDY through qmmgmt is a legitimate call, and a hundred of them pipelined purge for a
         while): then ``refill`` puts a message back and the round is tried again, for up to
         CANARY_PATIENCE seconds."""
+        from mqconform.model.packet import decode_packet
         from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
-        from mqconform.wire.packet import decode_packet
 
         give_up = time.monotonic() + CANARY_PATIENCE
         while True:

@@ -40,10 +40,10 @@ from typing import Any
 
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.packet import decode_packet
 from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, MQ_ERROR_OPERATION_CANCELLED
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
-from mqconform.wire.packet import decode_packet
 
 
 class SessionError(Exception):

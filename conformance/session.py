@@ -108,7 +108,7 @@ def lookup_id_of(result: c.Result) -> int:
     """The lookup identifier of a received message: pSequenceId is its lower 7 octets
     (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
     otherwise (MS-MQDMPR 3.1.7.1.9), read from the packet's TransactionHeader and priority."""
-    from mqconform.wire.packet import decode_packet
+    from mqconform.model.packet import decode_packet
 
     high = 0
     try:
@@ -121,7 +121,7 @@ def lookup_id_of(result: c.Result) -> int:
 
 
 def message_body(result: c.Result) -> bytes | None:
-    from mqconform.wire.packet import decode_packet
+    from mqconform.model.packet import decode_packet
 
     sections = getattr(result, "ppPacketSections", ())
     if not sections or sections[0].pSectionBuffer is None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mqconform.model import calls as c
+from mqconform.model import packet as packet_codec
 from mqconform.model.adm import (
     LocalMessageType,
     MessageClass,
@@ -49,6 +50,7 @@ from mqconform.model.message_ops import (
 )
 from mqconform.model.outcome import Outcome
 from mqconform.model.outcome import fail as _fail
+from mqconform.model.packet import set_time_to_reach_queue, time_to_reach_queue
 from mqconform.model.queue_management import subqueue_name
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 from mqconform.model.status import (
@@ -99,25 +101,15 @@ MAX_PROPAGATION_TOKEN = 131072
 # SectionBuffer construction (MS-MQRR 3.1.4.7, ppPacketSections)
 # ---------------------------------------------------------------------------------------------
 
-#: MS-MQMQ 2.2.19.1 BaseHeader: TimeToReachQueue is the ULONG at offset 12 of the 16-byte header;
-#: MS-MQMQ 2.2.19.2 UserHeader follows it: SourceQueueManager (16), QueueManagerAddress (16),
-#: TimeToBeReceived (4), SentTime (4), so SentTime is at offset 16 + 36 = 52.
-TIME_TO_REACH_QUEUE_OFFSET = 12
-SENT_TIME_OFFSET = 52
-
-
 def adjust_time_to_reach_queue(packet: bytes) -> bytes:
     """Set UserMessage.BaseHeader.TimeToReachQueue to UserHeader.SentTime + TimeToReachQueue
     (MS-MQRR 3.1.4.7, ppPacketSections, last rule); a packet too short to hold both fields is
     returned unchanged."""
-    if len(packet) < SENT_TIME_OFFSET + 4:
+    times = time_to_reach_queue(packet)
+    if times is None:
         return packet
-    ttrq = int.from_bytes(packet[TIME_TO_REACH_QUEUE_OFFSET:TIME_TO_REACH_QUEUE_OFFSET + 4],
-                          "little")
-    sent = int.from_bytes(packet[SENT_TIME_OFFSET:SENT_TIME_OFFSET + 4], "little")
-    value = (sent + ttrq) & 0xFFFFFFFF
-    return (packet[:TIME_TO_REACH_QUEUE_OFFSET] + value.to_bytes(4, "little")
-            + packet[TIME_TO_REACH_QUEUE_OFFSET + 4:])
+    ttrq, sent = times
+    return set_time_to_reach_queue(packet, (sent + ttrq) & 0xFFFFFFFF)
 
 
 @dataclass(frozen=True)
@@ -186,30 +178,17 @@ SHOULD_IGNORE = ("MS-MQRR/3.1.4.7/R13 MS-MQRR/3.1.4.7/R15 MS-MQRR/3.1.4.13/R11"
                  " MS-MQRR/3.1.4.13/R13")
 
 
-#: MS-MQRR 2.2.5.2 ExtensionHeader (12 bytes; Flags at +8, SQ is bit 1) and 2.2.5.3
-#: SubqueueHeader (SubqueueName: 64 bytes at +20); MS-MQMQ 2.2.19.1 BaseHeader.Flags.SH (bit 4
-#: of the USHORT at +2) announces the 16-byte SessionHeader the trailers begin with
-EXTENSION_HEADER_SIZE, SESSION_HEADER_SIZE = 12, 16
-SUBQUEUE_NAME_OFFSET, SUBQUEUE_NAME_SIZE = 20, 64
-
-
 def with_subqueue_name(layout: PacketLayout, subqueue: str | None) -> PacketLayout:
-    """The layout with SubqueueHeader.SubqueueName naming the subqueue the message is in now:
-    the null-terminated name padded with 0x00 (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6), or all
-    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). The packet was serialized when the message
-    was enqueued; a move to a subqueue changes where it is, so the field is written here."""
-    if not layout.trailers or len(layout.packet) < 4:
+    """The layout with SubqueueHeader.SubqueueName naming the subqueue the message is in now
+    (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6, MS-MQRR/2.2.5.3/R7; the packet codec writes the
+    field). The packet was serialized when the message was enqueued; a move to a subqueue
+    changes where it is, so the field is written here."""
+    if not layout.trailers:
         return layout
     start = len(layout.packet) - len(layout.trailers)
-    ext = start + (SESSION_HEADER_SIZE
-                   if int.from_bytes(layout.packet[2:4], "little") >> 4 & 1 else 0)
-    if len(layout.packet) < ext + EXTENSION_HEADER_SIZE or not layout.packet[ext + 8] >> 1 & 1:
-        return layout  # no SubqueueHeader to write
-    field = ext + EXTENSION_HEADER_SIZE + SUBQUEUE_NAME_OFFSET
-    name = (subqueue or "")[:SUBQUEUE_NAME_SIZE // 2 - 1].encode("utf-16-le")
-    name = name.ljust(SUBQUEUE_NAME_SIZE, b"\0")
-    packet = layout.packet[:field] + name + layout.packet[field + SUBQUEUE_NAME_SIZE:]
-    return replace(layout, packet=packet, trailers=packet[start:])
+    packet = packet_codec.with_subqueue_name(layout.packet, start, subqueue)
+    return layout if packet is layout.packet else replace(layout, packet=packet,
+                                                          trailers=packet[start:])
 
 
 def packet_sections(message: Any, max_body_size: int, max_compound_message_size: int,

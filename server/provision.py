@@ -156,7 +156,7 @@ def _host(value: Any, where: str) -> Any:
     (RFC 2553 3.3 sin6_scope_id, a number)."""
     import ipaddress
 
-    from mqconform.wire.packet import HostAddress
+    from mqconform.model.packet import HostAddress
 
     text = _str(value, where, 64)
     address, _, scope = text.partition("%")
@@ -174,7 +174,7 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
     packet by the wire codec and read back, so it carries its packet, Type and Offset.
     ``destination``: the path name of the queue it is sent to (for ``direct``)."""
     from mqconform.model.adm import Message
-    from mqconform.wire.serialization import (
+    from mqconform.model.serialization import (
         deserialize_message_from_buffer,
         serialize_message_to_buffer,
     )
@@ -224,7 +224,7 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
         message.destination_queue_format_name = f"DIRECT=OS:{destination}"
     received_from = (_host(spec["received_from"], f"{where}.received_from")
                      if "received_from" in spec else None)
-    from mqconform.wire.packet import PacketError
+    from mqconform.model.packet import PacketError
 
     try:
         packet = serialize_message_to_buffer(message, received_from=received_from)

@@ -1,7 +1,7 @@
 """Steps that read the Message Packet a receive returned, field by field (MS-MQRR 2.2.5).
 
 The checks read the bytes of the returned stFullPacket section themselves, with the offsets
-MS-MQRR 2.2.5.2 to 2.2.5.5 give; the packet codec (wire/packet.py) is used only to find where
+MS-MQRR 2.2.5.2 to 2.2.5.5 give; the packet codec (model/packet.py) is used only to find where
 the trailers begin (after BaseHeader.PacketSize and the SessionHeader) and to read the
 UserHeader flags, so a codec that agreed with a wrong server could not hide the fault.
 """
@@ -14,10 +14,10 @@ from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
-from mqconform.wire.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
-from mqconform.wire.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
-from mqconform.wire.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
-from mqconform.wire.packet import SUBQUEUE_NAME_SIZE as NAME_FIELD
+from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
+from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
+from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
+from mqconform.model.packet import SUBQUEUE_NAME_SIZE as NAME_FIELD
 
 #: MS-MQRR 2.2.5.5 AddressType values and the address length each implies
 ADDRESS_LENGTHS = {0x0000: 0, 0x0001: 4, 0x0006: 16}
@@ -36,7 +36,7 @@ def _packet(mq, scenario: dict) -> bytes:
 def _trailers(mq, scenario: dict) -> dict:
     """Where the ExtensionHeader and the headers after it lie, read from the raw bytes; read
     once per result, however many steps check it."""
-    from mqconform.wire.packet import PacketError, decode_packet
+    from mqconform.model.packet import PacketError, decode_packet
 
     cached = scenario.get("trailers")
     if cached is not None and cached["result"] is scenario["result"]:
@@ -267,7 +267,7 @@ def _srmp_headers(mq, scenario: dict, data: bytes) -> tuple[int, int, int]:
 @then("the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader "
       "and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it")
 def srmp_message(mq, scenario):
-    from mqconform.wire.packet import PacketError, decode_packet
+    from mqconform.model.packet import PacketError, decode_packet
 
     data = _packet(mq, scenario)
     try:

@@ -28,7 +28,7 @@ from mqconform.conformance.sut import Inconclusive
 from mqconform.model import calls as c
 from mqconform.model import status as st
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
-from mqconform.model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
+from mqconform.model.packet import time_to_reach_queue
 from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, is_failure
 
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS,
@@ -817,14 +817,12 @@ def _time_to_reach_queue(mq, scenario: dict) -> None:
     expected = mq.last_outcome.result if mq.last_outcome is not None else None
     first = _sections(scenario)[0].pSectionBuffer
     if (expected is None or not getattr(expected, "ppPacketSections", None)
-            or len(first) < SENT_TIME_OFFSET + 4):
+            or time_to_reach_queue(first) is None):
         return
     want = expected.ppPacketSections[0].pSectionBuffer
 
     def original(packet: bytes) -> int:
-        ttrq = int.from_bytes(packet[TIME_TO_REACH_QUEUE_OFFSET:TIME_TO_REACH_QUEUE_OFFSET + 4],
-                              "little")
-        sent = int.from_bytes(packet[SENT_TIME_OFFSET:SENT_TIME_OFFSET + 4], "little")
+        ttrq, sent = time_to_reach_queue(packet) or (0, 0)
         return (ttrq - sent) & 0xFFFFFFFF
 
     mq.assert_that(original(first) == original(want),

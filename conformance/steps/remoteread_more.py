@@ -31,7 +31,7 @@ from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
 from mqconform.model import status as st
 from mqconform.model.formats import parse_format_name, to_queue_format
-from mqconform.model.mqrr import SENT_TIME_OFFSET, TIME_TO_REACH_QUEUE_OFFSET
+from mqconform.model.packet import time_to_reach_queue
 
 PLACE = r'(?:the queue|the other queue|subqueue "[^"]+"(?: of the other queue)?)'
 #: a propagation token ([MS-DTCO] 2.2.5.4) as far as the model reads one: opaque octets
@@ -598,14 +598,12 @@ def _time_to_reach_queue(mq, result: c.Result) -> None:
     outcome = getattr(mq, "last_outcome", None)
     expected = getattr(outcome, "result", None)
     first = result.ppPacketSections[0].pSectionBuffer or b""
-    if not getattr(expected, "ppPacketSections", None) or len(first) < SENT_TIME_OFFSET + 4:
+    if not getattr(expected, "ppPacketSections", None) or time_to_reach_queue(first) is None:
         return
     want = expected.ppPacketSections[0].pSectionBuffer or b""
 
     def original(packet: bytes) -> int:
-        ttrq = int.from_bytes(packet[TIME_TO_REACH_QUEUE_OFFSET:TIME_TO_REACH_QUEUE_OFFSET + 4],
-                              "little")
-        sent = int.from_bytes(packet[SENT_TIME_OFFSET:SENT_TIME_OFFSET + 4], "little")
+        ttrq, sent = time_to_reach_queue(packet) or (0, 0)
         return (ttrq - sent) & 0xFFFFFFFF
 
     _assert(mq, original(first) == original(want),

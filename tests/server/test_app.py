@@ -13,6 +13,7 @@ import pytest
 
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.packet import decode_packet
 from mqconform.model.status import (
     MQ_ERROR_IO_TIMEOUT,
     MQ_ERROR_OPERATION_CANCELLED,
@@ -21,7 +22,6 @@ from mqconform.model.status import (
 )
 from mqconform.server.main import start
 from mqconform.wire.client import RpcClient
-from mqconform.wire.packet import decode_packet
 
 QUEUES = """
 queue_manager:

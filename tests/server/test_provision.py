@@ -43,7 +43,7 @@ def test_a_message_keeps_its_application_dead_letter_queue_through_its_packet():
 @pytest.mark.req("MS-MQRR/2.2.5.1/R1", "MS-MQRR/2.2.5.1/R4", "MS-MQRR/2.2.5.1/R6",
                  "MS-MQRR/2.2.5.5/R6")
 def test_an_srmp_message_received_from_a_host_keeps_both_through_its_packet():
-    from mqconform.wire.packet import decode_packet
+    from mqconform.model.packet import decode_packet
 
     made = provision("queues: [{path: 'private$\\a', messages: [{body: hi, soap_envelope: "
                      "'<e/>', compound_message: 'POST / HTTP/1.1\r\n\r\nhi', "

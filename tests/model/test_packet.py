@@ -1,5 +1,5 @@
-"""The message packet codec (wire.packet: MS-MQRR 2.2.5, MS-MQMQ 2.2.19-2.2.20) and MS-MQDMPR
-3.1.7.1.31 / 3.1.7.1.32 on top of it (wire.serialization).
+"""The message packet codec (model.packet: MS-MQRR 2.2.5, MS-MQMQ 2.2.19-2.2.20) and MS-MQDMPR
+3.1.7.1.31 / 3.1.7.1.32 on top of it (model.serialization).
 
 Byte-exact fixtures: a small packet computed by hand from MS-MQMQ, the MS-MQRR trailers computed
 by hand, and the UserMessage of MS-MQQB 4.1.7 (FRAME 7), Microsoft's own annotated capture."""
@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqconform.model import calls as c
-from mqconform.model import mqrr
 from mqconform.model.adm import (
     GUID_NULL,
     OBJECTID,
@@ -56,7 +55,7 @@ from mqconform.model.dispatch import (
     UserMessagePacket,
 )
 from mqconform.model.mqrr import adjust_time_to_reach_queue, packet_sections
-from mqconform.wire.packet import (
+from mqconform.model.packet import (
     CLASS_CODES,
     ENCRYPTION_CODES,
     SENT_TIME_OFFSET,
@@ -73,8 +72,10 @@ from mqconform.wire.packet import (
     SubqueueHeader,
     decode_packet,
     encode_packet,
+    set_time_to_reach_queue,
+    time_to_reach_queue,
 )
-from mqconform.wire.serialization import (
+from mqconform.model.serialization import (
     deserialize_message_from_buffer,
     serialize_message_to_buffer,
 )
@@ -231,19 +232,23 @@ def test_the_user_message_of_ms_mqqb_frame_7_decodes_and_encodes_back_byte_for_b
 
 
 # ---------------------------------------------------------------------------------------------
-# The offsets model/mqrr.py assumes
+# The fields the model rewrites in an encoded packet (model/mqrr.py asks the codec)
 # ---------------------------------------------------------------------------------------------
 
 
-def test_the_codec_puts_time_to_reach_queue_at_12_and_sent_time_at_52_as_mqrr_assumes():
+def test_the_codec_puts_time_to_reach_queue_at_12_and_sent_time_at_52_and_reads_them_back():
     assert (TIME_TO_REACH_QUEUE_OFFSET, SENT_TIME_OFFSET) == (12, 52)
-    assert (mqrr.TIME_TO_REACH_QUEUE_OFFSET, mqrr.SENT_TIME_OFFSET) == (12, 52)
     packet = replace(HAND_STRUCTURE,
                      base_header=replace(HAND_STRUCTURE.base_header, time_to_reach_queue=0x0A0B0C0D),
                      user_header=replace(HAND_STRUCTURE.user_header, sent_time=0x01020304))
     data = encode_packet(packet)
     assert data[12:16] == struct.pack("<I", 0x0A0B0C0D)
     assert data[52:56] == struct.pack("<I", 0x01020304)
+    assert time_to_reach_queue(data) == (0x0A0B0C0D, 0x01020304)
+    assert time_to_reach_queue(data[:55]) is None
+    rewritten = set_time_to_reach_queue(data, 7)
+    assert time_to_reach_queue(rewritten) == (7, 0x01020304)
+    assert rewritten[:12] == data[:12] and rewritten[16:] == data[16:]
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.7/R45")

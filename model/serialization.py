@@ -1,6 +1,6 @@
 """MS-MQDMPR 3.1.7.1.32 Serialize Message to Buffer and 3.1.7.1.31 Deserialize Message From
 Buffer: a Message ADM element to the bytes of its UserMessage Packet and back, through the one
-packet codec (:mod:`wire.packet`).
+packet codec (:mod:`model.packet`).
 
 How they fit: Serialize takes iBuffer, "a UserMessage Packet that has been constructed from
 iMessage", which is MS-MQDMPR 3.1.7.1.30's job (``construct_a_user_message_packet`` in
@@ -75,7 +75,7 @@ from mqconform.model.dispatch import (
     construct_a_user_message_packet,
 )
 from mqconform.model.formats import FormatNameError, FormatNameKind, parse_format_name
-from mqconform.wire.packet import (
+from mqconform.model.packet import (
     CompoundMessageHeader,
     DeadLetterHeader,
     ExtensionHeader,
@@ -172,7 +172,7 @@ def serialize_message_to_buffer(message: Any, *, trailers: bool = True,
     ``received_from``: the host the message was received from (the ADM keeps no such
     attribute; the queue manager that takes a message from the network knows it): it goes in
     the ExtendedAddressHeader (MS-MQRR 2.2.5.5) and, for a direct destination, in the UserHeader
-    overlay of MS-MQRR 2.2.5.1. Raises wire.packet.PacketError for an attribute the packet
+    overlay of MS-MQRR 2.2.5.1. Raises model.packet.PacketError for an attribute the packet
     cannot carry."""
     i_buffer: UserMessagePacket = construct_a_user_message_packet(message)  # iBuffer
     tx = i_buffer.transaction_header
@@ -341,7 +341,7 @@ def _acknowledgements(flags: Any) -> list[MessageAcknowledgementsRequested]:
 def deserialize_message_from_buffer(buffer: bytes) -> LocalMessage:
     """MS-MQDMPR 3.1.7.1.31 Deserialize Message From Buffer (MS-MQDMPR/3.1.7.1.31/R1
     MS-MQDMPR/3.1.7.1.31/R2): rMessage, a local Message (MS-MQRR 3.1.1.4) with its packet, Type
-    and Offset. Raises wire.packet.PacketError for bytes that are not a message packet."""
+    and Offset. Raises model.packet.PacketError for bytes that are not a message packet."""
     decoded = decode_packet(buffer)
     i_buffer = decoded.user_message
     r_message = LocalMessage()  # MS-MQDMPR/3.1.7.1.31/R3

@@ -897,6 +897,50 @@ def _trailers(extras: PacketExtras) -> bytes:
     return bytes(head.buf) + following
 
 
+#: SubqueueHeader.SubqueueName within the SubqueueHeader (MS-MQRR 2.2.5.3: HeaderSize,
+#: the A/AcknowledgementClass ULONG, AbortCounter, MoveCounter, LastMoveTime come first)
+SUBQUEUE_NAME_OFFSET = 20
+
+
+def time_to_reach_queue(packet: bytes) -> tuple[int, int] | None:
+    """(BaseHeader.TimeToReachQueue, UserHeader.SentTime) of an encoded packet, or None when
+    it is too short to hold both (MS-MQMQ 2.2.19.1, 2.2.19.2)."""
+    if len(packet) < SENT_TIME_OFFSET + 4:
+        return None
+    return (int.from_bytes(packet[TIME_TO_REACH_QUEUE_OFFSET:TIME_TO_REACH_QUEUE_OFFSET + 4],
+                           "little"),
+            int.from_bytes(packet[SENT_TIME_OFFSET:SENT_TIME_OFFSET + 4], "little"))
+
+
+def set_time_to_reach_queue(packet: bytes, value: int) -> bytes:
+    """The encoded packet with BaseHeader.TimeToReachQueue set to ``value`` (what MS-MQRR
+    3.1.4.7 asks of a packet handed to a client); every other octet as it was."""
+    if len(packet) < TIME_TO_REACH_QUEUE_OFFSET + 4:
+        raise PacketError("BaseHeader.TimeToReachQueue", "the packet is too short")
+    value = _uint("BaseHeader.TimeToReachQueue", value, 0xFFFFFFFF)
+    return (packet[:TIME_TO_REACH_QUEUE_OFFSET] + value.to_bytes(4, "little")
+            + packet[TIME_TO_REACH_QUEUE_OFFSET + 4:])
+
+
+def with_subqueue_name(packet: bytes, trailers_start: int, subqueue: str | None) -> bytes:
+    """The encoded packet with SubqueueHeader.SubqueueName naming ``subqueue``: the
+    null-terminated name padded with 0x00 (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6), or all
+    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). ``trailers_start``: where the trailers
+    begin (the SessionHeader, if BaseHeader.Flags.SH, then the ExtensionHeader). A packet
+    without a SubqueueHeader is returned as it is (the same object); a name longer than the
+    field takes is cut to what it holds."""
+    if len(packet) < 4:
+        return packet
+    ext = trailers_start + (SESSION_HEADER_SIZE
+                            if int.from_bytes(packet[2:4], "little") >> 4 & 1 else 0)
+    if len(packet) < ext + EXTENSION_HEADER_SIZE or not packet[ext + 8] >> 1 & 1:  # Flags.SQ
+        return packet
+    field = ext + EXTENSION_HEADER_SIZE + SUBQUEUE_NAME_OFFSET
+    name = (subqueue or "")[:SUBQUEUE_NAME_SIZE // 2 - 1].encode("utf-16-le")
+    return packet[:field] + name.ljust(SUBQUEUE_NAME_SIZE, b"\0") \
+        + packet[field + SUBQUEUE_NAME_SIZE:]
+
+
 def _check_presence(p: UserMessagePacket, extras: PacketExtras) -> None:
     """The flags that announce headers agree with the headers present (MS-MQMQ 2.2.20,
     MS-MQRR 2.2.5.1)."""
