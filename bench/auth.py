@@ -26,11 +26,11 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
+from mqconform.conformance.client import Credentials, RpcClient  # noqa: E402
 from mqconform.conformance.targets import ServeProcess  # noqa: E402
 from mqconform.model import calls as c  # noqa: E402
 from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format  # noqa: E402
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED  # noqa: E402
-from mqconform.wire.client import Credentials, RpcClient  # noqa: E402
 
 PASSWORDS = {"MQB_ALICE": "bench-alice-pw", "MQB_BOB": "bench-bob-pw"}
 QUEUES = """

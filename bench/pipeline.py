@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--driver-memory", nargs="+", default=["512m"],
                     help="JVM heap(s) for the memory run (local mode: driver = executor)")
     args = ap.parse_args(argv)
-    from mqconform.captures import synth
+    from mqconform.conformance import synth
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mqconform-pipe-"))
     work.mkdir(parents=True, exist_ok=True)

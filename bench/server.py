@@ -8,7 +8,7 @@ The server runs in its own process (``mqconform serve``). Figures:
    latency per call (goal: p99 <= 5 ms). The client is a lean one built on the project's PDU
    and NDR codecs (wire/dcerpc.py, wire/ndr.py): the request is encoded once and sent as
    bytes, and the response is read by its frag_length, so the figure is the server's. The same
-   run with the impacket-based client (wire/client.py) is printed beside it: most of its time
+   run with the impacket-based client (conformance/client.py) is printed beside it: most of its time
    is impacket marshalling in the client.
 2. M concurrent connections (default 50), each doing K rounds of open / peek / close with the
    impacket-based client: calls, errors (goal: zero) and the wall time.
@@ -29,9 +29,9 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
+from mqconform.conformance.client import RpcClient  # noqa: E402
 from mqconform.model import calls as c  # noqa: E402
 from mqconform.model.formats import parse_format_name, to_queue_format  # noqa: E402
-from mqconform.wire.client import RpcClient  # noqa: E402
 
 GOAL_CALLS = 2_000
 GOAL_P99_MS = 5.0

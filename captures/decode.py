@@ -6,7 +6,7 @@ rejected (malformed: its error is in ``errors``) or not DCE/RPC.
     for item in decode_file("capture.pcap"):   # Call, DecodeError, then one FileSummary
         ...
 
-Layers, each by struct (the fast path; ``captures/slowpath.py`` reads the same files with
+Layers, each by struct (the fast path; ``tests/captures/slowpath.py`` reads the same files with
 scapy and tests/captures hold the two equal):
 
 1. Records (captures/pcapio.py), link layers (Ethernet with 802.1Q/802.1ad tags, Linux cooked

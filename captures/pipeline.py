@@ -1004,11 +1004,41 @@ def _html(out: Path, report: dict) -> None:
                                     encoding="utf-8")
 
 
-def score_against(labels: dict, out: Path) -> dict:
-    """captures/synth.py ``score`` of the violations written under ``out``."""
-    import pyarrow.parquet as pq
+def score(labels: dict, violations: list[dict], flows: set[tuple[str, str]]) -> dict:
+    """Recall and false positives of a validator's ``violations`` (dicts with capture, client,
+    requirement; capture as a file name or path) against the labels. ``flows``: every
+    (capture name, client) the corpus holds."""
+    def name(path: str) -> str:
+        return Path(path).name
 
-    from mqconform.captures.synth import score
+    truth: dict[tuple[str, str], set[str]] = {}
+    for a in labels["activations"]:
+        truth.setdefault((name(a["capture"]), a["client"]), set()).add(a["requirement"])
+    flagged: dict[tuple[str, str], set[str]] = {}
+    for v in violations:
+        flagged.setdefault((name(v["capture"]), v["client"]), set()).add(v["requirement"])
+    missed = {f: sorted(r - flagged.get(f, set())) for f, r in truth.items()
+              if r - flagged.get(f, set())}
+    false = {f: sorted(r) for f, r in flagged.items() if f not in truth}
+    per_requirement: dict[str, dict[str, int]] = {}
+    for f, reqs in truth.items():
+        for r in reqs:
+            row = per_requirement.setdefault(r, {"faulty_flows": 0, "flagged": 0})
+            row["faulty_flows"] += 1
+            row["flagged"] += r in flagged.get(f, set())
+    faulty = len(truth)
+    return {"flows": len(flows | set(truth)), "faulty_flows": faulty,
+            "clean_flows": len(flows - set(truth)),
+            "recall": (faulty - len(missed)) / faulty if faulty else 1.0,
+            "missed": {f"{k[0]} {k[1]}": v for k, v in missed.items()},
+            "false_positive_flows": len(false),
+            "false_positives": {f"{k[0]} {k[1]}": v for k, v in false.items()},
+            "per_requirement": per_requirement}
+
+
+def score_against(labels: dict, out: Path) -> dict:
+    """``score`` of the violations written under ``out``."""
+    import pyarrow.parquet as pq
 
     violations = pq.read_table(str(Path(out) / "violations"),
                                columns=["capture", "client", "requirement"]).to_pylist()

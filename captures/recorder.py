@@ -4,7 +4,7 @@ connection, written as a pcap that Wireshark and tshark read as TCP carrying DCE
 How it is used::
 
     recorder = Recorder()
-    client = RpcClient(recorder=recorder)       # wire.client taps each connection it opens
+    client = RpcClient(recorder=recorder)       # conformance.client taps each connection it opens
     mark = recorder.mark()
     client.call(c.R_GetServerPort())
     frames = recorder.exchange(mark)            # {"request": [4, 4], "response": [5, 5], ...}
@@ -168,7 +168,7 @@ def _address(sockaddr: Any) -> tuple[str, int]:
 
 
 class Tap:
-    """One recorded TCP connection: what wire.client hands over."""
+    """One recorded TCP connection: what conformance.client hands over."""
 
     def __init__(self, recorder: Recorder, connection: _Connection):
         self._recorder = recorder

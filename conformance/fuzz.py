@@ -629,7 +629,7 @@ class Fuzzer:
     def canary(self, every: float = 0.1) -> Iterator[Canary]:
         """A long-lived session on its own connection, a round every ``every`` seconds while
         the block runs; its failures are findings."""
-        from mqconform.wire.client import RpcClient
+        from mqconform.conformance.client import RpcClient
 
         state = self.canary_state
         stop = threading.Event()

@@ -99,7 +99,7 @@ def call_text(call: c.Call) -> str:
 
 
 def result_text(result: c.Result) -> str:
-    from mqconform.wire.client import format_result
+    from mqconform.conformance.client import format_result
 
     return format_result(result)
 
@@ -192,8 +192,8 @@ class Suite:
         not the secrets)."""
         import tempfile
 
+        from mqconform.conformance.client import Credentials
         from mqconform.conformance.targets import ServeProcess
-        from mqconform.wire.client import Credentials
 
         folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
         users = {"administrator": f"mqc-admin-{self._run}", "reader": f"mqc-reader-{self._run}"}

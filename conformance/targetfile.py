@@ -62,7 +62,7 @@ class TargetSpec:
     computer_name: str = "MQREF"
     epm_port: int = 135
     timeout: float = 10.0
-    credentials: Any = None  # wire.client.Credentials
+    credentials: Any = None  # conformance.client.Credentials
     identities: dict[str, Any] = field(default_factory=dict)  # role -> Credentials
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     sut_kind: str = "reference"
@@ -211,8 +211,9 @@ def load(target: str, catalog: Any = None) -> TargetSpec:
 
 def _credentials(data: Any, where: str) -> Any:
     """The credentials mapping (module doc); errors never quote a secret."""
-    from mqconform.wire.client import AUTH_LEVELS as LEVELS
-    from mqconform.wire.client import Credentials, secret_from
+    from mqconform.conformance.client import Credentials
+    from mqconform.wire.auth import AUTH_LEVELS as LEVELS
+    from mqconform.wire.auth import secret_from
 
     _need(isinstance(data, dict), where, "must be a mapping")
     unknown = set(data) - {"user", "password", "password_env", "nt_hash", "domain", "level"}

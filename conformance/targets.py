@@ -2,8 +2,9 @@
 
 ``ModelTarget`` runs the model (model/mqrr.py, model/mqmr.py) in process on an Environment built
 by server/provision.py, as the reference server builds its own; ``RpcTarget`` speaks DCE/RPC to
-any ``ncacn_ip_tcp:host[port]`` through wire.client.RpcClient. Both answer ``call(typed_call)``
-with a typed Result and block while a call waits (a receive with a timeout); both open a second
+any ``ncacn_ip_tcp:host[port]`` through conformance.client.RpcClient. Both answer
+``call(typed_call)`` with a typed Result and block while a call waits (a receive with a
+timeout); both open a second
 connection of the same association group with ``connect_second()`` (to cancel a waiting receive
 as a Windows client does).
 
@@ -183,7 +184,7 @@ RECORDER = None
 
 
 class RpcTarget:
-    """Any RemoteRead/qmmgmt endpoint over ncacn_ip_tcp (wire.client.RpcClient). With a
+    """Any RemoteRead/qmmgmt endpoint over ncacn_ip_tcp (conformance.client.RpcClient). With a
     ``recorder`` (or the module's RECORDER), every octet exchanged goes into it, and each call
     notes its frames there (``recorder.note_call``) for the call record to claim."""
 
@@ -191,7 +192,7 @@ class RpcTarget:
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
                  epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
                  recorder=None, credentials=None):
-        from mqconform.wire.client import ArgumentError, RpcClient, RpcError
+        from mqconform.conformance.client import ArgumentError, RpcClient, RpcError
 
         self.endpoint = endpoint
         self.ndr64 = ndr64
@@ -213,7 +214,7 @@ class RpcTarget:
         return self.client._associations[c.REMOTEREAD].port
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from mqconform.wire.client import RpcError
+        from mqconform.conformance.client import RpcError
 
         mark = self.recorder.mark() if self.recorder is not None else None
         try:

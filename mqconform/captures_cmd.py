@@ -130,7 +130,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     unknown = [f for f in args.fault or () if f not in FAULTS]
     if unknown:
         raise UsageError(f"--fault {unknown[0]}: known faults are {', '.join(FAULTS)}")
-    from mqconform.captures.synth import synth
+    from mqconform.conformance.synth import synth
 
     labels = synth(args.out, servers=args.servers, connections=args.connections,
                    fault_rate=args.fault_rate, seed=args.seed, steps=args.steps,

@@ -202,7 +202,7 @@ def cmd_spec_report(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- call
 
 def cmd_call(args: argparse.Namespace) -> int:
-    from mqconform.wire import client as wc
+    from mqconform.conformance import client as wc
 
     try:
         call = wc.call_from_arguments(args.method, args.fields)
@@ -323,7 +323,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     import time
 
     from mqconform.conformance import fuzz
-    from mqconform.wire.client import ArgumentError, parse_endpoint
+    from mqconform.conformance.client import ArgumentError, parse_endpoint
 
     try:
         endpoint = parse_endpoint(args.endpoint)
@@ -460,10 +460,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the conformance suite against a target")
-    p.add_argument("--target", help="target file (YAML), reference (default: the embedded "
-                   "server) or model")
-    p.add_argument("--report-dir", default="reports", help="results.json and junit.xml "
-                   "(default: reports)")
+    p.add_argument("--target", help="target file (YAML), an endpoint ncacn_ip_tcp:HOST[PORT] "
+                   "(no set-up: cases that need queues are inconclusive), reference (default: "
+                   "the embedded server) or model")
+    p.add_argument("--report-dir", default="reports", help="results.json, junit.xml, "
+                   "index.html and wire.pcap (default: reports)")
     p.add_argument("--select", action="append", default=[], metavar="ID",
                    help="only cases of requirement IDs with this prefix (repeatable)")
     p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")

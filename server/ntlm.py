@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from impacket import ntlm
 
-from mqconform.wire.client import AUTH_LEVELS
+from mqconform.wire.auth import AUTH_LEVELS
 
 #: MS-RPCE 2.2.1.1.7 RPC_C_AUTHN_WINNT: the NTLM security provider
 AUTHN_WINNT = 0x0A

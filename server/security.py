@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqconform.server.ntlm import LEVELS, Account, nt_hash
-from mqconform.wire.client import secret_from
+from mqconform.wire.auth import secret_from
 
 RIGHTS = ("peek", "receive", "purge")
 EVERYONE, ANONYMOUS = "*", "anonymous"

@@ -27,7 +27,7 @@ orders and always encode little-endian, as every implementation we talk to does.
 
 from __future__ import annotations
 
-import socket
+import ipaddress
 import struct
 import uuid
 from dataclasses import dataclass, field
@@ -698,7 +698,7 @@ def encode_tower(t: TcpTower) -> bytes:
         _uuid_floor(t.transfer_syntax),
         Floor(bytes([FLOOR_RPC_CO]), struct.pack("<H", 0)),
         Floor(bytes([FLOOR_TCP_PORT]), struct.pack(">H", t.port)),
-        Floor(bytes([FLOOR_IP]), socket.inet_aton(t.address)),
+        Floor(bytes([FLOOR_IP]), ipaddress.IPv4Address(t.address).packed),
     ]
     out = struct.pack("<H", len(floors))
     for f in floors:
@@ -745,5 +745,5 @@ def decode_tcp_tower(data: bytes) -> TcpTower:
     if len(floors) > 4:
         if floors[4].protocol != FLOOR_IP or len(floors[4].rhs) != 4:
             raise PduError("floor[4]", "is not an IP address floor (0x09, 4-octet address)")
-        address = socket.inet_ntoa(floors[4].rhs)
+        address = str(ipaddress.IPv4Address(floors[4].rhs))
     return TcpTower(interface, syntax, port, address, floors)

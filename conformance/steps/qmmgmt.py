@@ -611,7 +611,7 @@ class _RawQmmgmt:
                  syntax: tuple[str, str]):
         from impacket.uuid import uuidtup_to_bin
 
-        from mqconform.wire import client as wc
+        from mqconform.conformance import client as wc
 
         client = target.client
         host, port = client.endpoint.host, client._port(c.QMMGMT)
@@ -629,7 +629,7 @@ class _RawQmmgmt:
         self.syntax = self.dce.transfer_syntax
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from mqconform.wire import client as wc
+        from mqconform.conformance import client as wc
         from mqconform.wire.impacket_ndr import decode_response, encode_request
 
         mark = self.recorder.mark() if self.recorder is not None else None
@@ -755,7 +755,7 @@ def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
 
 
 def _send_raw(target: RpcTarget, opnum: int, stub: bytes) -> c.Result:
-    from mqconform.wire import client as wc
+    from mqconform.conformance import client as wc
     from mqconform.wire.impacket_ndr import decode_response
 
     recorder = getattr(target, "recorder", None)

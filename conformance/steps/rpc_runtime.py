@@ -21,7 +21,7 @@ TIMEOUT_S = 10.0
 
 class _Recorded:
     """A TCP connection whose octets also go to the run's recorder (wire.pcap), as the
-    connections of wire.client do."""
+    connections of conformance.client do."""
 
     def __init__(self, sock: socket.socket, recorder: Any):
         self.sock = sock

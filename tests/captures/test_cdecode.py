@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqconform.captures import decode, fastpath, golden, pcapio, synth
+from mqconform.captures import decode, fastpath, pcapio
 from mqconform.captures.recorder import build_frame, pcap_header, pcap_record
+from mqconform.conformance import golden, synth
 from mqconform.model import calls as c
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr

@@ -314,7 +314,7 @@ GOLDEN_OPNUMS = sorted((Path(__file__).resolve().parents[2] / "captures" / "gold
 
 
 @needs_tshark
-@pytest.mark.skipif(not GOLDEN_OPNUMS, reason="no golden pcaps (python -m mqconform.captures.golden)")
+@pytest.mark.skipif(not GOLDEN_OPNUMS, reason="no golden pcaps (python -m mqconform.conformance.golden)")
 def test_every_golden_opnum_pcap_shows_its_method_status_and_fields():
     seen, compared = set(), 0
     for pcap in GOLDEN_OPNUMS:
@@ -648,10 +648,10 @@ GOLDEN_SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "captures" / "g
 
 
 @needs_tshark
-@pytest.mark.skipif(not GOLDEN_SCENARIOS, reason="no golden pcaps (python -m mqconform.captures.golden)")
+@pytest.mark.skipif(not GOLDEN_SCENARIOS, reason="no golden pcaps (python -m mqconform.conformance.golden)")
 def test_every_call_of_every_golden_scenario_pcap_shows_its_method_and_status(tmp_path):
-    """The scenario pcaps read in one tshark run (captures.golden.concatenate)."""
-    from mqconform.captures import golden
+    """The scenario pcaps read in one tshark run (conformance.golden.concatenate)."""
+    from mqconform.conformance import golden
 
     merged = tmp_path / "golden-scenarios.pcap"
     merged.write_bytes(golden.concatenate(GOLDEN_SCENARIOS)[0])

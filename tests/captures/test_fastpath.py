@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqconform.captures import fastpath, golden
+from mqconform.captures import fastpath
 from mqconform.captures.decode import decode_file
+from mqconform.conformance import golden
 from mqconform.model import calls as c
 from mqconform.model.observer import observation_fields
 from mqconform.wire import ndr

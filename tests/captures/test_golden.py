@@ -1,4 +1,4 @@
-"""The golden pcaps (captures/golden/, built by captures/golden.py): regenerating them gives the
+"""The golden pcaps (captures/golden/, built by conformance/golden.py): regenerating them gives the
 same octets; our decoder and tshark read every call the index lists; the frames are scapy's."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mqconform.captures import golden
+from mqconform.conformance import golden
 from mqconform.model import calls as c
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,15 +30,15 @@ def test_regeneration_is_byte_identical(tmp_path):
     """The one command, into a temporary directory: the same files, octet for octet (the
     whole set: a full regeneration takes well under a minute)."""
     out = tmp_path / "golden"
-    run = subprocess.run([sys.executable, "-m", "mqconform.captures.golden", "--out", str(out)],
+    run = subprocess.run([sys.executable, "-m", "mqconform.conformance.golden", "--out", str(out)],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     built, held = _files(out), _files(GOLDEN)
     assert built == held, (f"new: {sorted(built - held)[:10]}; gone: {sorted(held - built)[:10]}"
-                           f" (regenerate: python -m mqconform.captures.golden)")
+                           f" (regenerate: python -m mqconform.conformance.golden)")
     changed = [p for p in sorted(built) if (out / p).read_bytes() != (GOLDEN / p).read_bytes()]
     assert not changed, f"{len(changed)} file(s) differ, e.g. {changed[:5]} (regenerate: " \
-                        f"python -m mqconform.captures.golden)"
+                        f"python -m mqconform.conformance.golden)"
 
 
 def test_one_pcap_per_scenario_and_per_opnum_and_syntax():

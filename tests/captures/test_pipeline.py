@@ -1,5 +1,5 @@
 """``mqconform captures validate`` on Spark (captures/pipeline.py) over a synthetic corpus
-(captures/synth.py: real clients, reference servers over TCP, seeded faults with labels):
+(conformance/synth.py: real clients, reference servers over TCP, seeded faults with labels):
 every faulty flow flagged with its requirement, no violation on a clean flow; bad files
 listed and counted without failing the job; the same job on a real standalone cluster on
 127.0.0.1 writes the same tables as local mode."""
@@ -19,7 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from mqconform.captures import pipeline, synth
+from mqconform.captures import pipeline
+from mqconform.conformance import synth
 from mqconform.server.faults import FAULTS
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java 17")

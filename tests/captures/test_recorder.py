@@ -1,6 +1,6 @@
 """The run recorder (captures/recorder.py): frames byte-identical to scapy's, TCP sequence
 numbers that add up, segmentation on DCE/RPC PDU boundaries, frame numbers per call (per
-thread), and the tap wire.client puts on each connection it opens."""
+thread), and the tap conformance.client puts on each connection it opens."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fast decoder (captures/decode.py) and the scapy reading (captures/slowpath.py) agree
+"""The fast decoder (captures/decode.py) and the scapy reading (tests/captures/slowpath.py) agree
 call by call: connection ends, call_id, opnum, interface, transfer syntax, the stubs' octets,
 fault status and frame numbers; on a real run's capture and on generated conversations
 (random stubs, fragmentation, segmentation, retransmissions and reordering)."""
@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from mqconform.captures.decode import decode_all
 from mqconform.captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
-from mqconform.captures.slowpath import read_calls
 from mqconform.model import calls as c
 from mqconform.wire import dcerpc as d
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from slowpath import read_calls  # noqa: E402
 from tcp_frames import tcp_frames  # noqa: E402
 
 
@@ -135,7 +135,7 @@ def test_a_big_endian_pdu_is_framed_too(tmp_path, order):
 
 def test_fast_and_slow_readings_agree_on_every_golden_pcap():
     """Every pcap of captures/golden/ (one per scenario, one per opnum and transfer syntax)."""
-    from mqconform.captures import golden
+    from mqconform.conformance import golden
 
     files = sorted(golden.GOLDEN.rglob("*.pcap"))
     assert len(files) > 400

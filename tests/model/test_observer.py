@@ -387,9 +387,9 @@ class _ModelRpc:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_conformant_clients_against_the_model_give_no_violation(seed):
-    """The synthetic corpus's clients (captures/synth.py), answered by the model in process:
+    """The synthetic corpus's clients (conformance/synth.py), answered by the model in process:
     the observer must find nothing, the model being the reference."""
-    from mqconform.captures import synth
+    from mqconform.conformance import synth
     from mqconform.model.mqmr import QMMgmtServer
     from mqconform.model.mqrr import RemoteReadServer
     from mqconform.model.runtime import Environment

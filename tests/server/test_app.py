@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from mqconform.conformance.client import RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.packet import decode_packet
@@ -21,7 +22,6 @@ from mqconform.model.status import (
     MQ_OK,
 )
 from mqconform.server.main import start
-from mqconform.wire.client import RpcClient
 
 QUEUES = """
 queue_manager:

@@ -1,5 +1,5 @@
 """Authentication and authorisation of the reference server (server/ntlm.py, server/security.py,
-server/rpc.py), driven by the impacket-based client with NTLM credentials (wire/client.py,
+server/rpc.py), driven by the impacket-based client with NTLM credentials (conformance/client.py,
 which also verifies the server's signatures): the three levels, refusals (wrong password,
 unknown user, no authentication, too low a level, a tampered signature), the queues' access
 lists (MS-MQRR 2.1), administrators for qmmgmt (MS-MQMR 3), unauthenticated mode, and no
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from mqconform.conformance.client import Credentials, RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
 from mqconform.server.main import ServeError, start
 from mqconform.server.ntlm import nt_hash
 from mqconform.server.rpc import RPC_S_ACCESS_DENIED, RPC_S_SEC_PKG_ERROR
-from mqconform.wire.client import Credentials, RpcClient
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = ("alice-pw-7Q", "bob-pw-3Z", "carol-pw-9X")
@@ -88,7 +88,7 @@ def test_alice_authenticates_at_each_level_the_policy_allows(tmp_path, monkeypat
         cl = client(r, "alice", SECRETS[0], level)
         opened = open_queue(cl)
         assert not opened.raised
-        # at integrity and privacy every response was signed, and wire/client.py verified it
+        # at integrity and privacy every response was signed, and conformance/client.py verified it
         got = peek(cl, opened.pphContext)
         assert got.status == 0 and got.ppPacketSections
         assert cl.call(QUERY).status == 0

@@ -15,10 +15,10 @@ import uuid
 
 import pytest
 
+from mqconform.conformance.client import RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
 from mqconform.server.main import start
-from mqconform.wire.client import RpcClient
 
 QUEUES = "queues:\n  - path: private$\\orders\n    messages: [{body: one}, {body: two}]\n"
 

@@ -10,11 +10,11 @@ import uuid
 
 import pytest
 
+from mqconform.conformance.client import RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
 from mqconform.server.faults import FAULTS, FaultError, Faults
 from mqconform.server.main import start
-from mqconform.wire.client import RpcClient
 
 QUEUE = to_queue_format(parse_format_name("DIRECT=TCP:127.0.0.1\\private$\\orders"))
 

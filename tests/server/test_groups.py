@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from mqconform.conformance.client import Credentials, RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.status import MQ_OK
@@ -21,7 +22,6 @@ from mqconform.server.main import start
 from mqconform.server.rpc import RPC_S_ACCESS_DENIED
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
-from mqconform.wire.client import Credentials, RpcClient
 
 QUEUES = """
 queue_manager: {computer_name: MQREF}

@@ -33,7 +33,7 @@ theirs = importlib.import_module("mqconform.wire.ndr")
 def _load_strategies():
     """The call strategies of test_client.py (one source for both tests)."""
     spec = importlib.util.spec_from_file_location("_wire_client_strategies",
-                                                  HERE / "test_client.py")
+                                                  HERE.parent / "conformance" / "test_client.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,11 +1,11 @@
 """The golden pcaps (captures/golden/): what every scenario of features/ puts on the wire, and
 one typical call of every opnum in NDR and NDR64, built from the model's calls through wire/.
 
-    python -m mqconform.captures.golden            # regenerate captures/golden/ (all of it, ~15 s)
-    python -m mqconform.captures.golden --check    # exit 1 if any file would change (or is stale)
-    python -m mqconform.captures.golden --check --verify   # and read every file back
-                                                   # (decoder, tshark)
-    python -m mqconform.captures.golden --only features/MS-MQRR/3.1.4.7.feature --out DIR   # some
+    python -m mqconform.conformance.golden        # regenerate captures/golden/ (all, ~15 s)
+    python -m mqconform.conformance.golden --check          # exit 1 if any file would change
+    python -m mqconform.conformance.golden --check --verify # and read every file back
+                                                            # (decoder, tshark)
+    python -m mqconform.conformance.golden --only features/MS-MQRR/3.1.4.7.feature --out DIR
 
 How a scenario's pcap is made:
 
@@ -1161,8 +1161,9 @@ def build(only: list[str] | None = None, opnums: bool = True
         built.update(build_opnums())
     files = {path: data for path, (data, _) in built.items()}
     index = {
-        "about": "golden pcaps: python -m mqconform.captures.golden (captures/golden.py); one per "
-                 "scenario of features/ on the model, one per opnum and transfer syntax",
+        "about": "golden pcaps: python -m mqconform.conformance.golden "
+                 "(conformance/golden.py); one per scenario of features/ on the model, one per "
+                 "opnum and transfer syntax",
         "client": f"{CLIENT_IP}:{CLIENT_PORT}+", "server": f"{SERVER_IP}:{SERVER_PORT}",
         "epoch": EPOCH, "frame_step_us": FRAME_STEP_US, "max_frag": MAX_FRAG, "mss": MSS,
         "call_columns": list(CALL_COLUMNS),
@@ -1220,7 +1221,7 @@ def write(files: dict[str, bytes], root: Path, partial: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m mqconform.captures.golden",
+    p = argparse.ArgumentParser(prog="python -m mqconform.conformance.golden",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=GOLDEN, help="where (captures/golden/)")

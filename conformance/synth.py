@@ -1,4 +1,4 @@
-"""A synthetic capture corpus with ground truth: real clients (wire/client.py, impacket's
+"""A synthetic capture corpus with ground truth: real clients (conformance/client.py, impacket's
 DCE/RPC over TCP) against real reference servers (``mqconform serve``'s queue manager, one per
 server, each on its own port of 127.0.0.1), recorded by the run recorder (one pcap per server),
 some servers with seeded faults (server/faults.py) whose activations are the labels.
@@ -99,7 +99,7 @@ class _Server:
                                                   "label": f"m{self.sent}"})
 
     def client(self, steps: int) -> _Client:
-        from mqconform.wire.client import RpcClient
+        from mqconform.conformance.client import RpcClient
 
         rpc = RpcClient(timeout=10.0, recorder=self.recorder)
         rpc.connect(f"ncacn_ip_tcp:127.0.0.1[{self.running.rpc.address[1]}]")
@@ -248,35 +248,3 @@ def synth(out: str | Path, servers: int = 4, connections: int = 8, fault_rate: f
 
 
 # ------------------------------------------------------------------------------ scoring
-
-
-def score(labels: dict, violations: list[dict], flows: set[tuple[str, str]]) -> dict:
-    """Recall and false positives of a validator's ``violations`` (dicts with capture, client,
-    requirement; capture as a file name or path) against the labels. ``flows``: every
-    (capture name, client) the corpus holds."""
-    def name(path: str) -> str:
-        return Path(path).name
-
-    truth: dict[tuple[str, str], set[str]] = {}
-    for a in labels["activations"]:
-        truth.setdefault((name(a["capture"]), a["client"]), set()).add(a["requirement"])
-    flagged: dict[tuple[str, str], set[str]] = {}
-    for v in violations:
-        flagged.setdefault((name(v["capture"]), v["client"]), set()).add(v["requirement"])
-    missed = {f: sorted(r - flagged.get(f, set())) for f, r in truth.items()
-              if r - flagged.get(f, set())}
-    false = {f: sorted(r) for f, r in flagged.items() if f not in truth}
-    per_requirement: dict[str, dict[str, int]] = {}
-    for f, reqs in truth.items():
-        for r in reqs:
-            row = per_requirement.setdefault(r, {"faulty_flows": 0, "flagged": 0})
-            row["faulty_flows"] += 1
-            row["flagged"] += r in flagged.get(f, set())
-    faulty = len(truth)
-    return {"flows": len(flows | set(truth)), "faulty_flows": faulty,
-            "clean_flows": len(flows - set(truth)),
-            "recall": (faulty - len(missed)) / faulty if faulty else 1.0,
-            "missed": {f"{k[0]} {k[1]}": v for k, v in missed.items()},
-            "false_positive_flows": len(false),
-            "false_positives": {f"{k[0]} {k[1]}": v for k, v in false.items()},
-            "per_requirement": per_requirement}

@@ -1,5 +1,5 @@
 """The impacket NDR definitions (wire/impacket_ndr.py), the client over impacket's DCE/RPC
-runtime (wire/client.py) and ``mqconform call``.
+runtime (conformance/client.py) and ``mqconform call``.
 
 Encodings are checked against octets derived by hand from the IDL (MS-MQRR 6, MS-MQMR 6,
 MS-MQMQ 2.2) and the NDR rules (C706 14, MS-RPCE 2.2.5): each fixture says, offset by offset,
@@ -21,10 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqconform.model import calls as c
-from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
-from mqconform.wire import impacket_ndr as ndr
-from mqconform.wire.client import (
+from mqconform.conformance.client import (
     ArgumentError,
     ConnectError,
     ConnectionLost,
@@ -37,6 +34,9 @@ from mqconform.wire.client import (
     parse_endpoint,
     result_to_dict,
 )
+from mqconform.model import calls as c
+from mqconform.model.formats import DlId, MgmtObject, MulticastId, ObjectId, QueueFormat
+from mqconform.wire import impacket_ndr as ndr
 from mqconform.wire.impacket_ndr import (
     DecodeError,
     EncodeError,
