@@ -94,6 +94,14 @@ def empty() -> Any:
     return field(default_factory=list)
 
 
+def bookkeeping(default: Any = None) -> Any:
+    """An index or a note the model keeps on an element for its own work (not an attribute
+    of the documents): not an argument, not shown, not compared, never persisted
+    (``metadata["bookkeeping"]``: server/store.py skips it)."""
+    return field(default=default, init=False, repr=False, compare=False,
+                 metadata={"bookkeeping": True})
+
+
 # ---------------------------------------------------------------------------------------------
 # MS-MQDMPR 3.1.1 Abstract Data Model
 # ---------------------------------------------------------------------------------------------
@@ -105,6 +113,8 @@ class DirectoryObject:
     directory."""
 
     identifier: GUID = GUID_NULL  # directory attribute; does not change once assigned
+    #: the directory attributes a directory read returned (model/directory.py), when not all
+    _directory_attributes_read: tuple[str, ...] | None = bookkeeping()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +290,10 @@ class Queue(DirectoryObject):
     message_position_list: MessagePositionList = field(default_factory=MessagePositionList,
                                                        repr=False)
     open_queue_descriptor_collection: list[OpenQueueDescriptor] = refs()
+    #: LookupIdentifier -> MessagePosition of the positions in the list (model/message_ops.py)
+    _positions_by_lookup_id: dict[int, MessagePosition] | None = bookkeeping()
+    #: Message Position Available released the next reader already (model/internal.py)
+    _released_reader: bool = bookkeeping(False)
 
     @property
     def active(self) -> bool:
@@ -499,6 +513,9 @@ class MessagePosition:
     next: Any = ref()  # a MessagePosition, or the list's reserved End entry
     previous: Any = ref()  # a MessagePosition, or the list's reserved Start entry
     queue_reference: Queue | None = ref()
+    _key: Any = bookkeeping()  # its order in the MessagePositionList (model/positionlist.py)
+    _linked: bool = bookkeeping(False)  # in a MessagePositionList now
+    _deleted_reason: Any = bookkeeping()  # why Message Position Deleted ran (3.1.7.2.1)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # MessagePositionList.version counts changes of the queue's live messages (a copy
@@ -740,6 +757,8 @@ class Message:
     soap_body: str = ""
     soap_header: str = ""
     message_position_reference: MessagePosition | None = ref()
+    #: the one object that names its Time To Be Received Timer (model/consumed.py)
+    _ttbr_timer_key: object | None = bookkeeping()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -821,6 +840,7 @@ class OpenQueueDescriptor:
         OpenQueueDescriptorRemoteReadState.None_)
     cursor_collection: list[Cursor] = refs()
     waiting_message_read_operation_collection: list[WaitingMessageReadOperation] = refs()  # FIFO
+    _context_handle: bytes | None = bookkeeping()  # the RemoteRead context handle (mqrr.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -919,6 +939,8 @@ class Cursor:
     # Cursor event (3.2.7.1) sets it to Start
     message_position_reference: Any = ref()
     cursor_state: CursorState = CursorState.Unread  # as Open Cursor (3.2.7.1) sets it
+    #: the state a Wait* state returns to (model/cursor.py TRANSITIONS "before")
+    _state_before_wait: CursorState | None = bookkeeping()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def message_position_deleted(env: Environment, queue: Any, position: Any, reason
     queue.total_bytes -= storage_size(position.message_reference)  # MS-MQDMPR/3.1.7.2.1/R3
     position.state = MessagePositionState.Deleted  # MS-MQDMPR/3.1.7.2.1/R4
     queue.message_position_list.remove(position)  # MS-MQDMPR/3.1.7.2.1/R5
-    index = getattr(queue, "_positions_by_lookup_id", None)
+    index = queue._positions_by_lookup_id
     if index is not None:
         index.pop(position.message_reference.lookup_identifier, None)
     env.cancel_timer(time_to_be_received_timer_key(position.message_reference))
@@ -58,7 +58,7 @@ def message_position_available(env: Environment, queue: Any, position: Any) -> N
                 return  # MS-MQDMPR/3.1.7.2.2/R11
             # MS-MQDMPR/3.1.7.2.2/R12 MS-MQDMPR/3.1.7.2.2/R13: the satisfied peek ran to its
             # end inside Waiting Message Read Satisfied and released the next reader there
-            if not getattr(queue, "_released_reader", False):
+            if not queue._released_reader:
                 release_next_reader(env, queue)
             if position.state is not MessagePositionState.Available:
                 return  # a reader took it (a receive cannot follow on a gone message)
@@ -102,7 +102,7 @@ def time_to_be_received_timer_start(env: Environment, message: Any) -> None:
 
 def time_to_be_received_timer_key(message: Any) -> object:
     """The one object that names a message's Time To Be Received Timer."""
-    key = getattr(message, "_ttbr_timer_key", None)
+    key = message._ttbr_timer_key
     if key is None:
         key = message._ttbr_timer_key = object()
     return key

@@ -70,7 +70,8 @@ def _transition(cursor: Cursor, event: str, outcome: str) -> None:
     if after is None:
         raise CursorStateError(f"{event} gave {outcome} in state {before.name}")
     if after == "before":
-        cursor.cursor_state = getattr(cursor, "_state_before_wait", Unread)
+        cursor.cursor_state = (Unread if cursor._state_before_wait is None
+                               else cursor._state_before_wait)
     elif after != "same":
         cursor.cursor_state = after
         if after in (WaitPeek, WaitReceive):

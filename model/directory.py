@@ -243,7 +243,7 @@ def update_adm_attributes(target: Any, source: Any) -> None:
     the directory attributes the read returned (all of them for a local instance)."""
     if source is target:
         return
-    names = getattr(source, "_directory_attributes_read", None)
+    names = source._directory_attributes_read if isinstance(source, DirectoryObject) else None
     for name in names if names is not None else directory_attributes(type(source)):
         setattr(target, name, copy.copy(getattr(source, name)))
 

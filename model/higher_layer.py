@@ -83,13 +83,13 @@ def _find_transaction(env: Environment, transaction_identifier: Any) -> Any:
 
 def _index_position(queue: Any, position: Any) -> None:
     """Keep message_ops' lookup-identifier index of ``queue`` (when it has one) in step."""
-    index = getattr(queue, "_positions_by_lookup_id", None)
+    index = queue._positions_by_lookup_id
     if index is not None:
         index[position.message_reference.lookup_identifier] = position
 
 
 def _unindex_position(queue: Any, position: Any) -> None:
-    index = getattr(queue, "_positions_by_lookup_id", None)
+    index = queue._positions_by_lookup_id
     lookup_id = position.message_reference.lookup_identifier
     if index is not None and index.get(lookup_id) is position:
         del index[lookup_id]

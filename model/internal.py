@@ -115,7 +115,7 @@ class SeekResult:
 
 
 def _find_by_lookup_id(queue: Any, lookup_id: int) -> Any:
-    index = getattr(queue, "_positions_by_lookup_id", None)
+    index = queue._positions_by_lookup_id
     if index is not None:
         position = index.get(lookup_id)
         return position if position is not None and position._linked else None

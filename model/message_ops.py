@@ -76,7 +76,7 @@ def _wait_status(result: WaitResult) -> int:
 
 
 def _index(queue: Any) -> dict[int, Any]:
-    index = getattr(queue, "_positions_by_lookup_id", None)
+    index = queue._positions_by_lookup_id
     if index is None:
         index = {p.message_reference.lookup_identifier: p for p in queue.message_position_list}
         queue._positions_by_lookup_id = index

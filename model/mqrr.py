@@ -753,7 +753,7 @@ class RemoteReadServer:
     @staticmethod
     def _message_by_lookup_id(desc: OpenQueueDescriptor, lookup_id: int) -> Any:
         queue = desc.queue_reference
-        index = getattr(queue, "_positions_by_lookup_id", None)
+        index = queue._positions_by_lookup_id
         position = index.get(lookup_id) if index is not None else None
         if position is None:
             # a position Move Message left Deleted (MS-MQDMPR 3.1.7.1.16: it stays in the

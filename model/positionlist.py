@@ -124,7 +124,7 @@ class MessagePositionList:
     def remove(self, position: Any) -> None:
         """Unlink an entry. Its own next/previous stay as they were; next_of/previous_of use
         the order key, so a cursor resting on it still steps to the right neighbour."""
-        if not getattr(position, "_linked", False):
+        if not position._linked:
             return
         prev, nxt = position.previous, position.next
         priority = self._priority_of(position)
@@ -186,4 +186,4 @@ class MessagePositionList:
         return node
 
     def contains(self, position: Any) -> bool:
-        return bool(getattr(position, "_linked", False)) and position in set(self)
+        return bool(position._linked) and position in set(self)

@@ -146,7 +146,7 @@ def _is_local_machine(env: Environment, machine_name: str | None) -> bool:
     calls machineName "the name or address of the computer")."""
     qm = env.local_queue_manager
     names = {".", qm.computer_name, qm.qualified_computer_name,
-             *getattr(env, "local_addresses", ())}
+             *env.local_addresses}
     return _fold(machine_name) in {_fold(n) for n in names if n}
 
 

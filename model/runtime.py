@@ -94,6 +94,9 @@ class Environment:
         self.local_queue_manager = local_queue_manager
         # the directory service the queue manager talks to (model.directory.Directory), if any
         self.directory = None
+        #: the addresses that name this computer in a DIRECT=TCP format name besides its own
+        #: name (MS-MQMQ 2.1.2): the server sets the ones it listens on
+        self.local_addresses: tuple[str, ...] = ()
         self.ids = ids if ids is not None else SequentialIds()
         self.now = now
         self._timers: list[_Timer] = []

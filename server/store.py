@@ -82,7 +82,8 @@ def encode(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {"class": _name(type(value)),
                 "fields": {f.name: encode(getattr(value, f.name))
-                           for f in dataclasses.fields(value) if f.name not in REFERENCES}}
+                           for f in dataclasses.fields(value) if f.name not in REFERENCES
+                           and not f.metadata.get("bookkeeping")}}
     raise StoreError(f"cannot store a {type(value).__name__}: {value!r:.80}")
 
 
@@ -222,7 +223,7 @@ class Store:
         for queue in queues.values():  # the file's messages were sent in an earlier life
             for position in list(queue.message_position_list):
                 queue.message_position_list.remove(position)
-            queue.__dict__.pop("_positions_by_lookup_id", None)
+            queue._positions_by_lookup_id = None
         qm = env.local_queue_manager
         for path, lookup_id, text in stored:
             where = f"store {self.directory}: message {lookup_id} of {path}"
