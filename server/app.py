@@ -100,12 +100,14 @@ class ReferenceQueueManager:
                 c.QMMGMT_UUID: (1, 0, frozenset({"ndr"}))}
 
     def call(self, conn: Connection, interface: uuid.UUID, opnum: int, stub: bytes,
-             ndr64: bool) -> Reply:
+             ndr64: bool, padding: int = 0) -> Reply:
+        """``padding``: how many zero octets after the stub's last parameter are stub padding
+        before a verification trailer the runtime took off (MS-RPCE 2.2.2.13)."""
         name = c.REMOTEREAD if interface == c.REMOTEREAD_UUID else c.QMMGMT
         if (name, opnum) not in c.CALLS:
             return Reply.fault(NCA_OP_RNG_ERROR)
         try:
-            call = ndr.decode_request(name, opnum, stub, ndr64)
+            call = ndr.decode_request(name, opnum, stub, ndr64, padding=padding)
         except ndr.StubError as exc:
             log.info("%s: bad stub for %s opnum %d: %s", conn, name, opnum, exc)
             return Reply.fault(RPC_X_BAD_STUB_DATA)

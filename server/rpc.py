@@ -354,6 +354,12 @@ class AssociationGroups:
                     del self._groups[group.id]
 
 
+class _TrailerRefused(Exception):
+    def __init__(self, status: int, why: str):
+        super().__init__(why)
+        self.status, self.why = status, why
+
+
 @dataclass
 class _Call:
     call_id: int
@@ -376,6 +382,8 @@ class Connection:
         self.bound = False
         self.assoc_group_id = 0
         self.features = 0
+        #: the bind carried PFC_SUPPORT_HEADER_SIGN (MS-RPCE 2.2.2.3)
+        self.header_sign = False
         #: authentication (server/ntlm.py): the acceptor while binding, then the account;
         #: ``identity`` is the authenticated user's name, None for an anonymous caller
         self.ntlm: Any = None
@@ -631,6 +639,7 @@ class Connection:
             self.max_recv_frag = max(min(limit, b.max_xmit_frag), floor)
             self._recv_limit = max(self.max_recv_frag, d.MUST_RECV_FRAG_SIZE)
             self.assoc_group_id = self.server.groups.bind(self, b.assoc_group_id)
+            self.header_sign = bool(h.pfc_flags & d.PFC_SUPPORT_HEADER_SIGN)
             self.bound = True
             port = str(self.server.address[1]).encode("ascii")
             body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id, port,
@@ -855,6 +864,15 @@ class Connection:
         if busy:
             self._fault(cid, context_id, d.NCA_S_SERVER_TOO_BUSY)
             return
+        try:
+            stub, padding = self._verification_trailer(stub, binding, cid, context_id, opnum,
+                                                       header)
+        except _TrailerRefused as refused:
+            log.info("%r: call %d refused: %s", self, cid, refused.why)
+            with self._lock:
+                self._calls.pop(cid, None)
+            self._fault(cid, context_id, refused.status)
+            return
         if not self.server.groups.admit(self):
             # the group is another principal's (AssociationGroups): its handles are not ours
             log.info("%r: call refused: %s is not the principal of association group %#x",
@@ -864,7 +882,9 @@ class Connection:
             self._fault(cid, context_id, RPC_S_ACCESS_DENIED)
             return
         try:
-            reply = self.server.handler.call(self, binding.interface, opnum, stub, binding.ndr64)
+            extra = {"padding": padding} if padding else {}
+            reply = self.server.handler.call(self, binding.interface, opnum, stub, binding.ndr64,
+                                             **extra)
             if not isinstance(reply, Reply):
                 raise TypeError(f"handler returned {type(reply).__name__}, not a Reply")
             if reply.kind == "later":
@@ -879,6 +899,44 @@ class Connection:
                         status)
             reply = Reply.fault(status)
         self._finish(cid, reply)
+
+    def _verification_trailer(self, stub: bytes, binding: Binding, cid: int, context_id: int,
+                              opnum: int, header: d.Header) -> tuple[bytes, int]:
+        """The stub without its verification trailer (MS-RPCE 2.2.2.13), and how many zero
+        octets of stub padding may stand before it (a client MAY pad the stub, MS-RPCE
+        2.2.2.13). Each command is checked where it applies: rpc_sec_vt_pcontext against the
+        call's presentation context, rpc_sec_vt_header2 against its header, the bitmask's
+        CLIENT_SUPPORT_HEADER_SIGNING against the bind; an unknown command the client marks
+        SEC_VT_MUST_PROCESS_COMMAND cannot be processed. A failed check refuses the call with
+        rpc_s_access_denied (the trailer exists to protect what the security provider does
+        not; choice: the status Windows answers), a malformed trailer with nca_s_proto_error."""
+        try:
+            trailer = d.find_verification_trailer(stub)
+        except d.PduError as exc:
+            raise _TrailerRefused(d.NCA_S_PROTO_ERROR, str(exc)) from None
+        if trailer is None:
+            return stub, 0
+        for command in trailer.commands:
+            if command.command == d.SEC_VT_COMMAND_PCONTEXT:
+                interface, syntax = command.pcontext()
+                if (interface.uuid, (interface.major, interface.minor)) != (
+                        binding.interface, binding.version) or syntax != binding.transfer_syntax:
+                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "the verification trailer names "
+                                          f"{interface} in {syntax}, not the call's context")
+            elif command.command == d.SEC_VT_COMMAND_HEADER2:
+                if command.header2() != (d.PType.REQUEST, header.drep, cid, context_id, opnum):
+                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "the verification trailer's "
+                                          "header does not match the request's")
+            elif command.command == d.SEC_VT_COMMAND_BITMASK_1:
+                if command.bitmask() & d.CLIENT_SUPPORT_HEADER_SIGNING and not self.header_sign:
+                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "header signing announced in "
+                                          "the trailer, not in the bind")
+            elif command.must_process:
+                raise _TrailerRefused(RPC_S_ACCESS_DENIED, "a verification trailer command "
+                                      f"{command.command:#x} the server cannot process")
+        body = stub[:trailer.offset]
+        padding = min(3, len(body) - len(body.rstrip(b"\0")))
+        return body, padding
 
     def _finish(self, cid: int, reply: Reply) -> bool:
         """Send a call's answer (response fragments or a fault). False if the call is gone."""

@@ -568,6 +568,127 @@ def decode_pdu(data: bytes) -> Pdu:
     return Pdu(h, body, auth)
 
 
+# --- verification trailer (MS-RPCE 2.2.2.13) -------------------------------------------------
+
+#: rpc_sec_verification_trailer.signature (MS-RPCE 2.2.2.13.1)
+VT_SIGNATURE = bytes((0x8A, 0xE3, 0x13, 0x71, 0x02, 0xF4, 0x36, 0x71))
+#: the command field's bits 14 and 15 (MS-RPCE 2.2.2.13)
+SEC_VT_MUST_PROCESS_COMMAND = 0x4000
+SEC_VT_COMMAND_END = 0x8000
+#: the commands (bits 0 to 13) and their lengths (MS-RPCE 2.2.2.13.2 to 2.2.2.13.4)
+SEC_VT_COMMAND_BITMASK_1 = 0x0001
+SEC_VT_COMMAND_PCONTEXT = 0x0002
+SEC_VT_COMMAND_HEADER2 = 0x0003
+VT_LENGTHS = {SEC_VT_COMMAND_BITMASK_1: 4, SEC_VT_COMMAND_PCONTEXT: 0x28,
+              SEC_VT_COMMAND_HEADER2: 0x10}
+#: rpc_sec_vt_bitmask.bits: CLIENT_SUPPORT_HEADER_SIGNING
+CLIENT_SUPPORT_HEADER_SIGNING = 0x00000001
+
+
+@dataclass(frozen=True)
+class VtCommand:
+    """One verification trailer command: its type (bits 0-13), whether the receiver must
+    process it (bit 14), and its data."""
+
+    command: int
+    must_process: bool
+    data: bytes
+
+    def bitmask(self) -> int:
+        return struct.unpack_from("<I", self.data)[0]
+
+    def pcontext(self) -> tuple[SyntaxId, SyntaxId]:
+        """(InterfaceId, TransferSyntax) of rpc_sec_vt_pcontext."""
+        return _read_syntax(self.data, 0), _read_syntax(self.data, 20)
+
+    def header2(self) -> tuple[int, bytes, int, int, int]:
+        """(PTYPE, drep, call_id, p_cont_id, opnum) of rpc_sec_vt_header2."""
+        ptype, = struct.unpack_from("<B", self.data)
+        call_id, cont_id, opnum = struct.unpack_from("<IHH", self.data, 8)
+        return ptype, self.data[4:8], call_id, cont_id, opnum
+
+
+@dataclass(frozen=True)
+class VerificationTrailer:
+    """A verification trailer found in a request's stub: where it starts and its commands."""
+
+    offset: int
+    commands: tuple[VtCommand, ...]
+
+
+def _read_syntax(data: bytes, at: int) -> SyntaxId:
+    major, minor = struct.unpack_from("<HH", data, at + 16)
+    return SyntaxId(uuid.UUID(bytes_le=data[at:at + 16]), major, minor)
+
+
+def find_verification_trailer(body: bytes) -> VerificationTrailer | None:
+    """The verification trailer at the end of a request's stub data (MS-RPCE 2.2.2.13: after
+    the stub and any stub padding, 4-octet aligned, ending the body), or None when the body
+    has none. The signature is looked for at aligned offsets from the end, as MS-RPCE asks a
+    server to search for it rather than assume where the stub ends. The commands end with the
+    one marked SEC_VT_COMMAND_END, or with the body (a client that leaves the mark off); a
+    signature followed by commands that do not end the body exactly raises PduError."""
+    start = len(body) - len(VT_SIGNATURE) - 4  # the shortest: one command with no data
+    start -= start % 4
+    for at in range(start, -1, -4):
+        if body[at:at + len(VT_SIGNATURE)] != VT_SIGNATURE:
+            continue
+        commands = []
+        pos = at + len(VT_SIGNATURE)
+        while True:
+            if pos == len(body) and commands:
+                break  # the body ends with a whole command not marked SEC_VT_COMMAND_END:
+                # what scapy 2.8's client sends; the trailer ends where the body does
+            if pos + 4 > len(body):
+                raise PduError("verification trailer", "a command header runs past the PDU")
+            command, length = struct.unpack_from("<HH", body, pos)
+            kind = command & 0x3FFF
+            if pos + 4 + length > len(body):
+                raise PduError("verification trailer", f"command {kind:#x} runs past the PDU")
+            if kind in VT_LENGTHS and length != VT_LENGTHS[kind]:
+                raise PduError("verification trailer", f"command {kind:#x} has length "
+                               f"{length}, not {VT_LENGTHS[kind]}")
+            commands.append(VtCommand(kind, bool(command & SEC_VT_MUST_PROCESS_COMMAND),
+                                      body[pos + 4:pos + 4 + length]))
+            pos += 4 + length
+            if command & SEC_VT_COMMAND_END:
+                break
+        if pos != len(body):
+            raise PduError("verification trailer", f"{len(body) - pos} octets after its "
+                                                   f"last command")
+        return VerificationTrailer(at, tuple(commands))
+    return None
+
+
+def encode_verification_trailer(commands: list[VtCommand]) -> bytes:
+    """A verification trailer (signature and commands, the last one marked
+    SEC_VT_COMMAND_END), as a client appends it to a 4-octet aligned stub."""
+    out = VT_SIGNATURE
+    for i, c in enumerate(commands):
+        flags = (SEC_VT_MUST_PROCESS_COMMAND if c.must_process else 0) | (
+            SEC_VT_COMMAND_END if i == len(commands) - 1 else 0)
+        out += struct.pack("<HH", c.command | flags, len(c.data)) + c.data
+    return out
+
+
+def vt_pcontext(interface: SyntaxId, transfer: SyntaxId, must_process: bool = True
+                ) -> VtCommand:
+    return VtCommand(SEC_VT_COMMAND_PCONTEXT, must_process,
+                     _syntax(interface) + _syntax(transfer))
+
+
+def vt_header2(call_id: int, context_id: int, opnum: int, drep: bytes = b"\x10\x00\x00\x00",
+               ptype: int = 0, must_process: bool = True) -> VtCommand:
+    return VtCommand(SEC_VT_COMMAND_HEADER2, must_process,
+                     struct.pack("<BBH", ptype, 0, 0) + drep
+                     + struct.pack("<IHH", call_id, context_id, opnum))
+
+
+def vt_bitmask(bits: int = CLIENT_SUPPORT_HEADER_SIGNING, must_process: bool = False
+               ) -> VtCommand:
+    return VtCommand(SEC_VT_COMMAND_BITMASK_1, must_process, struct.pack("<I", bits))
+
+
 # --- encoding ----------------------------------------------------------------------------------
 
 

@@ -291,15 +291,18 @@ def _encode_request(call: c.Call, ndr64: bool) -> Encoder:
     return e
 
 
-def decode_request(interface: str, opnum: int, stub: bytes, ndr64: bool) -> c.Call:
+def decode_request(interface: str, opnum: int, stub: bytes, ndr64: bool,
+                   padding: int = 0) -> c.Call:
     """The call a request stub carries. Raises ``StubError`` (naming the field) for a stub
-    the IDL cannot produce: truncated, trailing octets, counts that disagree, [range]."""
+    the IDL cannot produce: truncated, trailing octets, counts that disagree, [range].
+    ``padding``: at most that many zero octets may follow the last parameter (stub padding
+    before a verification trailer, MS-RPCE 2.2.2.13)."""
     method = _method(interface, opnum, ndr64)
     d = Decoder(stub, ndr64)
     values: dict[str, Any] = {}
     for name, codec in method.request:
         values[name] = codec.dec(d, name, values)
-    d.end()
+    d.end(padding)
     return method.call(**values)
 
 

@@ -288,7 +288,11 @@ class Decoder:
             raise StubError(field, "the string holds a NUL before its last unit")
         return text
 
-    def end(self) -> None:
+    def end(self, padding: int = 0) -> None:
+        """Every octet read: none left but up to ``padding`` zero octets."""
+        rest = self.data[self.pos:]
+        if len(rest) <= padding and not rest.strip(b"\0"):
+            return
         if self.remaining:
             raise StubError("stub", f"{self.remaining} octets after the last parameter "
                                     f"(offset {self.pos})")
