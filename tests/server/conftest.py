@@ -13,8 +13,11 @@ from mqconform.wire import dcerpc as d
 class RawClient:
     """Speaks DCE/RPC PDUs over a plain socket: what a test needs to send anything at all."""
 
-    def __init__(self, address, timeout: float = 5.0):
-        self.sock = socket.create_connection(address, timeout=timeout)
+    def __init__(self, address, timeout: float = 5.0, source: str | None = None):
+        """``source``: the local address to connect from (another loopback address: another
+        machine, as far as the server can tell)."""
+        self.sock = socket.create_connection(address, timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.call_id = 1
 
     def close(self):
@@ -53,12 +56,25 @@ class RawClient:
         self.call_id += 1
         return self.call_id - 1
 
-    def bind(self, contexts, max_xmit=5840, max_recv=5840, alter=False, flags=d.PFC_WHOLE):
+    def bind(self, contexts, max_xmit=5840, max_recv=5840, alter=False, flags=d.PFC_WHOLE,
+             assoc_group=0):
         """contexts: [(context_id, SyntaxId, [transfer SyntaxId, ...]), ...]"""
         elems = tuple(d.ContextElement(c, a, tuple(ts)) for c, a, ts in contexts)
         cls = d.AlterContext if alter else d.Bind
-        self.send(d.encode_pdu(cls(max_xmit, max_recv, 0, elems), self.next_call_id(), flags))
+        self.send(d.encode_pdu(cls(max_xmit, max_recv, assoc_group, elems), self.next_call_id(),
+                               flags))
         return self.recv_pdu()
+
+    def typed(self, call, after_stub: bytes = b"", context_id: int = 0):
+        """A typed call (model.calls) in NDR on ``context_id``, with ``after_stub`` appended
+        to its stub: its Result, or the Fault."""
+        from mqconform.wire import ndr
+
+        stub = ndr.encode_request(call, False) + after_stub
+        self.request(context_id, call.opnum, stub)
+        _, answer, _ = self.response()
+        return answer if isinstance(answer, d.Fault) else ndr.decode_response(call, answer,
+                                                                              False)
 
     def request(self, context_id: int, opnum: int, stub: bytes = b"", call_id=None,
                 flags=d.PFC_WHOLE) -> int:
@@ -106,8 +122,8 @@ def client_for():
     """client_for(server or (host, port)) -> RawClient; closed afterwards."""
     clients = []
 
-    def make(target, timeout: float = 5.0):
-        c = RawClient(target if isinstance(target, tuple) else target.address, timeout)
+    def make(target, timeout: float = 5.0, source: str | None = None):
+        c = RawClient(target if isinstance(target, tuple) else target.address, timeout, source)
         clients.append(c)
         return c
 

@@ -7,7 +7,6 @@ its handles, with or without authentication."""
 
 from __future__ import annotations
 
-import socket
 import time
 import uuid
 
@@ -21,7 +20,6 @@ from mqconform.server.app import NCA_S_FAULT_CONTEXT_MISMATCH, UnguessableIds
 from mqconform.server.main import start
 from mqconform.server.rpc import RPC_S_ACCESS_DENIED
 from mqconform.wire import dcerpc as d
-from mqconform.wire import ndr
 
 QUEUES = """
 queue_manager: {computer_name: MQREF}
@@ -84,54 +82,19 @@ def receive(cl, ctx, action=c.MQ_ACTION_RECEIVE):
                                     dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16))
 
 
-class RawConnection:
-    """A connection from a chosen loopback source address, speaking PDUs itself."""
-
-    def __init__(self, r, source: str = "127.0.0.1"):
-        self.sock = socket.create_connection(("127.0.0.1", r.rpc.address[1]), timeout=5,
-                                             source_address=(source, 0))
-        self.call_id = 1
-
-    def _pdu(self) -> d.Pdu:
-        head = self._exact(d.HEADER_SIZE)
-        return d.decode_pdu(head + self._exact(d.decode_header(head).frag_length
-                                               - d.HEADER_SIZE))
-
-    def _exact(self, n: int) -> bytes:
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            assert chunk, "closed by the server"
-            buf += chunk
-        return buf
-
-    def bind(self, assoc_group: int) -> int:
-        ctx = d.ContextElement(0, REMOTEREAD, (d.NDR,))
-        self.sock.sendall(d.encode_pdu(d.Bind(5840, 5840, assoc_group, (ctx,)), self.call_id))
-        self.call_id += 1
-        ack = self._pdu().body
-        assert isinstance(ack, d.BindAck), ack
-        return ack.assoc_group_id
-
-    def call(self, typed_call: c.Call) -> c.Result | d.Fault:
-        stub = ndr.encode_request(typed_call, False)
-        self.sock.sendall(d.encode_pdu(d.Request(0, typed_call.opnum, stub, len(stub)),
-                                       self.call_id))
-        self.call_id += 1
-        pdu = self._pdu()
-        if isinstance(pdu.body, d.Fault):
-            return pdu.body
-        return ndr.decode_response(typed_call, pdu.body.stub, False)
-
-    def close(self) -> None:
-        self.sock.close()
+def bind(cl, assoc_group: int = 0) -> int:
+    """Bind RemoteRead on a raw connection (tests/server/conftest.py RawClient), asking for
+    ``assoc_group``; the group the server put it in."""
+    ack = cl.bind([(0, REMOTEREAD, [d.NDR])], assoc_group=assoc_group)
+    assert isinstance(ack.body, d.BindAck), ack
+    return ack.body.assoc_group_id
 
 
-def test_group_ids_are_issued_by_the_server_and_not_guessable(running):
+def test_group_ids_are_issued_by_the_server_and_not_guessable(running, client_for):
     ids = []
     for _ in range(12):
-        conn = RawConnection(running)
-        ids.append(conn.bind(0))
+        conn = client_for(running.rpc)
+        ids.append(bind(conn))
         conn.close()
     assert 0 not in ids and len(set(ids)) == len(ids)
     steps = {b - a for a, b in zip(ids, ids[1:], strict=False)}
@@ -139,50 +102,35 @@ def test_group_ids_are_issued_by_the_server_and_not_guessable(running):
 
 
 @pytest.mark.parametrize("asked", [0xDEADBEEF, 0x1000, 1])
-def test_a_bind_naming_an_unissued_group_gets_a_new_server_issued_one(running, asked):
-    conn = RawConnection(running)
-    try:
-        given = conn.bind(asked)
-        assert given not in (0, asked)
-        later = RawConnection(running)
-        assert later.bind(given) == given  # the issued one is joinable
-        later.close()
-    finally:
-        conn.close()
+def test_a_bind_naming_an_unissued_group_gets_a_new_server_issued_one(running, client_for,
+                                                                       asked):
+    given = bind(client_for(running.rpc), asked)
+    assert given not in (0, asked)
+    assert bind(client_for(running.rpc), given) == given  # the issued one is joinable
 
 
-def test_a_group_whose_connections_are_gone_is_not_joined(running):
-    first = RawConnection(running)
-    gone = first.bind(0)
+def test_a_group_whose_connections_are_gone_is_not_joined(running, client_for):
+    first = client_for(running.rpc)
+    gone = bind(first)
     first.close()
-    second = RawConnection(running)
-    try:
-        deadline = time.monotonic() + 5
-        while len(running.rpc.groups) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert second.bind(gone) != gone
-    finally:
-        second.close()
+    deadline = time.monotonic() + 5
+    while len(running.rpc.groups) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert bind(client_for(running.rpc), gone) != gone
 
 
-def test_a_join_from_another_address_is_refused_and_the_handles_stay_the_owners(running):
+def test_a_join_from_another_address_is_refused_and_the_handles_stay_the_owners(running,
+                                                                               client_for):
     owner = client(running)
     try:
         ctx = open_queue(owner)
-        stranger = RawConnection(running, source="127.0.0.2")
-        try:
-            assert stranger.bind(owner.assoc_group) != owner.assoc_group
-            fault = stranger.call(c.R_StartReceive(
-                phContext=ctx, ulAction=c.MQ_ACTION_RECEIVE, dwRequestId=1,
-                dwMaxBodySize=64, dwMaxCompoundMessageSize=64))
-            assert isinstance(fault, d.Fault) and fault.status == NCA_S_FAULT_CONTEXT_MISMATCH
-        finally:
-            stranger.close()
-        same_machine = RawConnection(running)
-        try:
-            assert same_machine.bind(owner.assoc_group) == owner.assoc_group
-        finally:
-            same_machine.close()
+        stranger = client_for(running.rpc, source="127.0.0.2")
+        assert bind(stranger, owner.assoc_group) != owner.assoc_group
+        fault = stranger.typed(c.R_StartReceive(
+            phContext=ctx, ulAction=c.MQ_ACTION_RECEIVE, dwRequestId=1,
+            dwMaxBodySize=64, dwMaxCompoundMessageSize=64))
+        assert isinstance(fault, d.Fault) and fault.status == NCA_S_FAULT_CONTEXT_MISMATCH
+        assert bind(client_for(running.rpc), owner.assoc_group) == owner.assoc_group
         assert receive(owner, ctx).status == MQ_OK  # the first message is still the owner's
     finally:
         owner.close()

@@ -6,7 +6,6 @@ match with rpc_s_access_denied and a malformed trailer with nca_s_proto_error.""
 
 from __future__ import annotations
 
-import socket
 import struct
 import uuid
 
@@ -39,55 +38,32 @@ def running(tmp_path_factory):
     r.stop()
 
 
-class Raw:
-    def __init__(self, r, header_sign: bool = True):
-        self.sock = socket.create_connection(("127.0.0.1", r.rpc.address[1]), timeout=5)
-        flags = d.PFC_WHOLE | (d.PFC_SUPPORT_HEADER_SIGN if header_sign else 0)
-        ctx = d.ContextElement(0, REMOTEREAD, (d.NDR,))
-        self.sock.sendall(d.encode_pdu(d.Bind(5840, 5840, 0, (ctx,)), 1, flags))
-        assert isinstance(self.pdu().body, d.BindAck)
-        self.call_id = 2
-
-    def pdu(self) -> d.Pdu:
-        head = self._exact(d.HEADER_SIZE)
-        return d.decode_pdu(head + self._exact(d.decode_header(head).frag_length
-                                               - d.HEADER_SIZE))
-
-    def _exact(self, n: int) -> bytes:
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            assert chunk, "closed by the server"
-            buf += chunk
-        return buf
-
-    def call(self, typed_call: c.Call, trailer: list[d.VtCommand] | bytes | None = None,
-             raw_stub: bytes | None = None):
-        stub = ndr.encode_request(typed_call, False) if raw_stub is None else raw_stub
-        cid = self.call_id
-        self.call_id += 1
-        if trailer is not None:
-            stub += bytes(-len(stub) % 4)  # stub padding before the trailer (MS-RPCE MAY)
-            stub += trailer if isinstance(trailer, bytes) else \
-                d.encode_verification_trailer(trailer)
-        self.sock.sendall(d.encode_pdu(d.Request(0, typed_call.opnum, stub, len(stub)), cid))
-        pdu = self.pdu()
-        if isinstance(pdu.body, d.Fault):
-            return pdu.body
-        return ndr.decode_response(typed_call, pdu.body.stub, False)
-
-    def windows_trailer(self, opnum: int) -> list[d.VtCommand]:
-        """What a Windows client puts after the stub of its first call after a bind."""
-        return [d.vt_bitmask(), d.vt_pcontext(REMOTEREAD, d.NDR),
-                d.vt_header2(self.call_id, 0, opnum)]
-
-    def close(self):
-        self.sock.close()
+def connect(client_for, r, header_sign: bool = True):
+    """A raw connection (tests/server/conftest.py RawClient) with RemoteRead bound, the bind
+    flagged PFC_SUPPORT_HEADER_SIGN as Windows flags it."""
+    cl = client_for(r.rpc)
+    flags = d.PFC_WHOLE | (d.PFC_SUPPORT_HEADER_SIGN if header_sign else 0)
+    assert isinstance(cl.bind([(0, REMOTEREAD, [d.NDR])], flags=flags).body, d.BindAck)
+    return cl
 
 
-def _open(cl: Raw, trailer=None):
-    return cl.call(c.R_OpenQueue(pQueueFormat=ORDERS, dwAccess=c.RECEIVE_ACCESS,
-                                 pClientId=uuid.uuid4(), fNonRoutingServer=1), trailer)
+def call(cl, typed_call: c.Call, trailer: list[d.VtCommand] | bytes):
+    """The call with stub padding to 4 octets and then the trailer (MS-RPCE 2.2.2.13)."""
+    stub = ndr.encode_request(typed_call, False)
+    tail = bytes(-len(stub) % 4) + (trailer if isinstance(trailer, bytes)
+                                    else d.encode_verification_trailer(trailer))
+    return cl.typed(typed_call, after_stub=tail)
+
+
+def windows_trailer(cl, opnum: int) -> list[d.VtCommand]:
+    """What a Windows client puts after the stub of its first call after a bind."""
+    return [d.vt_bitmask(), d.vt_pcontext(REMOTEREAD, d.NDR),
+            d.vt_header2(cl.call_id, 0, opnum)]
+
+
+def _open(cl, trailer):
+    return call(cl, c.R_OpenQueue(pQueueFormat=ORDERS, dwAccess=c.RECEIVE_ACCESS,
+                                  pClientId=uuid.uuid4(), fNonRoutingServer=1), trailer)
 
 
 def test_the_trailer_codec_reads_back_what_it_writes():
@@ -101,25 +77,22 @@ def test_the_trailer_codec_reads_back_what_it_writes():
 
 
 @pytest.mark.parametrize("method", ["R_GetServerPort", "R_OpenQueue"])
-def test_a_call_with_a_windows_style_trailer_gets_its_result(running, method):
-    cl = Raw(running)
-    try:
-        if method == "R_GetServerPort":
-            out = cl.call(c.R_GetServerPort(), cl.windows_trailer(0))
-            assert not isinstance(out, d.Fault) and out.status == running.rpc.address[1]
-        else:  # a stub that needs padding to 4 octets before the trailer
-            out = _open(cl, cl.windows_trailer(2))
-            assert not isinstance(out, d.Fault) and out.status == MQ_OK and out.pphContext
-        assert cl.call(c.R_GetServerPort()).status == running.rpc.address[1]  # and none after
-    finally:
-        cl.close()
+def test_a_call_with_a_windows_style_trailer_gets_its_result(running, client_for, method):
+    cl = connect(client_for, running)
+    if method == "R_GetServerPort":
+        out = call(cl, c.R_GetServerPort(), windows_trailer(cl, 0))
+        assert not isinstance(out, d.Fault) and out.status == running.rpc.address[1]
+    else:  # a stub that needs padding to 4 octets before the trailer
+        out = _open(cl, windows_trailer(cl, 2))
+        assert not isinstance(out, d.Fault) and out.status == MQ_OK and out.pphContext
+    assert cl.typed(c.R_GetServerPort()).status == running.rpc.address[1]  # and none after
 
 
 @pytest.mark.parametrize("case", ["other interface", "other syntax", "other opnum",
                                   "other call id", "header signing not bound",
                                   "unknown must-process command"])
-def test_a_trailer_that_does_not_match_the_call_is_refused(running, case):
-    cl = Raw(running, header_sign=case != "header signing not bound")
+def test_a_trailer_that_does_not_match_the_call_is_refused(running, client_for, case):
+    cl = connect(client_for, running, header_sign=case != "header signing not bound")
     commands = {
         "other interface": [d.vt_pcontext(d.SyntaxId(c.QMMGMT_UUID, 1, 0), d.NDR)],
         "other syntax": [d.vt_pcontext(REMOTEREAD, d.NDR64)],
@@ -128,21 +101,15 @@ def test_a_trailer_that_does_not_match_the_call_is_refused(running, case):
         "header signing not bound": [d.vt_bitmask()],
         "unknown must-process command": [d.VtCommand(0x0077, True, b"\0" * 4)],
     }[case]
-    try:
-        out = cl.call(c.R_GetServerPort(), commands)
-        assert isinstance(out, d.Fault) and out.status == RPC_S_ACCESS_DENIED, out
-    finally:
-        cl.close()
+    out = call(cl, c.R_GetServerPort(), commands)
+    assert isinstance(out, d.Fault) and out.status == RPC_S_ACCESS_DENIED, out
 
 
-def test_an_unknown_command_the_client_does_not_insist_on_is_ignored(running):
-    cl = Raw(running)
-    try:
-        out = cl.call(c.R_GetServerPort(), [d.VtCommand(0x0077, False, b"\0" * 8),
-                                            d.vt_pcontext(REMOTEREAD, d.NDR)])
-        assert not isinstance(out, d.Fault) and out.status == running.rpc.address[1]
-    finally:
-        cl.close()
+def test_an_unknown_command_the_client_does_not_insist_on_is_ignored(running, client_for):
+    cl = connect(client_for, running)
+    out = call(cl, c.R_GetServerPort(), [d.VtCommand(0x0077, False, b"\0" * 8),
+                                         d.vt_pcontext(REMOTEREAD, d.NDR)])
+    assert not isinstance(out, d.Fault) and out.status == running.rpc.address[1]
 
 
 @pytest.mark.parametrize("tail", [
@@ -150,13 +117,9 @@ def test_an_unknown_command_the_client_does_not_insist_on_is_ignored(running):
     d.VT_SIGNATURE + struct.pack("<HH", 0x0001, 4) + b"\0" * 4 + b"\xff" * 4,  # and more
     d.VT_SIGNATURE + struct.pack("<HH", 0x8001, 8) + b"\0" * 8,  # bitmask of length 8
 ])
-def test_a_malformed_trailer_is_a_protocol_error(running, tail):
-    cl = Raw(running)
-    try:
-        out = cl.call(c.R_GetServerPort(), tail)
-        assert isinstance(out, d.Fault) and out.status == d.NCA_S_PROTO_ERROR, out
-    finally:
-        cl.close()
+def test_a_malformed_trailer_is_a_protocol_error(running, client_for, tail):
+    out = call(connect(client_for, running), c.R_GetServerPort(), tail)
+    assert isinstance(out, d.Fault) and out.status == d.NCA_S_PROTO_ERROR, out
 
 
 def test_scapys_dcerpc_client_completes_its_first_call_after_bind(running):
