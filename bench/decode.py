@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_capture(directory: Path) -> Path:
-    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--report-dir",
+    done = subprocess.run([sys.executable, "-P", "-m", "mqconform.cli", "run", "--report-dir",
                            str(directory)], capture_output=True, text=True, cwd=directory)
     pcap = directory / "wire.pcap"
     if not pcap.exists():

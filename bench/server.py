@@ -42,7 +42,7 @@ FORMAT = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\bench"))
 def start_server() -> tuple[subprocess.Popen, int]:
     folder = Path(tempfile.mkdtemp())
     (folder / "queues.yaml").write_text(QUEUES)
-    proc = subprocess.Popen([sys.executable, "-m", "mqconform", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "mqconform", "serve", "--port", "0",
                              "--queues", str(folder / "queues.yaml")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()

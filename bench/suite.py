@@ -47,7 +47,7 @@ def free_port() -> int:
 
 def run_suite(target: str, out: Path) -> tuple[float, dict]:
     began = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mqconform", "run", "--target", target,
+    proc = subprocess.run([sys.executable, "-P", "-m", "mqconform", "run", "--target", target,
                            "--report-dir", str(out)], capture_output=True, text=True)
     wall = time.perf_counter() - began
     results = out / "results.json"
@@ -61,7 +61,7 @@ def run_suite(target: str, out: Path) -> tuple[float, dict]:
 
 def start_serve() -> tuple[subprocess.Popen, int, int]:
     port, control = free_port(), free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mqconform", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "mqconform", "serve", "--port", str(port),
                              "--control-port", str(control)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()

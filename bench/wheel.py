@@ -122,9 +122,9 @@ def du_mb(path: Path) -> float:
 
 
 def foreign_dir(path: Path) -> Path:
-    """A working directory holding packages named like the project's folders, each of which
-    fails loudly if imported."""
-    for name in ("server", "model", "spec", "wire"):
+    """A working directory holding packages named like the project's folders (and like the
+    project itself: a checkout of it, say), each of which fails loudly if imported."""
+    for name in ("server", "model", "spec", "wire", "mqconform"):
         (path / name).mkdir(parents=True)
         (path / name / "__init__.py").write_text(
             f"raise RuntimeError('the user\\'s own {name}/ package was imported')\n")
@@ -142,7 +142,7 @@ def summary(results: Path) -> dict:
 
 
 def stats(python: str, cwd: Path) -> dict:
-    done = run([python, "-m", "mqconform", "spec", "stats", "--format", "json"], cwd)
+    done = run([python, "-P", "-m", "mqconform", "spec", "stats", "--format", "json"], cwd)
     out = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
     out.get("citations", {}).pop("errors", None)
     return out
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         here = work / "checkout"
         here.mkdir(exist_ok=True)
         began = time.perf_counter()
-        mine = run([sys.executable, "-m", "mqconform", "run", "--report-dir",
+        mine = run([sys.executable, "-P", "-m", "mqconform", "run", "--report-dir",
                     str(here / "r")], here)
         checks.report(mine.returncode == 0, "the checkout's main job",
                       f"exit {mine.returncode} in {time.perf_counter() - began:.0f} s")

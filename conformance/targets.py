@@ -255,8 +255,10 @@ class ServeProcess:
         import sys
         import tempfile
 
-        self.command = [sys.executable, "-m", "mqconform.cli", "serve", "--host", "127.0.0.1",
-                        "--port", "0", "--control-port", "0", *args]
+        # -P: the working directory is not put on sys.path (a folder there named mqconform,
+        # a checkout of it say, must not stand in for the installed package)
+        self.command = [sys.executable, "-P", "-m", "mqconform.cli", "serve", "--host",
+                        "127.0.0.1", "--port", "0", "--control-port", "0", *args]
         self.start_timeout = start_timeout
         self._pipe = pipe_stderr
         self._env = {**os.environ, **(env or {})}

@@ -116,3 +116,25 @@ def test_bad_arguments_exit_2_in_one_line(mqconform):
 
 def test_version(mqconform):
     assert mqconform("--version", check=True).stdout.startswith("mqconform ")
+
+
+def test_folders_named_like_the_package_in_the_working_directory_are_never_imported(tmp_path):
+    """A user's working directory may hold server/, model/, spec/, wire/ or a checkout named
+    mqconform/: the command and the reference server it starts import the installed package
+    only (each folder here raises if imported)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    for name in ("mqconform", "server", "model", "spec", "wire", "conformance"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise RuntimeError('{name}/ imported')\n")
+    command = Path(sys.executable).with_name("mqconform")
+    done = subprocess.run([str(command), "run", "--select", "MS-MQRR/3.1.4.8",  # trace: ignore
+                           "--report-dir", "r"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    verdicts = {c["verdict"] for c in
+                json.loads((tmp_path / "r" / "results.json").read_text())["cases"]}
+    assert verdicts == {"pass"}
