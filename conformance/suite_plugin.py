@@ -17,6 +17,7 @@ names its frames there. The model target has no wire, so no wire.pcap (results.j
 from __future__ import annotations
 
 import json
+import os
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -49,6 +50,13 @@ def pytest_configure(config: pytest.Config) -> None:
     from mqconform.spec.catalog import load
 
     config.addinivalue_line("markers", "req(*ids): the requirement IDs a case checks")
+    report_dir = config.getoption("--mq-report-dir")
+    if report_dir and not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        # Hypothesis keeps caches (its Unicode tables) in .hypothesis/ of the working
+        # directory: with a report directory, there, not in the user's tree
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        set_hypothesis_home_dir(str(Path(report_dir) / ".hypothesis"))
     catalog = load()
     check_select(config.getoption("--mq-select"), catalog)
     target = config.getoption("--mq-target")

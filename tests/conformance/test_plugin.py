@@ -114,3 +114,13 @@ def test_xdist_is_refused_with_exit_2_and_one_line(tmp_path):
     assert direct.returncode == pytest.ExitCode.USAGE_ERROR, direct.stdout + direct.stderr
     assert "pytest-xdist" in direct.stderr and "Traceback" not in direct.stderr
     assert not (tmp_path / "p" / "results.json").exists()
+
+
+def test_a_run_leaves_nothing_in_the_working_directory_but_its_report_directory(tmp_path):
+    """The stateful machines use Hypothesis, which caches in .hypothesis/ of the working
+    directory; a suite run with a report directory keeps it there (and pytest's cache)."""
+    done = _run([sys.executable, "-m", "mqconform", "run", "--target", "model",
+                 "--report-dir", str(tmp_path / "r")], tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+    assert (tmp_path / "r" / ".hypothesis").is_dir()
