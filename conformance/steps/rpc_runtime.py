@@ -161,3 +161,98 @@ def answers_with_a_fault(mq, scenario):
             f"the target refuses the malformed stub with a fault PDU (it sent "
             f"{type(body).__name__})")
     _assert(mq, body.status != 0, f"the fault carries a status (0x{body.status:08X})")
+
+
+# ---------------------------------------------------------------- association groups
+
+def _join_and_call(mq, scenario, assoc_group: int, action: int) -> None:
+    """A new connection binds RemoteRead naming ``assoc_group`` (C706 12.6.4.3
+    assoc_group_id) and calls R_StartReceive with the case's context handle; the group the
+    target put it in and the answer go into the scenario."""
+    from mqconform.wire import dcerpc as d
+    from mqconform.wire import ndr
+
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    ndr64 = bool(getattr(getattr(mq, "target", None), "ndr64", False))  # as the client binds
+    call = c.R_StartReceive(phContext=scenario["context"], ulAction=action, dwRequestId=77,
+                            dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16)
+    with _connect(mq) as sock:
+        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE,
+                                         assoc_group, (d.ContextElement(
+                                             0, interface, (d.NDR64 if ndr64 else d.NDR,)),)),
+                                  call_id=1))
+        ack = _read_pdu(sock).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        recorder = getattr(mq.target, "recorder", None)
+        mark = recorder.mark() if recorder is not None else 0
+        stub = ndr.encode_request(call, ndr64)
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
+                                            alloc_hint=len(stub)), call_id=2))
+        answer = _read_pdu(sock).body
+        if recorder is not None:
+            recorder.note_call(mark)
+            recorder.claim()
+    scenario["join"] = {"asked": assoc_group, "given": ack.assoc_group_id,
+                        "answer": answer if isinstance(answer, d.Fault)
+                        else ndr.decode_response(call, answer.stub, ndr64)}
+
+
+@when("a new connection binds naming an association group the target never issued and calls "
+      "R_StartReceive with MQ_ACTION_RECEIVE and the client's handle")
+def joins_an_unissued_group(mq, scenario):
+    import secrets
+
+    own = getattr(getattr(getattr(mq, "target", None), "client", None), "assoc_group", 0)
+    asked = own
+    while asked in (0, own):
+        asked = secrets.randbits(32)
+    _join_and_call(mq, scenario, asked, c.MQ_ACTION_RECEIVE)
+
+
+@when("a new connection binds naming the client's association group and calls "
+      "R_StartReceive with MQ_ACTION_PEEK_CURRENT and the client's handle")
+def joins_the_clients_group(mq, scenario):
+    target = getattr(mq, "target", None)
+    _join_and_call(mq, scenario, getattr(getattr(target, "client", None), "assoc_group", 0),
+                   c.MQ_ACTION_PEEK_CURRENT)
+
+
+@then("the target puts that connection in another association group than the one named")
+def put_in_another_group(mq, scenario):
+    join = scenario["join"]
+    _assert(mq, join["given"] not in (0, join["asked"]),
+            f"a bind naming an association group the target never issued gets a group of the "
+            f"target's own (bind_ack assoc_group_id 0x{join['given']:08X}, asked "
+            f"0x{join['asked']:08X}): a client cannot choose another's group")
+
+
+@then("the target puts that connection in the client's association group")
+def put_in_the_clients_group(mq, scenario):
+    join = scenario["join"]
+    _assert(mq, join["given"] == join["asked"] != 0,
+            f"a connection from the same machine joins the association group it names "
+            f"(MS-RPCE 3.3.1.5.7; bind_ack assoc_group_id 0x{join['given']:08X}, asked "
+            f"0x{join['asked']:08X})")
+
+
+@then("that call is refused with a fault")
+def that_call_is_refused(mq, scenario):
+    from mqconform.wire import dcerpc as d
+
+    answer = scenario["join"]["answer"]
+    _assert(mq, isinstance(answer, d.Fault) or (answer.raised and answer.status),
+            "the handle of another association group is refused (strict context handle): "
+            f"the target answered {type(answer).__name__} with status "
+            f"0x{getattr(answer, 'status', 0):08X}")
+
+
+@then(parsers.parse('that call returns the message "{body}"'))
+def that_call_returns(mq, scenario, body):
+    from mqconform.conformance.session import message_body
+    from mqconform.wire import dcerpc as d
+
+    answer = scenario["join"]["answer"]
+    _assert(mq, not isinstance(answer, d.Fault) and answer.status == 0
+            and message_body(answer) == body.encode(),
+            f"the handle serves every connection of its association group: the peek returns "
+            f"the message {body!r}")

@@ -52,3 +52,20 @@ Feature: MS-MQRR 2.2.4 Queue Context Handles
     When a message "m" arrives in the queue
     Then the started request 1 returns the message "m"
     And the started request 2 returns the message "m"
+
+  @MS-MQRR/2.2.4.1/R1
+  Scenario: A bind that names an association group the target never issued cannot use the group's handles
+    Given a queue with messages "one"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When a new connection binds naming an association group the target never issued and calls R_StartReceive with MQ_ACTION_RECEIVE and the client's handle
+    Then the target puts that connection in another association group than the one named
+    And that call is refused with a fault
+    And a peek finds the message "one"
+
+  @MS-MQRR/2.2.4.1/R1
+  Scenario: A connection from the same machine that names the client's association group joins it
+    Given a queue with messages "one"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When a new connection binds naming the client's association group and calls R_StartReceive with MQ_ACTION_PEEK_CURRENT and the client's handle
+    Then the target puts that connection in the client's association group
+    And that call returns the message "one"
