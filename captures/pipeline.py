@@ -655,11 +655,16 @@ class Result:
 def _settings(master: str | None) -> list[tuple[str, str]]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # the Python workers start in the working directory, which Python would put first on
+    # their sys.path: a folder there named mqconform (a checkout of it, say) would stand in
+    # for the installed package (PYTHONSAFEPATH, Python >= 3.11; the executors get it too)
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
     if (master or "local").startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     return [("spark.master", master or "local[*]"),
             ("spark.app.name", "mqconform captures validate"),
             ("spark.pyspark.python", sys.executable),
+            ("spark.executorEnv.PYTHONSAFEPATH", "1"),
             ("spark.ui.enabled", "false"),
             ("spark.ui.showConsoleProgress", "false"),
             # stage 2's batches: the JVM's Arrow buffers and the Python lists of one batch

@@ -120,8 +120,8 @@ def test_version(mqconform):
 
 def test_folders_named_like_the_package_in_the_working_directory_are_never_imported(tmp_path):
     """A user's working directory may hold server/, model/, spec/, wire/ or a checkout named
-    mqconform/: the command and the reference server it starts import the installed package
-    only (each folder here raises if imported)."""
+    mqconform/: the command, the reference server it starts and the trace validator's Spark
+    workers import the installed package only (each folder here raises if imported)."""
     import json
     import subprocess
     import sys
@@ -138,3 +138,11 @@ def test_folders_named_like_the_package_in_the_working_directory_are_never_impor
     verdicts = {c["verdict"] for c in
                 json.loads((tmp_path / "r" / "results.json").read_text())["cases"]}
     assert verdicts == {"pass"}
+    # the trace validator's Python workers start there too
+    from mqconform.conformance.golden import GOLDEN
+
+    golden = sorted((GOLDEN / "scenarios" / "MS-MQRR" / "3.1.4.8").glob("*.pcap"))[0]
+    done = subprocess.run([str(command), "captures", "validate", str(golden), "--out", "v"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1) and "0 decoding error(s)" in done.stdout, \
+        done.stdout[-2000:] + done.stderr[-2000:]
