@@ -256,3 +256,53 @@ def that_call_returns(mq, scenario, body):
             and message_body(answer) == body.encode(),
             f"the handle serves every connection of its association group: the peek returns "
             f"the message {body!r}")
+
+
+# ---------------------------------------------------------------- verification trailer
+
+@when("the client binds RemoteRead and calls R_GetServerPort with a verification trailer "
+      "after the stub, as Windows clients send it")
+def calls_with_a_verification_trailer(mq, scenario):
+    """MS-RPCE 2.2.2.13: after the stub of the first request on a binding, a Windows client
+    sends rpc_sec_vt_bitmask (its bind flagged PFC_SUPPORT_HEADER_SIGN), rpc_sec_vt_pcontext
+    and rpc_sec_vt_header2, the last marked SEC_VT_COMMAND_END."""
+    from mqconform.wire import dcerpc as d
+    from mqconform.wire import ndr
+
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    ndr64 = bool(getattr(getattr(mq, "target", None), "ndr64", False))
+    syntax = d.NDR64 if ndr64 else d.NDR
+    call = c.R_GetServerPort()
+    with _connect(mq) as sock:
+        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                         (d.ContextElement(0, interface, (syntax,)),)),
+                                  call_id=1, pfc_flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN))
+        ack = _read_pdu(sock).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        stub = ndr.encode_request(call, ndr64)
+        stub += bytes(-len(stub) % 4) + d.encode_verification_trailer(
+            [d.vt_bitmask(), d.vt_pcontext(interface, syntax),
+             d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
+        recorder = getattr(mq.target, "recorder", None)
+        mark = recorder.mark() if recorder is not None else 0
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
+                                            alloc_hint=len(stub)), call_id=2))
+        answer = _read_pdu(sock).body
+        if recorder is not None:
+            recorder.note_call(mark)
+            recorder.claim()
+    scenario["trailer"] = (answer if isinstance(answer, d.Fault)
+                           else ndr.decode_response(call, answer.stub, ndr64))
+
+
+@then("the target answers with the port it listens on, not a fault")
+def answers_the_port(mq, scenario):
+    from mqconform.wire import dcerpc as d
+
+    answer = scenario["trailer"]
+    _assert(mq, not isinstance(answer, d.Fault),
+            "a request with a verification trailer after its stub (MS-RPCE 2.2.2.13) is run, "
+            f"not refused (fault 0x{getattr(answer, 'status', 0):08X})")
+    _assert(mq, answer.status == mq.target.port,
+            f"R_GetServerPort answers the port it listens on ({mq.target.port}), not "
+            f"{answer.status}")

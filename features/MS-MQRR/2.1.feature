@@ -16,6 +16,11 @@ Feature: MS-MQRR 2.1 Transport
       | 16    |
       | 200   |
 
+  @MS-MQRR/2.1/R1
+  Scenario: A request that carries a verification trailer after its stub, as Windows clients send it, is run
+    When the client binds RemoteRead and calls R_GetServerPort with a verification trailer after the stub, as Windows clients send it
+    Then the target answers with the port it listens on, not a fault
+
   @MS-MQRR/2.1/R3
   Scenario: The server checks the caller's identity when a queue is opened
     Given a queue that "reader" may only peek and "administrator" may receive from, with messages "guarded"
