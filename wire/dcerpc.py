@@ -628,11 +628,14 @@ def find_verification_trailer(body: bytes) -> VerificationTrailer | None:
     server to search for it rather than assume where the stub ends. The commands end with the
     one marked SEC_VT_COMMAND_END, or with the body (a client that leaves the mark off); a
     signature followed by commands that do not end the body exactly raises PduError."""
-    start = len(body) - len(VT_SIGNATURE) - 4  # the shortest: one command with no data
-    start -= start % 4
-    for at in range(start, -1, -4):
-        if body[at:at + len(VT_SIGNATURE)] != VT_SIGNATURE:
-            continue
+    end = len(body) - 4  # the shortest trailer: the signature and a command with no data
+    while True:
+        at = body.rfind(VT_SIGNATURE, 0, end)  # C speed, whatever the stub's size
+        if at < 0:
+            return None
+        end = at + len(VT_SIGNATURE) - 1
+        if at % 4:
+            continue  # not where a trailer can start (4-octet aligned)
         commands = []
         pos = at + len(VT_SIGNATURE)
         while True:
@@ -657,7 +660,6 @@ def find_verification_trailer(body: bytes) -> VerificationTrailer | None:
             raise PduError("verification trailer", f"{len(body) - pos} octets after its "
                                                    f"last command")
         return VerificationTrailer(at, tuple(commands))
-    return None
 
 
 def encode_verification_trailer(commands: list[VtCommand]) -> bytes:
