@@ -118,3 +118,20 @@ def test_identities_take_the_known_roles_only(monkeypatch):
     assert spec.identities["reader"].level == 6 and "pw" not in repr(spec.identities)
     with pytest.raises(TargetFileError, match="identities.owner"):
         parse({"endpoint": "model", "identities": {"owner": {"user": "o", "password": "p"}}})
+
+
+def test_a_password_written_into_password_env_is_not_shown_in_the_error(tmp_path):
+    """password_env names a variable; a password put there by mistake stays off the
+    terminal, a variable's name is shown."""
+    from mqconform.conformance.targetfile import TargetFileError, load
+
+    for value, shown in (("hunter2-Pa55", False), ("s3cret pass", False),
+                         ("NO_SUCH_VARIABLE_42", True)):
+        path = tmp_path / "t.yaml"
+        path.write_text("endpoint: ncacn_ip_tcp:127.0.0.1[2103]\n"
+                        f"credentials: {{user: alice, password_env: \"{value}\"}}\n")
+        with pytest.raises(TargetFileError) as raised:
+            load(str(path))
+        assert (value in str(raised.value)) is shown, str(raised.value)
+        assert "password_env" in str(raised.value) and "\n" not in str(raised.value)
+
