@@ -487,6 +487,9 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queues", help="provisioning file (YAML): queue manager, queues, messages")
     p.add_argument("--control-port", type=int, default=None,
                    help="enable the control API (JSON over HTTP; not MSMQ) on this port")
+    p.add_argument("--control-host", default="127.0.0.1",
+                   help="address of the control API (default 127.0.0.1 whatever --host is: "
+                        "it authenticates no one)")
     p.add_argument("--store", metavar="DIR", help="keep recoverable messages in DIR (SQLite, "
                    "WAL) across restarts; the first start writes the provisioned ones")
     p.add_argument("--store-sync", choices=("FULL", "NORMAL"), default="FULL",

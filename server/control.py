@@ -254,7 +254,10 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _body(self) -> dict:
-            length = int(self.headers.get("Content-Length") or 0)
+            text = (self.headers.get("Content-Length") or "0").strip()
+            if not text.isdigit():  # "-1" would read to the end of the stream, unbounded
+                raise ProvisionError(f"Content-Length {text[:20]!r}: not a number of octets")
+            length = int(text)
             if length > MAX_BODY:
                 raise ProvisionError(f"request body over {MAX_BODY} bytes")
             raw = self.rfile.read(length) if length else b"{}"

@@ -48,7 +48,7 @@ class Running:
 def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | None = None,
           queues: str | None = None, control_port: int | None = None,
           faults: Any = None, store: str | None = None,
-          store_sync: str = "FULL") -> Running:
+          store_sync: str = "FULL", control_host: str = "127.0.0.1") -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py)."""
     from mqconform.server.app import serve
@@ -87,11 +87,12 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
     control = None
     if control_port is not None:
         try:
-            control = ControlServer(handler, host=host, port=control_port).start()
+            # the control API authenticates no one: loopback unless asked otherwise
+            control = ControlServer(handler, host=control_host, port=control_port).start()
         except OSError as exc:
             rpc.stop()
             handler.stop()
-            raise ServeError(f"cannot listen on {host}:{control_port} for the control API: "
+            raise ServeError(f"cannot listen on {control_host}:{control_port} for the control API: "
                              f"{exc.strerror or exc}") from None
     return Running(handler, rpc, epm, control, durable)
 
@@ -108,7 +109,8 @@ def run(args: Any) -> int:
     running = start(host=args.host, port=args.port, epm_port=args.epm_port,
                     queues=args.queues, control_port=args.control_port, faults=faults,
                     store=getattr(args, "store", None),
-                    store_sync=getattr(args, "store_sync", "FULL"))
+                    store_sync=getattr(args, "store_sync", "FULL"),
+                    control_host=getattr(args, "control_host", "127.0.0.1"))
     if faults is not None:
         print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
               f"at rate {faults.rate}", flush=True)

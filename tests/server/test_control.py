@@ -58,3 +58,25 @@ def test_bad_requests_get_an_error_and_the_server_keeps_serving(running, method,
 def test_a_body_that_is_not_json_is_refused(running):
     status, answer = request(running, "POST", "/queues", raw=b"{not json")
     assert status == 400 and "not JSON" in answer["error"]
+
+
+@pytest.mark.parametrize("length", ["-1", "abc", "99999999999"])
+def test_a_content_length_that_is_not_a_bounded_count_is_refused_at_once(running, length):
+    """Content-Length -1 once read to the end of the stream, past the body cap."""
+    import socket
+
+    host, port = running.control.address
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(f"POST /queues HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n"
+                  .encode() + b"{" * 1000)
+        answer = s.recv(65536).decode("latin-1")
+    assert answer.startswith("HTTP/1.") and " 400 " in answer.split("\r\n")[0], answer[:200]
+
+
+def test_the_control_api_listens_on_loopback_whatever_the_rpc_host():
+    r = start(host="127.0.0.2", port=0, control_port=0)
+    try:
+        assert r.rpc.address[0] == "127.0.0.2"
+        assert r.control.address[0] == "127.0.0.1"
+    finally:
+        r.stop()
