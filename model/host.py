@@ -137,21 +137,32 @@ class QueueManagerHost:
     # ------------------------------------------------------------------ calls
     def call(self, group: Hashable | None, call: c.Call, token: Any = None
              ) -> Outcome | Pending | Refused:
-        """Run one call made in ``group`` (None: outside any group, no handle checks). Who
-        may call at all (MS-MQRR 2.1, MS-MQMR 3) is the RPC runtime's to check: it knows the
-        caller, the model does not. ``token``: the token a wait is to come back with (the
-        host's own next one by default)."""
-        joined = self.groups.get(group) if group is not None else None
-        if group is not None and joined is None:
-            joined = self.join(group, None)
-        if joined is not None:
-            refused = self.check(joined, call)
-            if refused is not None:
-                return refused
-            if isinstance(call, c.R_MoveMessage) and \
-                    call.ullContextTo not in joined.move_contexts():
-                # another group's move context is none of this group's (module doc)
-                call = dataclasses.replace(call, ullContextTo=NO_MOVE_CONTEXT)
+        """Run one call made in ``group`` (None: outside any group, no handle checks): ``admit``
+        then ``run``. Who may call at all (MS-MQRR 2.1, MS-MQMR 3) is the RPC runtime's to
+        check: it knows the caller, the model does not; a runtime that checks it between the
+        two calls them itself."""
+        admitted = self.admit(group, call)
+        return admitted if isinstance(admitted, Refused) else self.run(group, admitted, token)
+
+    def admit(self, group: Hashable | None, call: c.Call) -> c.Call | Refused:
+        """The call as the group may make it: Refused for a context handle it does not hold
+        (``check``); another group's move context made into none (module doc)."""
+        if group is None:
+            return call
+        joined = self.groups.get(group) or self.join(group, None)
+        refused = self.check(joined, call)
+        if refused is not None:
+            return refused
+        if isinstance(call, c.R_MoveMessage) and \
+                call.ullContextTo not in joined.move_contexts():
+            call = dataclasses.replace(call, ullContextTo=NO_MOVE_CONTEXT)
+        return call
+
+    def run(self, group: Hashable | None, call: c.Call, token: Any = None
+            ) -> Outcome | Pending:
+        """Route an admitted call to RemoteRead or qmmgmt; the handles it gives or takes are
+        the group's. ``token``: the token a wait is to come back with (the host's own next
+        one by default)."""
         if call.interface == c.REMOTEREAD:
             out = self.remote_read.call(call, token=next(self._tokens) if token is None
                                         else token)
@@ -160,7 +171,7 @@ class QueueManagerHost:
         if isinstance(out, Pending):
             self._waiting[out.token] = (group, call)
             return out
-        self._record(joined, call, out)
+        self._record(self.groups.get(group) if group is not None else None, call, out)
         return out
 
     def _record(self, group: AssociationGroup | None, call: c.Call, out: Outcome) -> None:

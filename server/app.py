@@ -113,16 +113,15 @@ class ReferenceQueueManager:
             return Reply.fault(RPC_X_BAD_STUB_DATA)
         with self.lock:
             group = self._group_of(conn)
-            refused = self.host.check(self.host.join(group, conn.id), call)
-            if refused is not None:
-                return Reply.fault(refused.fault)
+            self.host.join(group, conn.id)
+            admitted = self.host.admit(group, call)  # strict context handles first
+            if isinstance(admitted, Refused):
+                return Reply.fault(admitted.fault)
             self._advance()
             denied = self._access_before(conn, call, ndr64)
             if denied is not None:
                 return denied
-            out = self.host.call(group, call)
-            if isinstance(out, Refused):
-                return Reply.fault(out.fault)
+            out = self.host.run(group, admitted)
             denied = self._access_after(conn, call, out, ndr64)
             if denied is not None:
                 return denied

@@ -74,15 +74,43 @@ def _read_pdu(sock: _Recorded):
     return d.decode_pdu(data[:struct.unpack_from("<H", data, 8)[0]])
 
 
-def _bind(sock: _Recorded, syntaxes: tuple[str, ...]):
+def _bind(sock: _Recorded, syntaxes: tuple[str, ...], assoc_group: int = 0,
+          flags: int | None = None):
     from mqconform.wire import dcerpc as d
 
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     contexts = tuple(d.ContextElement(i, interface, (d.TRANSFER_SYNTAXES[name],))
                      for i, name in enumerate(syntaxes))
-    sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0, contexts),
-                              call_id=1))
+    sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, assoc_group,
+                                     contexts),
+                              call_id=1, pfc_flags=d.PFC_WHOLE if flags is None else flags))
     return _read_pdu(sock)
+
+
+def _one_call(mq, opnum: int, stub: bytes, syntax: str = "ndr", assoc_group: int = 0,
+              flags: int | None = None):
+    """A new connection binds RemoteRead in ``syntax`` (naming ``assoc_group``) and sends one
+    request (call_id 2, context 0); the bind_ack's body and the answer's PDU. The call is one
+    call of wire.pcap: its request and its answer."""
+    from mqconform.wire import dcerpc as d
+
+    with _connect(mq) as sock:
+        ack = _bind(sock, (syntax,), assoc_group, flags).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        recorder = getattr(mq.target, "recorder", None)
+        mark = recorder.mark() if recorder is not None else 0
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=opnum,
+                                            stub=stub, alloc_hint=len(stub)), call_id=2))
+        answer = _read_pdu(sock)
+        if recorder is not None:
+            recorder.note_call(mark)
+            recorder.claim()
+    return ack, answer
+
+
+def _target_syntax(mq) -> str:
+    """The transfer syntax the suite's client binds RemoteRead with on this target."""
+    return "ndr64" if getattr(getattr(mq, "target", None), "ndr64", False) else "ndr"
 
 
 @when(parsers.parse("the client binds RemoteRead over ncacn_ip_tcp proposing {syntaxes} in "
@@ -137,19 +165,7 @@ def answers_op_rng_error(mq, scenario):
 
 
 def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
-    from mqconform.wire import dcerpc as d
-
-    with _connect(mq) as sock:
-        ack = _bind(sock, ("ndr",)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
-        recorder = getattr(mq.target, "recorder", None)
-        mark = recorder.mark() if recorder is not None else 0
-        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=opnum,
-                                            stub=stub, alloc_hint=len(stub)), call_id=2))
-        scenario["answer"] = _read_pdu(sock)
-        if recorder is not None:  # one call in wire.pcap: its request and its fault
-            recorder.note_call(mark)
-            recorder.claim()
+    scenario["answer"] = _one_call(mq, opnum, stub)[1]
 
 
 @then("the target answers with a fault, not a response")
@@ -172,29 +188,14 @@ def _join_and_call(mq, scenario, assoc_group: int, action: int) -> None:
     from mqconform.wire import dcerpc as d
     from mqconform.wire import ndr
 
-    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
-    ndr64 = bool(getattr(getattr(mq, "target", None), "ndr64", False))  # as the client binds
+    syntax = _target_syntax(mq)
     call = c.R_StartReceive(phContext=scenario["context"], ulAction=action, dwRequestId=77,
                             dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16)
-    with _connect(mq) as sock:
-        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE,
-                                         assoc_group, (d.ContextElement(
-                                             0, interface, (d.NDR64 if ndr64 else d.NDR,)),)),
-                                  call_id=1))
-        ack = _read_pdu(sock).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
-        recorder = getattr(mq.target, "recorder", None)
-        mark = recorder.mark() if recorder is not None else 0
-        stub = ndr.encode_request(call, ndr64)
-        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
-                                            alloc_hint=len(stub)), call_id=2))
-        answer = _read_pdu(sock).body
-        if recorder is not None:
-            recorder.note_call(mark)
-            recorder.claim()
+    ack, answer = _one_call(mq, call.opnum, ndr.encode_request(call, syntax == "ndr64"),
+                            syntax, assoc_group)
     scenario["join"] = {"asked": assoc_group, "given": ack.assoc_group_id,
-                        "answer": answer if isinstance(answer, d.Fault)
-                        else ndr.decode_response(call, answer.stub, ndr64)}
+                        "answer": answer.body if isinstance(answer.body, d.Fault)
+                        else ndr.decode_response(call, answer.body.stub, syntax == "ndr64")}
 
 
 @when("a new connection binds naming an association group the target never issued and calls "
@@ -270,29 +271,17 @@ def calls_with_a_verification_trailer(mq, scenario):
     from mqconform.wire import ndr
 
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
-    ndr64 = bool(getattr(getattr(mq, "target", None), "ndr64", False))
-    syntax = d.NDR64 if ndr64 else d.NDR
+    syntax = _target_syntax(mq)
+    ndr64 = syntax == "ndr64"
     call = c.R_GetServerPort()
-    with _connect(mq) as sock:
-        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
-                                         (d.ContextElement(0, interface, (syntax,)),)),
-                                  call_id=1, pfc_flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN))
-        ack = _read_pdu(sock).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
-        stub = ndr.encode_request(call, ndr64)
-        stub += bytes(-len(stub) % 4) + d.encode_verification_trailer(
-            [d.vt_bitmask(), d.vt_pcontext(interface, syntax),
-             d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
-        recorder = getattr(mq.target, "recorder", None)
-        mark = recorder.mark() if recorder is not None else 0
-        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
-                                            alloc_hint=len(stub)), call_id=2))
-        answer = _read_pdu(sock).body
-        if recorder is not None:
-            recorder.note_call(mark)
-            recorder.claim()
-    scenario["trailer"] = (answer if isinstance(answer, d.Fault)
-                           else ndr.decode_response(call, answer.stub, ndr64))
+    stub = ndr.encode_request(call, ndr64)
+    stub += bytes(-len(stub) % 4) + d.encode_verification_trailer(  # call_id 2: _one_call's
+        [d.vt_bitmask(), d.vt_pcontext(interface, d.TRANSFER_SYNTAXES[syntax]),
+         d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
+    _, answer = _one_call(mq, call.opnum, stub, syntax,
+                          flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
+    scenario["trailer"] = (answer.body if isinstance(answer.body, d.Fault)
+                           else ndr.decode_response(call, answer.body.stub, ndr64))
 
 
 @then("the target answers with the port it listens on, not a fault")
