@@ -319,7 +319,8 @@ class AssociationGroups:
             return len(self._groups)
 
     def bind(self, conn: Connection, requested: int) -> int:
-        """The group a binding connection is in (the one it asked for, or a new one)."""
+        """The group a binding connection is in (the one it asked for, or a new one); its
+        context handles are the group's alone (MS-MQRR/2.2.4.1/R1)."""
         address = conn.peer[0]
         with self._lock:
             group = self._groups.get(requested) if requested else None
@@ -910,6 +911,7 @@ class Connection:
         SEC_VT_MUST_PROCESS_COMMAND cannot be processed. A failed check refuses the call with
         rpc_s_access_denied (the trailer exists to protect what the security provider does
         not; choice: the status Windows answers), a malformed trailer with nca_s_proto_error."""
+        # MS-MQRR/2.1/R1: RPC over TCP/IP as MS-RPCE specifies it, trailers included
         try:
             trailer = d.find_verification_trailer(stub)
         except d.PduError as exc:
