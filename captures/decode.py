@@ -54,25 +54,19 @@ from typing import Any
 
 from mqconform.captures import fastpath, pcapio
 from mqconform.model.observer import observation_fields
+from mqconform.wire import association as assoc
+from mqconform.wire import dcerpc as dce
 
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
-#: PDU types (C706 12.6.4; MS-RPCE 2.2.2.x)
-REQUEST, RESPONSE, FAULT, BIND, BIND_ACK, BIND_NAK = 0, 2, 3, 11, 12, 13
-ALTER_CONTEXT, ALTER_CONTEXT_RESP, AUTH3, SHUTDOWN, CO_CANCEL, ORPHANED = 14, 15, 16, 17, 18, 19
-PTYPES = frozenset({REQUEST, RESPONSE, FAULT, BIND, BIND_ACK, BIND_NAK, ALTER_CONTEXT,
-                    ALTER_CONTEXT_RESP, AUTH3, SHUTDOWN, CO_CANCEL, ORPHANED})
-PTYPE_NAMES = {REQUEST: "request", RESPONSE: "response", FAULT: "fault", BIND: "bind",
-               BIND_ACK: "bind_ack", BIND_NAK: "bind_nak", ALTER_CONTEXT: "alter_context",
-               ALTER_CONTEXT_RESP: "alter_context_resp", AUTH3: "auth3", SHUTDOWN: "shutdown",
-               CO_CANCEL: "co_cancel", ORPHANED: "orphaned"}
-PFC_FIRST_FRAG, PFC_LAST_FRAG, PFC_OBJECT_UUID = 0x01, 0x02, 0x80
-NDR_UUID = uuid.UUID("8a885d04-1ceb-11c9-9fe8-08002b104860")
-NDR64_UUID = uuid.UUID("71710533-beba-4937-8319-b5dbef9ccc36")
+#: PDU types sent by a client (the side that sends one of them is the connection's client)
+_FROM_CLIENT = frozenset(int(t) for t in (dce.PType.REQUEST, dce.PType.BIND,
+                                          dce.PType.ALTER_CONTEXT))
+_REQUEST = int(dce.PType.REQUEST)
+#: every PDU type a header may carry (C706 12.6.4; MS-RPCE 2.2.2.x)
+_PTYPES = frozenset(int(t) for t in dce.PType)
 TCP_FIN, TCP_SYN, TCP_RST = 0x01, 0x02, 0x04
 
-_HDR_LE = struct.Struct("<BBBB4sHHI")
-_HDR_BE = struct.Struct(">BBBB4sHHI")
 _IPV6_EXT = frozenset({0, 43, 60, 51, 135, 139, 140})  # hop-by-hop, routing, dest opts, AH, ...
 
 
@@ -260,7 +254,7 @@ def valid_header(data: bytes | memoryview, pos: int = 0) -> bool:
     """A DCE/RPC connection-oriented PDU header at ``pos`` (strict)."""
     if len(data) - pos < 16:
         return False
-    if data[pos] != 5 or data[pos + 1] > 1 or data[pos + 2] not in PTYPES:
+    if data[pos] != 5 or data[pos + 1] > 1 or data[pos + 2] not in _PTYPES:
         return False
     if data[pos + 4] not in (0x00, 0x01, 0x10, 0x11) or data[pos + 5] > 3 or data[pos + 6] \
             or data[pos + 7]:
@@ -274,7 +268,7 @@ def valid_header(data: bytes | memoryview, pos: int = 0) -> bool:
 
 def _header_prefix(data: bytes) -> bool:
     """Could these few octets (fewer than 16) begin a PDU header?"""
-    checks = (lambda b: b == 5, lambda b: b <= 1, lambda b: b in PTYPES, lambda b: True,
+    checks = (lambda b: b == 5, lambda b: b <= 1, lambda b: b in _PTYPES, lambda b: True,
               lambda b: b in (0x00, 0x01, 0x10, 0x11), lambda b: b <= 3, lambda b: b == 0,
               lambda b: b == 0)
     return all(check(b) for check, b in zip(checks, data, strict=False))
@@ -302,9 +296,8 @@ class _Direction:
 
 
 class _Connection:
-    __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "contexts",
-                 "binds", "assoc_group", "frags", "requests", "answers", "client_side",
-                 "closed", "syn", "names", "acks")
+    __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "assoc",
+                 "client_side", "closed", "syn", "names")
 
     def __init__(self, index: int, key: tuple, first: tuple[bytes, int]):
         self.index = index
@@ -314,13 +307,8 @@ class _Connection:
         self.dirs: dict[tuple[bytes, int], _Direction] = {}
         self.frames = 0
         self.dcerpc = False
-        self.contexts: dict[int, tuple[uuid.UUID, str, uuid.UUID | None]] = {}
-        self.binds: dict[int, tuple] = {}  # call_id -> the bind's contexts
-        self.acks: dict[int, Any] = {}  # call_id -> a bind_ack that came before its bind
-        self.assoc_group: int | None = None
-        self.frags: dict[tuple[int, int], list] = {}  # (ptype group, call_id) -> parts
-        self.requests: dict[int, dict] = {}  # call_id -> the request awaiting its answer
-        self.answers: dict[int, dict] = {}  # call_id -> an answer awaiting its request
+        #: the DCE/RPC association on it: contexts, fragments, calls paired (wire/association.py)
+        self.assoc = assoc.Association(assoc.OBSERVER)
         self.client_side: tuple[bytes, int] | None = None
         self.closed = 0
         self.syn: tuple | None = None
@@ -364,8 +352,18 @@ def interface_info(abstract: uuid.UUID | None, syntax: uuid.UUID | None) -> tupl
     from mqconform.model import calls as c
 
     name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(abstract)
-    return (name, syntax == NDR64_UUID, str(abstract) if abstract else None,
-            "NDR64" if syntax == NDR64_UUID else "NDR" if syntax == NDR_UUID else None)
+    return (name, syntax == dce.NDR64.uuid, str(abstract) if abstract else None,
+            "NDR64" if syntax == dce.NDR64.uuid
+            else "NDR" if syntax == dce.NDR.uuid else None)
+
+
+@functools.lru_cache(maxsize=256)
+def _binding_columns(binding: assoc.Binding | None) -> tuple:
+    """interface_info of a presentation context, and its interface version as text."""
+    if binding is None:
+        return interface_info(None, None) + (None,)
+    return interface_info(binding.interface, binding.transfer_syntax.uuid) + (
+        f"{binding.version[0]}.{binding.version[1]}",)
 
 
 class Decoder:
@@ -481,16 +479,7 @@ class Decoder:
                 self._error(d.frames[-1][1] if d.frames else None, "truncated",
                             f"{len(d.buf)} octets of a PDU end the connection unfinished",
                             conn.index)
-        for (_group, call_id), parts in conn.frags.items():
-            self._error(parts[0]["first"], "fragment",
-                        f"call_id {call_id}: the last fragment never came", conn.index)
-        for call_id, req in conn.requests.items():
-            self._emit(conn, call_id, req, None)
-        for call_id, ans in conn.answers.items():
-            self._emit(conn, call_id, None, ans)
-        conn.frags.clear()
-        conn.requests.clear()
-        conn.answers.clear()
+        self._events(conn, conn.assoc.close())
         if conn.dcerpc:
             self.summary.decoded += conn.frames
         else:
@@ -662,167 +651,48 @@ class Decoder:
         self.summary.pdus += 1
         if not conn.dcerpc:
             conn.dcerpc = True
-        le = pdu[4] & 0x10
-        _v, _minor, ptype, flags, _drep, frag, auth, call_id = \
-            (_HDR_LE if le else _HDR_BE).unpack_from(pdu)
-        order = "<" if le else ">"
-        body_end = frag
-        if auth:
-            if frag < 16 + 8 + auth:
-                self._error(first, "pdu", f"call_id {call_id}: auth_length {auth} does not fit",
-                            conn.index)
-                return
-            pad = pdu[frag - auth - 8 + 2]
-            body_end = frag - auth - 8 - pad
-        if ptype in (REQUEST, RESPONSE, FAULT):
-            if ptype == REQUEST and conn.client_side is None:
-                conn.client_side = side
-            self._call_fragment(conn, side, pdu, order, ptype, flags, call_id, body_end,
-                                first, last, first_ts, last_ts)
-        elif ptype in (BIND, ALTER_CONTEXT):
+        ptype = pdu[2]
+        if ptype in _FROM_CLIENT and (ptype != _REQUEST or conn.client_side is None):
             conn.client_side = side
-            self._bind(conn, pdu, call_id, first)
-        elif ptype in (BIND_ACK, ALTER_CONTEXT_RESP):
-            self._bind_ack(conn, pdu, call_id, first, ptype == BIND_ACK)
-        elif ptype == BIND_NAK:
-            conn.binds.pop(call_id, None)
+        events = conn.assoc.feed(pdu, (first, first_ts), (last, last_ts))
+        if events:
+            self._events(conn, events)
 
-    def _bind(self, conn: _Connection, pdu: bytes, call_id: int, frame: int) -> None:
-        from mqconform.wire import dcerpc as dce
-
-        try:
-            body = dce.decode_pdu(pdu).body
-        except dce.PduError as exc:
-            self._error(frame, "pdu", f"bind call_id {call_id}: {exc}", conn.index)
-            return
-        conn.binds[call_id] = tuple(
-            (e.context_id, e.abstract_syntax.uuid,
-             f"{e.abstract_syntax.major}.{e.abstract_syntax.minor}",
-             tuple(t.uuid for t in e.transfer_syntaxes)) for e in body.contexts)
-        early = conn.acks.pop(call_id, None)
-        if early is not None:  # its ack was captured first (frames out of order)
-            self._accept(conn, call_id, early)
-
-    def _bind_ack(self, conn: _Connection, pdu: bytes, call_id: int, frame: int,
-                  is_bind: bool) -> None:
-        from mqconform.wire import dcerpc as dce
-
-        try:
-            body = dce.decode_pdu(pdu).body
-        except dce.PduError as exc:
-            self._error(frame, "pdu", f"bind_ack call_id {call_id}: {exc}", conn.index)
-            return
-        if is_bind or body.assoc_group_id:
-            conn.assoc_group = body.assoc_group_id
-        if call_id not in conn.binds:
-            conn.acks[call_id] = body  # until its bind comes
-            return
-        self._accept(conn, call_id, body)
-
-    def _accept(self, conn: _Connection, call_id: int, body: Any) -> None:
-        from mqconform.wire import dcerpc as dce
-
-        proposed = conn.binds.pop(call_id)
-        for (ctx, abstract, version, _offered), result in zip(proposed, body.results,
-                                                                strict=False):
-            if result.result == dce.ContResult.ACCEPTANCE:
-                conn.contexts[ctx] = (abstract, version, result.transfer_syntax.uuid)
-
-    def _call_fragment(self, conn: _Connection, side: tuple, pdu: bytes, order: str,
-                       ptype: int, flags: int, call_id: int, body_end: int, first: int,
-                       last: int, first_ts: float, last_ts: float) -> None:
-        if ptype == REQUEST:
-            if len(pdu) < 24:
-                self._error(first, "pdu", f"request call_id {call_id} is cut short",
-                            conn.index)
-                return
-            _hint, ctx, opnum = struct.unpack_from(order + "IHH", pdu, 16)
-            stub_start = 24 + (16 if flags & PFC_OBJECT_UUID else 0)
-        else:
-            if len(pdu) < 24:
-                self._error(first, "pdu", f"{PTYPE_NAMES[ptype]} call_id {call_id} is cut "
-                                          f"short", conn.index)
-                return
-            _hint, ctx = struct.unpack_from(order + "IH", pdu, 16)
-            opnum = None
-            stub_start = 24
-        if ptype == FAULT:
-            status = struct.unpack_from(order + "I", pdu, 24)[0] if len(pdu) >= 28 else None
-            self._answer(conn, call_id, {"fault": status, "stub": b"", "first": first,
-                                         "last": last, "ts": first_ts, "ctx": ctx})
-            return
-        stub = pdu[stub_start:max(stub_start, body_end)]
-        group = 0 if ptype == REQUEST else 1
-        key = (group, call_id)
-        parts = conn.frags.get(key)
-        if flags & PFC_FIRST_FRAG:
-            if parts is not None:
-                self._error(parts[0]["first"], "fragment",
-                            f"call_id {call_id}: a new first fragment before the last one",
-                            conn.index)
-            parts = conn.frags[key] = [{"first": first, "ts": first_ts, "ctx": ctx,
-                                        "opnum": opnum, "order": order}]
-        elif parts is None:
-            self._error(first, "fragment", f"call_id {call_id}: a fragment without its first",
-                        conn.index)
-            return
-        parts.append(stub)
-        if not flags & PFC_LAST_FRAG:
-            return
-        del conn.frags[key]
-        head = parts[0]
-        whole = b"".join(parts[1:])
-        done = {"stub": whole, "first": head["first"], "last": last, "ts": head["ts"],
-                "ctx": head["ctx"], "opnum": head["opnum"], "end_ts": last_ts,
-                "order": head["order"]}
-        if ptype == REQUEST:
-            if call_id in conn.requests:
-                self._emit(conn, call_id, conn.requests.pop(call_id), None)
-            answer = conn.answers.pop(call_id, None)
-            if answer is not None:  # its answer was captured first (frames out of order)
-                self._emit(conn, call_id, done, answer)
+    def _events(self, conn: _Connection, events: Any) -> None:
+        for event in events:
+            if type(event) is assoc.Call:
+                self._emit(conn, event)
             else:
-                conn.requests[call_id] = done
-        else:
-            self._answer(conn, call_id, done)
-
-    def _answer(self, conn: _Connection, call_id: int, answer: dict) -> None:
-        request = conn.requests.pop(call_id, None)
-        if request is None:  # held until its request comes, or the connection ends
-            if call_id in conn.answers:
-                self._emit(conn, call_id, None, conn.answers.pop(call_id))
-            conn.answers[call_id] = answer
-            return
-        self._emit(conn, call_id, request, answer)
+                self._error(event.at[0] if event.at else None, event.kind, event.message,
+                            conn.index)
 
     # ------------------------------------------------------------------ call rows
-    def _emit(self, conn: _Connection, call_id: int, req: dict | None,
-              ans: dict | None) -> None:
+    def _emit(self, conn: _Connection, event: assoc.Call) -> None:
         from mqconform.wire import ndr
 
+        req, ans, call_id = event.request, event.answer, event.call_id
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
-        ctx = req["ctx"] if req else ans["ctx"] if ans else None
-        abstract, version, syntax = conn.contexts.get(ctx, (None, None, None))
-        name, ndr64, interface_text, syntax_text = interface_info(abstract, syntax)
-        opnum = req["opnum"] if req else None
+        ctx = req.context_id if req is not None else ans.context_id
+        name, ndr64, interface_text, syntax_text, version = _binding_columns(event.binding)
+        opnum = req.opnum if req is not None else None
         klass = self._calls.get((name, opnum)) if name else None
         status = fault = None
         request_json = response_json = error = None
         observed: dict = {}
-        if ans is not None and ans.get("fault") is not None:
-            fault = ans["fault"]
+        if ans is not None and ans.fault is not None:
+            fault = ans.fault
         if req is None:
             error = "no request for this answer in the capture"
         elif ans is None:
             error = "no answer to this request in the capture"
         if self.decode_stubs and name and klass is not None and syntax_text is not None:
-            big = (req or ans)["order"] == ">" if (req or ans).get("order") else False
+            big = not req.little_endian
+            response = ans.stub if ans is not None and fault is None else None
             fast = None
-            if not self.json_fields and not big:  # captures/fastpath.py, or None: decline
-                fast = fastpath.observe(name, opnum, ndr64, req["stub"],
-                                        ans["stub"] if ans is not None and fault is None
-                                        else None)
+            if not self.json_fields and not big and not req.padding:
+                # captures/fastpath.py, or None: decline
+                fast = fastpath.observe(name, opnum, ndr64, req.stub, response)
             if fast is not None:
                 status, observed = fast
             else:
@@ -830,13 +700,11 @@ class Decoder:
                     exc = ndr.StubError("drep", "big-endian NDR is not decoded")
                 else:
                     status, observed, request_json, response_json, exc = codec_columns(
-                        name, opnum, ndr64, req["stub"],
-                        ans["stub"] if ans is not None and fault is None else None,
-                        self.json_fields)
+                        name, opnum, ndr64, req.stub, response, self.json_fields, req.padding)
                 if exc is not None:
                     error = f"{exc}"
-                    self._error(req["first"] if req else None, "stub",
-                                f"call_id {call_id} {klass.__name__}: {exc}", conn.index)
+                    self._error(req.at[0], "stub", f"call_id {call_id} {klass.__name__}: {exc}",
+                                conn.index)
         elif name and req is not None and klass is None:
             error = f"{name} has no method with opnum {opnum}"
         self.summary.calls += 1
@@ -847,25 +715,26 @@ class Decoder:
             names = conn.names = (client, _endpoint(cip, cport), _endpoint(sip, sport),
                                   _ip(cip), cport, _ip(sip), sport)
         _, client_text, server_text, cip_text, cport, sip_text, sport = names
+        keep = self.keep_stubs
         self.out.append(Call(  # positional, in the order of the fields (the hot path)
             self.name, client_text, server_text, cip_text, cport, sip_text, sport, conn.index,
-            conn.assoc_group, ctx, interface_text, version, name, syntax_text, call_id, opnum,
-            klass.__name__ if klass else None, request_json, response_json, status, fault,
-            error,
-            req["first"] if req else None, req["last"] if req else None,
-            ans["first"] if ans else None, ans["last"] if ans else None,
-            req["ts"] if req else None, ans["ts"] if ans else None,
-            req["stub"] if req and self.keep_stubs else None,
-            ans["stub"] if ans and self.keep_stubs else None, **observed))
+            conn.assoc.assoc_group, ctx, interface_text, version, name, syntax_text, call_id,
+            opnum, klass.__name__ if klass else None, request_json, response_json, status,
+            fault, error,
+            req.at[0] if req else None, req.until[0] if req else None,
+            ans.at[0] if ans else None, ans.until[0] if ans else None,
+            req.at[1] if req else None, ans.at[1] if ans else None,
+            req.stub if req and keep else None,
+            ans.stub if ans and keep else None, **observed))
 
 
 @functools.lru_cache(maxsize=4096)
-def _decoded_request(name: str, opnum: int, stub: bytes, ndr64: bool) -> Any:
+def _decoded_request(name: str, opnum: int, stub: bytes, ndr64: bool, padding: int = 0) -> Any:
     """ndr.decode_request, remembered: a capture repeats the same requests (the same queues
     opened and asked about again and again); the typed calls are not changed by anyone."""
     from mqconform.wire import ndr
 
-    return ndr.decode_request(name, opnum, stub, ndr64)
+    return ndr.decode_request(name, opnum, stub, ndr64, padding)
 
 
 def _short_response(call: Any, stub: bytes) -> Any:
@@ -884,7 +753,7 @@ def _short_response(call: Any, stub: bytes) -> Any:
 
 
 def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: bytes | None,
-                  json_fields: bool) -> tuple:
+                  json_fields: bool, padding: int = 0) -> tuple:
     """A call's stubs through wire/ndr.py: (status, the observer's columns, request JSON,
     response JSON, the StubError or None). ``response``: None when there is no response stub
     to decode (a fault, or none captured)."""
@@ -892,7 +761,7 @@ def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: 
 
     status = request_json = response_json = None
     try:
-        call = _decoded_request(name, opnum, request, ndr64)
+        call = _decoded_request(name, opnum, request, ndr64, padding)
         result = None
         if response is not None:
             result = _short_response(call, response)
@@ -999,9 +868,16 @@ def _complete(capture: str, columns: list[list], declined: list, errors: list) -
     """The rows whose stubs the compiled parsers declined, through wire/ndr.py."""
     c = {name: columns[i] for name, i in _COLUMN.items()}
     for i, request, response in declined:
+        stub, padding, problem = assoc.strip_verification_trailer(request or b"")
+        if problem is not None:
+            errors.append(DecodeError(capture, c["request_first_frame"][i], "trailer",
+                                      f"call_id {c['call_id'][i]}: {problem}",
+                                      c["connection"][i]))
+        elif padding >= 0:
+            request = stub
         status, observed, _, _, exc = codec_columns(
             c["interface_name"][i], c["opnum"][i], c["transfer_syntax"][i] == "NDR64",
-            request, response, False)
+            request, response, False, max(padding, 0))
         c["status"][i] = status
         if exc is not None:
             c["decode_error"][i] = f"{exc}"

@@ -347,6 +347,10 @@ def _data() -> dict:
     return {
         "interfaces": interfaces,
         "syntaxes": {str(ndr.NDR[0]): "NDR", str(ndr.NDR64[0]): "NDR64"},
+        # C706 12.6: PDU types and the pfc_flags the dissector reads (wire/dcerpc.py)
+        "ptype": {t.name: int(t) for t in dcerpc.PType},
+        "pfc": {"FIRST_FRAG": dcerpc.PFC_FIRST_FRAG, "LAST_FRAG": dcerpc.PFC_LAST_FRAG,
+                "OBJECT_UUID": dcerpc.PFC_OBJECT_UUID},
         "protocols": [{"abbrev": PROTOCOLS[i][0], "title": PROTOCOLS[i][1],
                        "interface": i, "fields": _fields(i)} for i in ndr.INTERFACES],
         "methods": {i: _methods(i) for i in ndr.INTERFACES},
@@ -1171,8 +1175,9 @@ local function parse_ack(tvb, off, frag, le)
   return out
 end
 
-local PT_REQUEST, PT_RESPONSE, PT_FAULT = 0, 2, 3
-local PT_BIND, PT_BIND_ACK, PT_BIND_NAK, PT_ALTER, PT_ALTER_RESP = 11, 12, 13, 14, 15
+local PT_REQUEST, PT_RESPONSE, PT_FAULT = G.ptype.REQUEST, G.ptype.RESPONSE, G.ptype.FAULT
+local PT_BIND, PT_BIND_ACK, PT_BIND_NAK = G.ptype.BIND, G.ptype.BIND_ACK, G.ptype.BIND_NAK
+local PT_ALTER, PT_ALTER_RESP = G.ptype.ALTER_CONTEXT, G.ptype.ALTER_CONTEXT_RESP
 
 -- the records of a frame's PDUs; updates the stream state (first pass only)
 local function analyse(fis, frame_no, stream)
@@ -1235,7 +1240,7 @@ local function analyse(fis, frame_no, stream)
           local stub_at = 24
           if ptype == PT_REQUEST then
             rec.opnum = hdr_uint(tvb, off + 22, 2, le)
-            if bit_set(flags, 128) then stub_at = 40 end
+            if bit_set(flags, G.pfc.OBJECT_UUID) then stub_at = 40 end
           end
           stub_at = math.min(stub_at, body_end)
           local bound = s.ctx[rec.ctx]
@@ -1255,7 +1260,7 @@ local function analyse(fis, frame_no, stream)
             if frag >= 28 then rec.fault = hdr_uint(tvb, off + 24, 4, le) end
             s.calls[call_id] = nil
           else
-            local first, last = bit_set(flags, 1), bit_set(flags, 2)
+            local first, last = bit_set(flags, G.pfc.FIRST_FRAG), bit_set(flags, G.pfc.LAST_FRAG)
             local key = (ptype == PT_REQUEST and "q" or "r") .. call_id
             rec.first, rec.last = first, last
             if first and last then

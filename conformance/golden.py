@@ -44,7 +44,7 @@ How a scenario's pcap is made:
    that speak to the RPC runtime itself (a bind proposing NDR and/or NDR64, a stub cut
    short, an opnum RemoteRead does not have, a qmmgmt bind offering one syntax) are not
    applicable on the model, and appear as the PDUs they send with the answers of the
-   reference runtime (server/rpc.py's negotiate_contexts; a fault for a stub that does not
+   reference runtime (wire/association.py's negotiate_contexts; a fault for a stub that does not
    decode or an opnum out of range); the NULL VT_BLOB pointer
    of MS-MQMR 3.1.4 is sent as the step sends it. A request stub that wire/ndr.py's strict
    decoder refuses (the scenarios' deliberately malformed stubs) is answered with the fault
@@ -100,6 +100,7 @@ from mqconform.captures.recorder import (
 from mqconform.model import calls as c
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
+from mqconform.wire.association import negotiate_contexts
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "captures" / "golden"
@@ -701,8 +702,6 @@ class Renderer:
 
 
 def _negotiate(contexts: list[d.ContextElement]) -> tuple:
-    from mqconform.server.rpc import negotiate_contexts
-
     return negotiate_contexts(contexts, SERVED)
 
 

@@ -40,20 +40,20 @@ import struct
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mqconform.wire import association as a
 from mqconform.wire import dcerpc as d
+from mqconform.wire.association import Binding, negotiate_contexts
+from mqconform.wire.dcerpc import RPC_S_ACCESS_DENIED
 
 log = logging.getLogger(__name__)
 
 #: MS-RPCE 2.2.2.14 features this server grants: it keeps the connection after an orphaned
 #: PDU (3.3.1.5.10); one security context per connection, so no security context multiplexing.
 SERVER_FEATURES = d.KEEP_CONNECTION_ON_ORPHAN
-#: MS-RPCE 3.2.3.5.1 / 3.3.3.5.1: a caller an authorization policy turns away gets fault 5
-#: (ERROR_ACCESS_DENIED): no authentication where it is required, or too low a level
-RPC_S_ACCESS_DENIED = 0x00000005
 #: a signed PDU whose verifier is missing, is not this connection's, or does not verify
 #: (RPC_S_SEC_PKG_ERROR: "a security package-specific error occurred")
 RPC_S_SEC_PKG_ERROR = 0x00000721
@@ -179,105 +179,11 @@ class Handler(Protocol):
         ...
 
 
-# --- presentation context negotiation (pure) -----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Binding:
-    """A negotiated presentation context: the interface and the transfer syntax it uses."""
-
-    interface: uuid.UUID
-    version: tuple[int, int]
-    transfer_syntax: d.SyntaxId
-
-    @property
-    def ndr64(self) -> bool:
-        return self.transfer_syntax == d.NDR64
-
-
-def _reject(reason: int) -> d.ContextResultItem:
-    return d.ContextResultItem(d.ContResult.PROVIDER_REJECTION, reason)
-
-
-def negotiate_contexts(
-    proposed: Sequence[d.ContextElement],
-    served: Mapping[uuid.UUID, tuple[int, int, frozenset[str]]],
-    prefer_ndr64: bool = True,
-    existing: Mapping[int, Binding] | None = None,
-) -> tuple[tuple[d.ContextResultItem, ...], dict[int, Binding], int | None]:
-    """Answer one bind or alter_context: (results in proposal order, newly accepted contexts,
-    the granted bind time feature bitmask or None if the client offered none).
-
-    * C706 12.6.4.4: an unknown interface, or one whose major version differs or whose minor
-      version is newer than ours, is rejected with abstract_syntax_not_supported; one for which
-      no proposed transfer syntax is one we serve, with proposed_transfer_syntaxes_not_supported.
-    * MS-RPCE 3.3.1.5.6: of the elements proposing the same interface the server accepts at most
-      one transfer syntax, its preferred one if proposed (NDR64 where the interface has it and
-      ``prefer_ndr64``), else the first one proposed that it supports; the other elements are
-      rejected with proposed_transfer_syntaxes_not_supported.
-    * MS-RPCE 3.3.1.5.3: an element whose transfer syntax starts 6CB71C2C-9812-4540 offers bind
-      time features; it is answered negotiate_ack with, in the reason field, the offered
-      features this server supports.
-    """
-    existing = existing or {}
-    results: list[d.ContextResultItem | None] = [None] * len(proposed)
-    accepted: dict[int, Binding] = {}
-    features: int | None = None
-    seen: set[int] = set()
-    candidates: dict[uuid.UUID, list[tuple[int, list[str]]]] = {}
-    for i, el in enumerate(proposed):
-        ts = el.transfer_syntaxes
-        if len(ts) == 1 and d.is_bind_time_feature_negotiation(ts[0]):
-            features = d.feature_bitmask(ts[0]) & SERVER_FEATURES
-            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, features)
-            continue
-        if el.context_id in seen:  # one p_cont_id twice in one PDU
-            results[i] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
-            continue
-        seen.add(el.context_id)
-        entry = served.get(el.abstract_syntax.uuid)
-        if (entry is None or el.abstract_syntax.major != entry[0]
-                or el.abstract_syntax.minor > entry[1]):
-            results[i] = _reject(d.ProviderReason.ABSTRACT_SYNTAX_NOT_SUPPORTED)
-            continue
-        names = [name for t in ts for name, s in d.TRANSFER_SYNTAXES.items()
-                 if t == s and name in entry[2]]
-        if not names:
-            results[i] = _reject(d.ProviderReason.PROPOSED_TRANSFER_SYNTAXES_NOT_SUPPORTED)
-            continue
-        candidates.setdefault(el.abstract_syntax.uuid, []).append((i, names))
-    for iface, cands in candidates.items():
-        major, minor, syntaxes = served[iface]
-        preferred = "ndr64" if prefer_ndr64 and "ndr64" in syntaxes else "ndr"
-        chosen, names = next((c for c in cands if preferred in c[1]), cands[0])
-        for i, _ in cands:
-            if i != chosen:
-                results[i] = _reject(d.ProviderReason.PROPOSED_TRANSFER_SYNTAXES_NOT_SUPPORTED)
-        syntax = d.TRANSFER_SYNTAXES[preferred if preferred in names else names[0]]
-        binding = Binding(iface, (major, minor), syntax)
-        cid = proposed[chosen].context_id
-        if cid in existing and existing[cid] != binding:  # a live context cannot change
-            results[chosen] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
-            continue
-        results[chosen] = d.ContextResultItem(d.ContResult.ACCEPTANCE, 0, syntax)
-        accepted[cid] = binding
-    return tuple(r for r in results if r is not None), accepted, features
-
-
 # --- one connection ------------------------------------------------------------------------------
 
 
 class _Closing(Exception):
     """The connection must close (after what is queued has been sent)."""
-
-
-@dataclass
-class _Partial:
-    context_id: int
-    opnum: int
-    header: d.Header
-    chunks: list[bytes]
-    size: int
 
 
 #: MS-RPCE 3.3.1.5.7's group's principal before any call was made in it
@@ -355,12 +261,6 @@ class AssociationGroups:
                     del self._groups[group.id]
 
 
-class _TrailerRefused(Exception):
-    def __init__(self, status: int, why: str):
-        super().__init__(why)
-        self.status, self.why = status, why
-
-
 @dataclass
 class _Call:
     call_id: int
@@ -379,9 +279,11 @@ class Connection:
         self.local: tuple[str, int] = sock.getsockname()[:2]
         #: the handler's per-connection state (e.g. the context handles it gave out)
         self.state: dict = {}
-        self.contexts: dict[int, Binding] = {}
-        self.bound = False
-        self.assoc_group_id = 0
+        #: the association on the connection (wire/association.py): presentation contexts,
+        #: the group, requests under reassembly, calls awaiting their answer
+        self.assoc = a.Association(a.SERVER, max_partial_calls=server.max_calls,
+                                   max_partial_octets=server.max_request,
+                                   max_discarded=4 * server.max_calls)
         self.features = 0
         #: the bind carried PFC_SUPPORT_HEADER_SIGN (MS-RPCE 2.2.2.3)
         self.header_sign = False
@@ -399,8 +301,6 @@ class Connection:
         self._sock = sock
         self._lock = threading.Lock()
         self._out: queue.Queue = queue.Queue()
-        self._partial: dict[int, _Partial] = {}
-        self._discarding: set[int] = set()
         self._calls: dict[int, _Call] = {}
         self._closed = False
         self._reader = threading.Thread(target=self._run, name=f"rpc-conn-{conn_id}", daemon=True)
@@ -409,6 +309,18 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer[0]}:{self.peer[1]}>"
+
+    @property
+    def contexts(self) -> dict[int, Binding]:
+        return self.assoc.contexts
+
+    @property
+    def bound(self) -> bool:
+        return self.assoc.bound
+
+    @property
+    def assoc_group_id(self) -> int:
+        return self.assoc.assoc_group or 0
 
     @property
     def closed(self) -> bool:
@@ -501,7 +413,7 @@ class Connection:
             self._closed = True
             calls = list(self._calls.values())
             self._calls.clear()
-            self._partial.clear()
+            self.assoc.close()
         for call in calls:
             if call.waiter is not None:
                 call.waiter._abandon()
@@ -578,7 +490,7 @@ class Connection:
             self._send([d.encode_pdu(nak, h.call_id)])
         elif h.ptype in (d.PType.REQUEST, d.PType.ALTER_CONTEXT):
             with self._lock:
-                self._partial.pop(h.call_id, None)
+                self.assoc.abandon(h.call_id, last=True)
             self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
         elif h.ptype in (d.PType.CO_CANCEL, d.PType.ORPHANED, d.PType.AUTH3):
             pass
@@ -621,16 +533,15 @@ class Connection:
         except Exception:
             log.exception("%r: handler.interfaces() failed", self)
             served = {}
-        results, accepted, features = negotiate_contexts(
-            b.contexts, served, self.server.prefer_ndr64, self.contexts)
-        with self._lock:
-            self.contexts.update(accepted)
+        results, _accepted, features = negotiate_contexts(
+            b.contexts, served, self.server.prefer_ndr64, self.contexts, SERVER_FEATURES)
         if features is not None:
             self.features = features
         flags = d.PFC_WHOLE | (h.pfc_flags & d.PFC_CONC_MPX)
         if alter:
-            body = d.AlterContextResp(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id,
-                                      b"", results)
+            group = self.assoc_group_id
+            body = d.AlterContextResp(self.max_xmit_frag, self.max_recv_frag, group, b"",
+                                      results)
         else:
             # C706 12.6.4.4: the server's fragment sizes may not exceed what the client
             # proposed; MustRecvFragSize (1432) is the floor every implementation receives
@@ -639,16 +550,17 @@ class Connection:
             self.max_xmit_frag = max(min(limit, b.max_recv_frag), floor)
             self.max_recv_frag = max(min(limit, b.max_xmit_frag), floor)
             self._recv_limit = max(self.max_recv_frag, d.MUST_RECV_FRAG_SIZE)
-            self.assoc_group_id = self.server.groups.bind(self, b.assoc_group_id)
+            group = self.server.groups.bind(self, b.assoc_group_id)
             self.header_sign = bool(h.pfc_flags & d.PFC_SUPPORT_HEADER_SIGN)
-            self.bound = True
             port = str(self.server.address[1]).encode("ascii")
-            body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, self.assoc_group_id, port,
-                             results)
+            body = d.BindAck(self.max_xmit_frag, self.max_recv_frag, group, port, results)
+        with self._lock:  # the contexts the proposal and this answer put in force
+            self.assoc.propose(h.call_id, b.contexts)
+            self.assoc.acknowledge(h.call_id, results, group, bind=not alter)
         verifier = None
         if challenge:  # the CHALLENGE rides in the bind_ack (MS-RPCE 3.3.1.5.2)
-            a = pdu.auth
-            verifier = d.AuthVerifier(a.auth_type, a.auth_level, 0, a.auth_context_id, challenge)
+            v = pdu.auth
+            verifier = d.AuthVerifier(v.auth_type, v.auth_level, 0, v.auth_context_id, challenge)
         self._send([d.encode_pdu(body, h.call_id, flags, auth=verifier)])
 
     def _refuse_bind(self, call_id: int, alter: bool, reason: d.RejectReason) -> None:
@@ -778,82 +690,40 @@ class Connection:
         status, pdu = self._admit(pdu, raw)
         h, req = pdu.header, pdu.body
         assert isinstance(req, d.Request)
-        cid, flags = h.call_id, h.pfc_flags
-        first, last = bool(flags & d.PFC_FIRST_FRAG), bool(flags & d.PFC_LAST_FRAG)
-        srv = self.server
-        if status:
-            self._drop_fragments(cid, last)
-            self._fault(cid, req.context_id, status)
-            return
-        if first:
-            self._discarding.discard(cid)
+        try:
             with self._lock:
-                restarted = self._partial.pop(cid, None) is not None
-                duplicate = cid in self._calls
-            if restarted or duplicate:
-                # a first fragment for a call already under way
-                self._drop_fragments(cid, last)
-                self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)
-                return
-            if last:
-                self._dispatch(cid, req.context_id, req.opnum, req.stub, h)
-                return
-            if len(self._partial) >= srv.max_calls:
-                self._drop_fragments(cid, last)
-                self._fault(cid, req.context_id, d.NCA_S_SERVER_TOO_BUSY)
-                return
-            if self._partial_octets() + len(req.stub) > srv.max_request:
-                self._drop_fragments(cid, last)
-                self._fault(cid, req.context_id, d.NCA_S_FAULT_REMOTE_NO_MEMORY)
-                return
-            self._partial[cid] = _Partial(req.context_id, req.opnum, h, [req.stub], len(req.stub))
+                if status:
+                    self.assoc.abandon(h.call_id, bool(h.pfc_flags & d.PFC_LAST_FRAG))
+                    ready = a.Refused(h.call_id, req.context_id, status, "not admitted")
+                else:
+                    ready = self.assoc.request_fragment(h.call_id, h.pfc_flags,
+                                                        req.context_id, req.opnum, req.stub,
+                                                        h.drep)
+        except a.Abort as exc:
+            raise _Closing(str(exc)) from None
+        if ready is None:
             return
-        if cid in self._discarding:  # the rest of a call already answered with a fault
-            if last:
-                self._discarding.discard(cid)
+        if type(ready) is a.Refused:
+            self._fault(ready.call_id, ready.context_id, ready.status)
             return
-        part = self._partial.get(cid)
-        if part is None:
-            self._drop_fragments(cid, last)
-            self._fault(cid, req.context_id, d.NCA_S_PROTO_ERROR)  # no first fragment
-            return
-        if req.context_id != part.context_id or req.opnum != part.opnum:
-            self._drop_fragments(cid, last)
-            self._fault(cid, part.context_id, d.NCA_S_PROTO_ERROR)
-            return
-        if self._partial_octets() + len(req.stub) > srv.max_request:
-            self._drop_fragments(cid, last)
-            self._fault(cid, part.context_id, d.NCA_S_FAULT_REMOTE_NO_MEMORY)
-            return
-        part.chunks.append(req.stub)
-        part.size += len(req.stub)
-        if last:
-            del self._partial[cid]
-            self._dispatch(cid, part.context_id, part.opnum, b"".join(part.chunks), part.header)
+        self._dispatch(ready)
 
-    def _partial_octets(self) -> int:
-        """Octets held for requests still being reassembled on this connection (all calls
-        together stay within max_request)."""
-        return sum(p.size for p in self._partial.values())
+    def _refuse(self, request: a.Request, status: int) -> None:
+        """A whole request refused before the handler saw it."""
+        with self._lock:
+            self.assoc.answered(request.call_id)
+        self._fault(request.call_id, request.context_id, status)
 
-    def _drop_fragments(self, cid: int, last: bool) -> None:
-        """Forget a call's partial request; ignore its remaining fragments."""
-        self._partial.pop(cid, None)
-        if not last:
-            self._discarding.add(cid)
-            if len(self._discarding) > 4 * self.server.max_calls:
-                raise _Closing("too many abandoned fragmented calls")
-
-    def _dispatch(self, cid: int, context_id: int, opnum: int, stub: bytes,
-                  header: d.Header) -> None:
+    def _dispatch(self, request: a.Request) -> None:
+        cid, context_id, opnum = request.call_id, request.context_id, request.opnum
         binding = self.contexts.get(context_id)
         if binding is None:
             # C706 appendix E: nca_s_invalid_pres_context_id
-            self._fault(cid, context_id, d.NCA_S_INVALID_PRES_CONTEXT_ID)
+            self._refuse(request, d.NCA_S_INVALID_PRES_CONTEXT_ID)
             return
-        if not header.ndr_native:
+        if not request.ndr_native:
             # our stubs are little-endian/ASCII/IEEE NDR only (C706 14.1)
-            self._fault(cid, context_id, d.NCA_S_UNSUPPORTED_TYPE)
+            self._refuse(request, d.NCA_S_UNSUPPORTED_TYPE)
             return
         with self._lock:
             if len(self._calls) >= self.server.max_calls:
@@ -863,16 +733,17 @@ class Connection:
                 call = _Call(cid, context_id)
                 self._calls[cid] = call
         if busy:
-            self._fault(cid, context_id, d.NCA_S_SERVER_TOO_BUSY)
+            self._refuse(request, d.NCA_S_SERVER_TOO_BUSY)
             return
         try:
-            stub, padding = self._verification_trailer(stub, binding, cid, context_id, opnum,
-                                                       header)
-        except _TrailerRefused as refused:
+            # MS-MQRR/2.1/R1: RPC over TCP/IP as MS-RPCE specifies it, trailers included
+            stub, padding = a.check_verification_trailer(
+                request.stub, binding, cid, context_id, opnum, request.drep, self.header_sign)
+        except a.TrailerRefused as refused:
             log.info("%r: call %d refused: %s", self, cid, refused.why)
             with self._lock:
                 self._calls.pop(cid, None)
-            self._fault(cid, context_id, refused.status)
+            self._refuse(request, refused.status)
             return
         if not self.server.groups.admit(self):
             # the group is another principal's (AssociationGroups): its handles are not ours
@@ -880,7 +751,7 @@ class Connection:
                      self, self.identity or "an anonymous caller", self.assoc_group_id)
             with self._lock:
                 self._calls.pop(cid, None)
-            self._fault(cid, context_id, RPC_S_ACCESS_DENIED)
+            self._refuse(request, RPC_S_ACCESS_DENIED)
             return
         try:
             extra = {"padding": padding} if padding else {}
@@ -901,49 +772,11 @@ class Connection:
             reply = Reply.fault(status)
         self._finish(cid, reply)
 
-    def _verification_trailer(self, stub: bytes, binding: Binding, cid: int, context_id: int,
-                              opnum: int, header: d.Header) -> tuple[bytes, int]:
-        """The stub without its verification trailer (MS-RPCE 2.2.2.13), and how many zero
-        octets of stub padding may stand before it (a client MAY pad the stub, MS-RPCE
-        2.2.2.13). Each command is checked where it applies: rpc_sec_vt_pcontext against the
-        call's presentation context, rpc_sec_vt_header2 against its header, the bitmask's
-        CLIENT_SUPPORT_HEADER_SIGNING against the bind; an unknown command the client marks
-        SEC_VT_MUST_PROCESS_COMMAND cannot be processed. A failed check refuses the call with
-        rpc_s_access_denied (the trailer exists to protect what the security provider does
-        not; choice: the status Windows answers), a malformed trailer with nca_s_proto_error."""
-        # MS-MQRR/2.1/R1: RPC over TCP/IP as MS-RPCE specifies it, trailers included
-        try:
-            trailer = d.find_verification_trailer(stub)
-        except d.PduError as exc:
-            raise _TrailerRefused(d.NCA_S_PROTO_ERROR, str(exc)) from None
-        if trailer is None:
-            return stub, 0
-        for command in trailer.commands:
-            if command.command == d.SEC_VT_COMMAND_PCONTEXT:
-                interface, syntax = command.pcontext()
-                if (interface.uuid, (interface.major, interface.minor)) != (
-                        binding.interface, binding.version) or syntax != binding.transfer_syntax:
-                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "the verification trailer names "
-                                          f"{interface} in {syntax}, not the call's context")
-            elif command.command == d.SEC_VT_COMMAND_HEADER2:
-                if command.header2() != (d.PType.REQUEST, header.drep, cid, context_id, opnum):
-                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "the verification trailer's "
-                                          "header does not match the request's")
-            elif command.command == d.SEC_VT_COMMAND_BITMASK_1:
-                if command.bitmask() & d.CLIENT_SUPPORT_HEADER_SIGNING and not self.header_sign:
-                    raise _TrailerRefused(RPC_S_ACCESS_DENIED, "header signing announced in "
-                                          "the trailer, not in the bind")
-            elif command.must_process:
-                raise _TrailerRefused(RPC_S_ACCESS_DENIED, "a verification trailer command "
-                                      f"{command.command:#x} the server cannot process")
-        body = stub[:trailer.offset]
-        padding = min(3, len(body) - len(body.rstrip(b"\0")))
-        return body, padding
-
     def _finish(self, cid: int, reply: Reply) -> bool:
         """Send a call's answer (response fragments or a fault). False if the call is gone."""
         with self._lock:
             call = self._calls.pop(cid, None)
+            self.assoc.answered(cid)
             if call is None or self._closed:
                 return False
             cancels = min(call.cancel_count, 255)
@@ -977,9 +810,8 @@ class Connection:
     def _on_orphaned(self, cid: int) -> None:
         """C706 12.6.4.8: the client abandons the call: no response will be sent for it."""
         with self._lock:
-            self._partial.pop(cid, None)
+            self.assoc.orphaned(cid)
             call = self._calls.pop(cid, None)
-        self._discarding.discard(cid)
         if call is not None and call.waiter is not None:
             call.waiter._abandon()
 

@@ -26,15 +26,13 @@ ALLOWED = {
 EXCEPTIONS: dict[str, set[str]] = {}
 #: the server modules conformance/ may import, and why: it starts references (main), drives
 #: one in process (control) or arms faults in those it starts (faults). provision (YAML to ADM)
-#: and rpc (negotiate_contexts, used by the golden builder) are knowledge that belongs below
-#: server/ (the model and wire/), and are to move there.
+#: is knowledge that belongs below server/ (in the model), and is to move there.
 CONFORMANCE_MAY_IMPORT_FROM_SERVER = {
     "mqconform.server.main": "starts a reference server",
     "mqconform.server.control": "drives a reference (or the in-process model) through its "
                                 "control API",
     "mqconform.server.faults": "arms seeded faults in references the synthetic corpus starts",
     "mqconform.server.provision": "to move: provisioning YAML -> ADM belongs in the model",
-    "mqconform.server.rpc": "to move: presentation-context negotiation belongs in wire/",
 }
 #: the model is sans-IO: no sockets, threads, clocks, files or randomness of its own
 MODEL_FORBIDDEN = {"socket", "threading", "asyncio", "time", "random", "os", "subprocess",
@@ -149,3 +147,29 @@ def test_only_the_namespace_is_imported():
                          and node.module else [])
                 bare = [n for n in names if n.split(".")[0] in PROJECT[:-1]]
                 assert not bare, f"{path.relative_to(ROOT)}:{node.lineno} imports {bare}"
+
+
+def test_dcerpc_constants_have_one_home():
+    """PDU types, pfc_flags and the NDR / NDR64 transfer syntax identities are defined in
+    wire/dcerpc.py and taken from there by everyone else (the association, the capture
+    decoder, the dissector, the NDR engines, the suite)."""
+    identities = ("8a885d04-1ceb-11c9-9fe8-08002b104860", "71710533-beba-4937-8319-b5dbef9ccc36")
+    names = {"REQUEST", "RESPONSE", "FAULT", "BIND", "BIND_ACK", "BIND_NAK", "ALTER_CONTEXT",
+             "ALTER_CONTEXT_RESP", "AUTH3", "SHUTDOWN", "CO_CANCEL", "ORPHANED", "PTYPES",
+             "PFC_FIRST_FRAG", "PFC_LAST_FRAG", "PFC_OBJECT_UUID", "NDR_UUID", "NDR64_UUID"}
+    home = ROOT / "wire" / "dcerpc.py"
+    for package in PROJECT:
+        for path in sorted((ROOT / package).rglob("*")):
+            if path == home or path.suffix not in (".py", ".c", ".h"):  # .lua: generated
+                continue
+            text = path.read_text(encoding="utf-8").lower()
+            spelled = [i for i in identities if i in text]
+            assert not spelled, f"{path.relative_to(ROOT)} spells {spelled}"
+            if path.suffix == ".py":
+                for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                    targets = (node.targets if isinstance(node, ast.Assign) else
+                               [node.target] if isinstance(node, ast.AnnAssign) else [])
+                    for target in targets:
+                        for t in ast.walk(target):
+                            assert not (isinstance(t, ast.Name) and t.id in names), \
+                                f"{path.relative_to(ROOT)}:{node.lineno} defines {t.id}"

@@ -128,6 +128,9 @@ NCA_S_FAULT_REMOTE_NO_MEMORY = 0x1C00001B
 NCA_S_INVALID_PRES_CONTEXT_ID = 0x1C00001C
 #: MS-RPCE 3.1.3.5.2: "the status code returned MUST be 0X6F7" for an invalid octet stream
 #: (RPC_X_BAD_STUB_DATA in MS-ERREF 2.2; DCE calls the same condition nca_s_fault_ndr)
+#: MS-RPCE 3.2.3.5.1 / 3.3.3.5.1: a caller an authorization policy turns away gets fault 5
+#: (ERROR_ACCESS_DENIED)
+RPC_S_ACCESS_DENIED = 0x00000005
 RPC_X_BAD_STUB_DATA = 0x000006F7
 NCA_S_FAULT_NDR = RPC_X_BAD_STUB_DATA
 

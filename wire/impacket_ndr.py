@@ -119,6 +119,7 @@ from mqconform.model.formats import (
     QueueFormat,
     QueueFormatType,
 )
+from mqconform.wire import dcerpc
 
 __all__ = [
     "EncodeError", "DecodeError", "NDR_SYNTAX", "NDR64_SYNTAX", "encode_request",
@@ -131,8 +132,8 @@ __all__ = [
 logging.getLogger("impacket").addHandler(logging.NullHandler())
 
 #: transfer syntaxes (C706 14; MS-RPCE 2.2.5), as impacket's bind() takes them
-NDR_SYNTAX = ("8a885d04-1ceb-11c9-9fe8-08002b104860", "2.0")
-NDR64_SYNTAX = ("71710533-beba-4937-8319-b5dbef9ccc36", "1.0")
+NDR_SYNTAX = (str(dcerpc.NDR.uuid), f"{dcerpc.NDR.major}.{dcerpc.NDR.minor}")
+NDR64_SYNTAX = (str(dcerpc.NDR64.uuid), f"{dcerpc.NDR64.major}.{dcerpc.NDR64.minor}")
 
 
 class EncodeError(ValueError):

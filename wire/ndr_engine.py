@@ -33,11 +33,13 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from mqconform.wire import dcerpc
+
 __all__ = ["StubError", "Encoder", "Decoder", "NDR_SYNTAX", "NDR64_SYNTAX"]
 
 #: transfer syntax identifiers (C706 14; MS-RPCE 2.2.5): (uuid text, version)
-NDR_SYNTAX = ("8a885d04-1ceb-11c9-9fe8-08002b104860", 2)
-NDR64_SYNTAX = ("71710533-beba-4937-8319-b5dbef9ccc36", 1)
+NDR_SYNTAX = (str(dcerpc.NDR.uuid), dcerpc.NDR.major)
+NDR64_SYNTAX = (str(dcerpc.NDR64.uuid), dcerpc.NDR64.major)
 
 #: first referent id we hand out, and the step between two (what MIDL-generated stubs do)
 _FIRST_REFERENT = 0x00020000

@@ -33,6 +33,21 @@ local G = {
     ["8a885d04-1ceb-11c9-9fe8-08002b104860"] = "NDR",
     ["71710533-beba-4937-8319-b5dbef9ccc36"] = "NDR64",
   },
+  ptype = {
+    REQUEST = 0,
+    RESPONSE = 2,
+    FAULT = 3,
+    BIND = 11,
+    BIND_ACK = 12,
+    BIND_NAK = 13,
+    ALTER_CONTEXT = 14,
+    ALTER_CONTEXT_RESP = 15,
+    AUTH3 = 16,
+    SHUTDOWN = 17,
+    CO_CANCEL = 18,
+    ORPHANED = 19,
+  },
+  pfc = {FIRST_FRAG = 1, LAST_FRAG = 2, OBJECT_UUID = 128},
   protocols = {
     {
       abbrev = "mqrr",
@@ -1928,8 +1943,9 @@ local function parse_ack(tvb, off, frag, le)
   return out
 end
 
-local PT_REQUEST, PT_RESPONSE, PT_FAULT = 0, 2, 3
-local PT_BIND, PT_BIND_ACK, PT_BIND_NAK, PT_ALTER, PT_ALTER_RESP = 11, 12, 13, 14, 15
+local PT_REQUEST, PT_RESPONSE, PT_FAULT = G.ptype.REQUEST, G.ptype.RESPONSE, G.ptype.FAULT
+local PT_BIND, PT_BIND_ACK, PT_BIND_NAK = G.ptype.BIND, G.ptype.BIND_ACK, G.ptype.BIND_NAK
+local PT_ALTER, PT_ALTER_RESP = G.ptype.ALTER_CONTEXT, G.ptype.ALTER_CONTEXT_RESP
 
 -- the records of a frame's PDUs; updates the stream state (first pass only)
 local function analyse(fis, frame_no, stream)
@@ -1992,7 +2008,7 @@ local function analyse(fis, frame_no, stream)
           local stub_at = 24
           if ptype == PT_REQUEST then
             rec.opnum = hdr_uint(tvb, off + 22, 2, le)
-            if bit_set(flags, 128) then stub_at = 40 end
+            if bit_set(flags, G.pfc.OBJECT_UUID) then stub_at = 40 end
           end
           stub_at = math.min(stub_at, body_end)
           local bound = s.ctx[rec.ctx]
@@ -2012,7 +2028,7 @@ local function analyse(fis, frame_no, stream)
             if frag >= 28 then rec.fault = hdr_uint(tvb, off + 24, 4, le) end
             s.calls[call_id] = nil
           else
-            local first, last = bit_set(flags, 1), bit_set(flags, 2)
+            local first, last = bit_set(flags, G.pfc.FIRST_FRAG), bit_set(flags, G.pfc.LAST_FRAG)
             local key = (ptype == PT_REQUEST and "q" or "r") .. call_id
             rec.first, rec.last = first, last
             if first and last then

@@ -60,6 +60,7 @@ from mqconform.model.mqmr import (
     VT_UI4,
 )
 from mqconform.model.status import is_failure
+from mqconform.wire.impacket_ndr import NDR64_SYNTAX, NDR_SYNTAX
 
 MACHINE = MgmtObject(MgmtObjectType.MGMT_MACHINE)
 SESSION = MgmtObject(MgmtObjectType.MGMT_SESSION)
@@ -69,8 +70,6 @@ QUEUE_IDS = {row.name: propid for propid, row in QUEUE_PROPERTIES.items()}
 VT_BY_NAME = {"VT_EMPTY": c.PropVariant(VT_EMPTY), "VT_UI4": c.PropVariant(VT_UI4, 5),
               "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL}
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
-NDR_SYNTAX = ("8a885d04-1ceb-11c9-9fe8-08002b104860", "2.0")
-NDR64_SYNTAX = ("71710533-beba-4937-8319-b5dbef9ccc36", "1.0")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 import uuid
 
@@ -73,11 +74,13 @@ def test_tshark_dissects_every_frame_of_a_session_as_dcerpc(tmp_path, capture_to
     path.write_text(QUEUES)
     server = start(host="127.0.0.1", port=0, queues=str(path))
     port = server.rpc.address[1]
-    sniffer = AsyncSniffer(iface="lo", store=True,
+    listening = threading.Event()
+    sniffer = AsyncSniffer(iface="lo", store=True, started_callback=listening.set,
                            lfilter=lambda p: p.haslayer("TCP") and port in (p["TCP"].sport,
                                                                            p["TCP"].dport))
     sniffer.start()
-    time.sleep(0.5)
+    assert listening.wait(30), "the sniffer did not start"
+    time.sleep(0.2)
     try:
         sent = _session(port)
     finally:

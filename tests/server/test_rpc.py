@@ -11,8 +11,9 @@ import uuid
 
 import pytest
 
-from mqconform.server.rpc import Reply, RpcServer, Waiter, negotiate_contexts
+from mqconform.server.rpc import Reply, RpcServer, Waiter
 from mqconform.wire import dcerpc as d
+from mqconform.wire.association import negotiate_contexts
 
 #: made-up interfaces: one with both transfer syntaxes, one NDR only
 ECHO_IF = d.SyntaxId(uuid.UUID("5c0a1e7e-0000-4d1b-9c3e-3f1b0e5a7c01"), 1, 0)
