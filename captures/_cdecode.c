@@ -25,9 +25,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_cdecode_gen.h" /* NCOLS, COL_*, PT_*, PFC_*, FAST_*: generated (captures/columns.py) */
+
 #define MAX_RECORD (16u << 20)
 #define MAX_ENDED 65536
-#define NCOLS 42
 
 static PyObject *Unsupported;
 
@@ -253,27 +254,28 @@ static int ctx_field(const uint8_t *p, uint8_t *out, int *has) {
 /* request parsers: 1 on success, 0 to decline */
 static int req_parse(int code, const uint8_t *s, size_t n, Fields *f) {
     switch (code) {
-    case 1: /* _no_request */
+    case FAST_R_GETSERVERPORT: /* _no_request */
         return n == 0;
-    case 2: case 3: case 5: /* _ctx_request */
+    case FAST_R_CLOSEQUEUE: case FAST_R_CREATECURSOR: case FAST_R_PURGEQUEUE: /* _ctx_request */
         if (n != 20) return 0;
         ctx_field(s, f->handle, &f->has_handle);
         return 1;
-    case 4: case 7: /* _ctx_u32_request: cursor (4), request_id (7) */
+    case FAST_R_CLOSECURSOR: case FAST_R_CANCELRECEIVE: /* _ctx_u32_request */
         if (n != 24) return 0;
         ctx_field(s, f->handle, &f->has_handle);
-        if (code == 4) { f->cursor = le32(s + 20); f->has_cursor = 1; }
+        if (code == FAST_R_CLOSECURSOR) { f->cursor = le32(s + 20); f->has_cursor = 1; }
         else { f->rid = le32(s + 20); f->has_rid = 1; }
         return 1;
-    case 6: case 9: /* _receive_request of 56 (NDR) or 72 octets */
-        if (n != (code == 6 ? 56u : 72u)) return 0;
+    case FAST_R_STARTRECEIVE: case FAST_R_STARTTRANSACTIONALRECEIVE:
+        /* _receive_request of 56 or 72 octets */
+        if (n != (code == FAST_R_STARTRECEIVE ? 56u : 72u)) return 0;
         ctx_field(s, f->handle, &f->has_handle);
         f->lookup = le64(s + 24); f->has_lookup = 1;
         f->cursor = le32(s + 32); f->has_cursor = 1;
         f->action = le32(s + 36); f->has_action = 1;
         f->rid = le32(s + 44); f->has_rid = 1;
         return 1;
-    case 8: case 10: { /* _end_request */
+    case FAST_R_ENDRECEIVE: case FAST_R_ENDTRANSACTIONALRECEIVE: { /* _end_request */
         if (n != 28) return 0;
         uint32_t ack = le32(s + 20);
         if (ack < 1 || ack > 2) return 0;
@@ -365,21 +367,23 @@ static int received_response(const uint8_t *s, size_t n, int ndr64, Fields *f) {
 
 static int resp_parse(int code, const uint8_t *s, size_t n, int ndr64, Fields *f) {
     switch (code) {
-    case 1: case 4: case 5: case 7: case 8: case 10: /* _status_only */
+    case FAST_R_GETSERVERPORT: case FAST_R_CLOSECURSOR: case FAST_R_PURGEQUEUE:
+    case FAST_R_CANCELRECEIVE: case FAST_R_ENDRECEIVE: case FAST_R_ENDTRANSACTIONALRECEIVE:
+        /* _status_only */
         if (n != 4) return 0;
         f->status = le32(s); f->has_status = 1;
         return 1;
-    case 2: /* _close_response */
+    case FAST_R_CLOSEQUEUE: /* _close_response */
         if (n != 24) return 0;
         ctx_field(s, f->result_handle, &f->has_result_handle);
         f->status = le32(s + 20); f->has_status = 1;
         return 1;
-    case 3: /* _cursor_response */
+    case FAST_R_CREATECURSOR: /* _cursor_response */
         if (n != 8) return 0;
         f->cursor = le32(s); f->has_cursor = 1;
         f->status = le32(s + 4); f->has_status = 1;
         return 1;
-    case 6: case 9:
+    case FAST_R_STARTRECEIVE: case FAST_R_STARTTRANSACTIONALRECEIVE:
         return received_response(s, n, ndr64, f);
     }
     return 0;
@@ -479,49 +483,45 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     if (!row) { Py_XDECREF(error_obj); return -1; }
     PyObject *n = c->names;
 #define ITEM(t, i) (Py_INCREF(PyTuple_GET_ITEM(t, i)), PyTuple_GET_ITEM(t, i))
-    SET(0, (Py_INCREF(sc->name), sc->name));
-    SET(1, i64(c->index));
-    SET(2, ITEM(n, 0));
-    SET(3, ITEM(n, 1));
-    SET(4, ITEM(n, 2));
-    SET(5, PyLong_FromLong(client.port));
-    SET(6, ITEM(n, 3));
-    SET(7, PyLong_FromLong(server->port));
-    SET(8, OPT(c->has_group, u64(c->assoc_group)));
-    SET(9, PyLong_FromLong(ctx));
-    SET(10, ITEM(info, 2));
-    SET(11, ITEM(info, 3));
-    SET(12, ITEM(info, 0));
-    SET(13, ITEM(info, 4));
-    SET(14, u64(call_id));
-    SET(15, OPT(req, PyLong_FromLong(req->opnum)));
-    SET(16, (Py_INCREF(method), method));
-    SET(17, NONE());
-    SET(18, NONE());
-    SET(19, OPT(f.has_status, u64(f.status)));
-    SET(20, OPT(has_fault, u64(ans->fault)));
-    if (error_obj) { PyTuple_SET_ITEM(row, 21, error_obj); error_obj = NULL; }
-    else SET(21, error ? PyUnicode_FromString(error) : NONE());
-    SET(22, OPT(req, i64(req->first)));
-    SET(23, OPT(req, i64(req->last)));
-    SET(24, OPT(ans, i64(ans->first)));
-    SET(25, OPT(ans, i64(ans->last)));
-    SET(26, OPT(req, PyFloat_FromDouble(req->ts)));
-    SET(27, OPT(ans, PyFloat_FromDouble(ans->ts)));
-    SET(28, f.has_handle ? handle_text(f.handle) : NONE());
-    SET(29, f.has_result_handle ? handle_text(f.result_handle) : NONE());
-    SET(30, NONE()); /* queue */
-    SET(31, NONE()); /* access */
-    SET(32, OPT(f.has_action, u64(f.action)));
-    SET(33, NONE()); /* action_text */
-    SET(34, OPT(f.has_rid, u64(f.rid)));
-    SET(35, OPT(f.has_lookup, u64(f.lookup)));
-    SET(36, OPT(f.has_cursor, u64(f.cursor)));
-    SET(37, OPT(f.has_ack, u64(f.ack)));
-    SET(38, OPT(f.has_seq, u64(f.seq)));
-    SET(39, NONE());
-    SET(40, NONE());
-    SET(41, NONE());
+    SET(COL_CAPTURE, (Py_INCREF(sc->name), sc->name));
+    SET(COL_CONNECTION, i64(c->index));
+    SET(COL_CLIENT, ITEM(n, 0));
+    SET(COL_SERVER, ITEM(n, 1));
+    SET(COL_CLIENT_IP, ITEM(n, 2));
+    SET(COL_CLIENT_PORT, PyLong_FromLong(client.port));
+    SET(COL_SERVER_IP, ITEM(n, 3));
+    SET(COL_SERVER_PORT, PyLong_FromLong(server->port));
+    SET(COL_ASSOC_GROUP, OPT(c->has_group, u64(c->assoc_group)));
+    SET(COL_CONTEXT_ID, PyLong_FromLong(ctx));
+    SET(COL_INTERFACE, ITEM(info, 2));
+    SET(COL_INTERFACE_VERSION, ITEM(info, 3));
+    SET(COL_INTERFACE_NAME, ITEM(info, 0));
+    SET(COL_TRANSFER_SYNTAX, ITEM(info, 4));
+    SET(COL_CALL_ID, u64(call_id));
+    SET(COL_OPNUM, OPT(req, PyLong_FromLong(req->opnum)));
+    SET(COL_METHOD, (Py_INCREF(method), method));
+    SET(COL_STATUS, OPT(f.has_status, u64(f.status)));
+    SET(COL_FAULT, OPT(has_fault, u64(ans->fault)));
+    if (error_obj) { PyTuple_SET_ITEM(row, COL_DECODE_ERROR, error_obj); error_obj = NULL; }
+    else SET(COL_DECODE_ERROR, error ? PyUnicode_FromString(error) : NONE());
+    SET(COL_REQUEST_FIRST_FRAME, OPT(req, i64(req->first)));
+    SET(COL_REQUEST_LAST_FRAME, OPT(req, i64(req->last)));
+    SET(COL_RESPONSE_FIRST_FRAME, OPT(ans, i64(ans->first)));
+    SET(COL_RESPONSE_LAST_FRAME, OPT(ans, i64(ans->last)));
+    SET(COL_REQUEST_TIME, OPT(req, PyFloat_FromDouble(req->ts)));
+    SET(COL_RESPONSE_TIME, OPT(ans, PyFloat_FromDouble(ans->ts)));
+    SET(COL_HANDLE, f.has_handle ? handle_text(f.handle) : NONE());
+    SET(COL_RESULT_HANDLE, f.has_result_handle ? handle_text(f.result_handle) : NONE());
+    SET(COL_ACTION, OPT(f.has_action, u64(f.action)));
+    SET(COL_REQUEST_ID, OPT(f.has_rid, u64(f.rid)));
+    SET(COL_LOOKUP_ID, OPT(f.has_lookup, u64(f.lookup)));
+    SET(COL_CURSOR, OPT(f.has_cursor, u64(f.cursor)));
+    SET(COL_ACK, OPT(f.has_ack, u64(f.ack)));
+    SET(COL_SEQUENCE_ID, OPT(f.has_seq, u64(f.seq)));
+    /* the columns the compiled parsers do not fill (queue, access, action_text, object_type,
+     * props, vts, and any other): null, or the codec's for a declined row */
+    for (int i = 0; i < NCOLS; i++)
+        if (!PyTuple_GET_ITEM(row, i)) PyTuple_SET_ITEM(row, i, NONE());
     if (decline) {
         PyObject *rq = PyBytes_FromStringAndSize((const char *)req->stub, (Py_ssize_t)req->len);
         PyObject *an = (ans && !has_fault)
@@ -610,11 +610,19 @@ static int close_conn(Scanner *sc, Conn *c) {
 
 /* ------------------------------------------------------------------ PDUs */
 
-static const uint8_t PTYPES[20] = {1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static int known_ptype(unsigned t) {
+    switch (t) {
+    case PT_REQUEST: case PT_RESPONSE: case PT_FAULT: case PT_BIND: case PT_BIND_ACK:
+    case PT_BIND_NAK: case PT_ALTER_CONTEXT: case PT_ALTER_CONTEXT_RESP: case PT_AUTH3:
+    case PT_SHUTDOWN: case PT_CO_CANCEL: case PT_ORPHANED:
+        return 1;
+    }
+    return 0;
+}
 
 static int valid_header(const uint8_t *p, size_t n) {
     if (n < 16) return 0;
-    if (p[0] != 5 || p[1] > 1 || p[2] >= 20 || !PTYPES[p[2]]) return 0;
+    if (p[0] != 5 || p[1] > 1 || !known_ptype(p[2])) return 0;
     if (!(p[4] == 0x00 || p[4] == 0x01 || p[4] == 0x10 || p[4] == 0x11) || p[5] > 3 || p[6] || p[7])
         return 0;
     int le = p[4] & 0x10;
@@ -626,7 +634,7 @@ static int valid_header(const uint8_t *p, size_t n) {
 static int header_prefix(const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n && i < 8; i++) {
         uint8_t b = p[i];
-        int ok = i == 0 ? b == 5 : i == 1 ? b <= 1 : i == 2 ? (b < 20 && PTYPES[b]) : i == 3 ? 1
+        int ok = i == 0 ? b == 5 : i == 1 ? b <= 1 : i == 2 ? known_ptype(b) : i == 3 ? 1
                : i == 4 ? (b == 0 || b == 1 || b == 0x10 || b == 0x11) : i == 5 ? b <= 3 : b == 0;
         if (!ok) return 0;
     }
@@ -737,19 +745,20 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     m.last = last;
     m.ts = first_ts;
     size_t stub_start = 24;
-    if (ptype == 0) {
+    if (ptype == PT_REQUEST) {
         m.ctx = le16(p + 20);
         m.opnum = le16(p + 22);
-        if (flags & 0x80) stub_start = 40;
+        if (flags & PFC_OBJECT_UUID) stub_start = 40;
     } else {
         m.ctx = le16(p + 20);
     }
-    if (ptype == 3) {
+    if (ptype == PT_FAULT) {
         if (frag < 28) return unsupported("a fault PDU without its status");
         m.is_fault = 1;
         m.fault = le32(p + 24);
     } else {
-        if ((flags & 0x03) != 0x03) return unsupported("a call in fragments");
+        if ((flags & (PFC_FIRST_FRAG | PFC_LAST_FRAG)) != (PFC_FIRST_FRAG | PFC_LAST_FRAG))
+            return unsupported("a call in fragments");
         size_t stop = body_end > stub_start ? body_end : stub_start;
         if (stop > frag) stop = frag;
         m.len = stop > stub_start ? stop - stub_start : 0;
@@ -759,7 +768,7 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     }
     Msg other;
     int rc = 0;
-    if (ptype == 0) {
+    if (ptype == PT_REQUEST) {
         if (msg_take(&c->requests, &c->nrequests, call_id, &other)) {
             rc = emit(sc, c, call_id, &other, NULL);
             PyMem_Free(other.stub);
@@ -806,20 +815,21 @@ static int pdu(Scanner *sc, Conn *c, const Side *side, const uint8_t *p, size_t 
         unsigned pad = p[frag - auth - 8 + 2];
         long e = (long)frag - (long)auth - 8 - (long)pad;
         body_end = e > 0 ? (size_t)e : 0;
-        if ((ptype == 11 || ptype == 12 || ptype == 14 || ptype == 15) && e < 16)
+        if ((ptype == PT_BIND || ptype == PT_BIND_ACK || ptype == PT_ALTER_CONTEXT
+             || ptype == PT_ALTER_CONTEXT_RESP) && e < 16)
             return unsupported("auth padding does not fit"); /* decode_pdu refuses it */
     }
     switch (ptype) {
-    case 0: case 2: case 3:
-        if (ptype == 0 && !c->has_client_side) { c->has_client_side = 1; c->client_side = *side; }
+    case PT_REQUEST: case PT_RESPONSE: case PT_FAULT:
+        if (ptype == PT_REQUEST && !c->has_client_side) { c->has_client_side = 1; c->client_side = *side; }
         return call_pdu(sc, c, p, frag, ptype, flags, call_id, body_end, first, last, first_ts);
-    case 11: case 14:
+    case PT_BIND: case PT_ALTER_CONTEXT:
         c->has_client_side = 1;
         c->client_side = *side;
         return bind_pdu(c, p, body_end, call_id);
-    case 12: case 15:
-        return bind_ack_pdu(sc, c, p, body_end, call_id, ptype == 12);
-    case 13:
+    case PT_BIND_ACK: case PT_ALTER_CONTEXT_RESP:
+        return bind_ack_pdu(sc, c, p, body_end, call_id, ptype == PT_BIND_ACK);
+    case PT_BIND_NAK:
         for (size_t i = 0; i < c->nbinds; i++)
             if (c->binds[i].call_id == call_id) { bind_drop(c, i); break; }
         return 0;
@@ -1396,7 +1406,8 @@ PyMODINIT_FUNC PyInit__cdecode(void) {
     if (!m) return NULL;
     Unsupported = PyErr_NewException("captures._cdecode.Unsupported", PyExc_ValueError, NULL);
     if (!Unsupported || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0
-        || PyModule_AddObjectRef(m, "Scanner", (PyObject *)&ScannerType) < 0) {
+        || PyModule_AddObjectRef(m, "Scanner", (PyObject *)&ScannerType) < 0
+        || PyModule_AddStringConstant(m, "GENERATED", GENERATED) < 0) {
         Py_DECREF(m);
         return NULL;
     }

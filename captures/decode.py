@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mqconform.captures import fastpath, pcapio
+from mqconform.captures import columns, fastpath, pcapio
 from mqconform.model.observer import observation_fields
 from mqconform.wire import association as assoc
 from mqconform.wire import dcerpc as dce
@@ -72,55 +72,29 @@ _IPV6_EXT = frozenset({0, 43, 60, 51, 135, 139, 140})  # hop-by-hop, routing, de
 
 # --------------------------------------------------------------------------- the tables
 
-@dataclass(slots=True)
-class Call:
-    """One row of the calls table (captures/schema.py documents each column)."""
+_PYTHON_TYPES = {"string": str, "int32": int, "int64": int, "uint16": int, "uint32": int,
+                 "uint64": int, "float64": float}
 
-    capture: str
-    client: str  # "ip:port" ([ip]:port for IPv6)
-    server: str
-    client_ip: str
-    client_port: int
-    server_ip: str
-    server_port: int
-    connection: int  # the connection's index in the capture (Wireshark's tcp.stream)
-    assoc_group: int | None
-    context_id: int | None
-    interface: str | None  # the abstract syntax's UUID
-    interface_version: str | None
-    interface_name: str | None  # RemoteRead, qmmgmt, or None
-    transfer_syntax: str | None  # NDR, NDR64
-    call_id: int
-    opnum: int | None
-    method: str | None
-    request: str | None  # JSON of the typed call's fields
-    response: str | None  # JSON of the typed result's fields
-    status: int | None  # the method's return value (HRESULT or DWORD)
-    fault: int | None  # the fault PDU's status
-    decode_error: str | None
-    request_first_frame: int | None
-    request_last_frame: int | None
-    response_first_frame: int | None
-    response_last_frame: int | None
-    request_time: float | None
-    response_time: float | None
-    request_stub: bytes | None = None
-    response_stub: bytes | None = None
-    # the trace validator's columns (model/observer.py observation_fields)
-    handle: str | None = None
-    result_handle: str | None = None
-    queue: str | None = None
-    access: int | None = None
-    action: int | None = None
-    action_text: str | None = None
-    request_id: int | None = None
-    lookup_id: int | None = None
-    cursor: int | None = None
-    ack: int | None = None
-    sequence_id: int | None = None
-    object_type: int | None = None
-    props: list | None = None
-    vts: list | None = None
+
+def _call_class() -> type:
+    """Call: one row of the calls table, its fields the columns of captures/columns.py in
+    their order (the first ones, up to response_time, always given; the trace validator's
+    filled where the stubs tell), then the raw stubs when they are kept."""
+    base = columns.NAMES.index("handle")
+    spec = []
+    for i, col in enumerate(columns.CALLS):
+        kind = _PYTHON_TYPES.get(col.type, tuple) | None
+        spec.append((col.name, kind) if i < base else
+                    (col.name, kind, field(default=None)))
+    spec += [("request_stub", bytes | None, field(default=None)),
+             ("response_stub", bytes | None, field(default=None))]
+    klass = dataclasses.make_dataclass("Call", spec, slots=True)
+    klass.__module__ = __name__  # so that a Call pickles (make_dataclass(module=) is 3.12's)
+    klass.__doc__ = "One row of the calls table (captures/columns.py defines each column)."
+    return klass
+
+
+Call = _call_class()
 
 
 @dataclass(slots=True)
@@ -716,16 +690,17 @@ class Decoder:
                                   _ip(cip), cport, _ip(sip), sport)
         _, client_text, server_text, cip_text, cport, sip_text, sport = names
         keep = self.keep_stubs
-        self.out.append(Call(  # positional, in the order of the fields (the hot path)
-            self.name, client_text, server_text, cip_text, cport, sip_text, sport, conn.index,
+        if keep:
+            observed = dict(observed, request_stub=req.stub if req else None,
+                            response_stub=ans.stub if ans else None)
+        self.out.append(Call(  # positional, in the order of the columns (the hot path)
+            self.name, conn.index, client_text, server_text, cip_text, cport, sip_text, sport,
             conn.assoc.assoc_group, ctx, interface_text, version, name, syntax_text, call_id,
             opnum, klass.__name__ if klass else None, request_json, response_json, status,
             fault, error,
             req.at[0] if req else None, req.until[0] if req else None,
             ans.at[0] if ans else None, ans.until[0] if ans else None,
-            req.at[1] if req else None, ans.at[1] if ans else None,
-            req.stub if req and keep else None,
-            ans.stub if ans and keep else None, **observed))
+            req.at[1] if req else None, ans.at[1] if ans else None, **observed))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -783,15 +758,8 @@ try:  # captures/_cdecode.c, built by pip where a C compiler is found (pyproject
 except ImportError:  # not built: Decoder does all the work
     _cdecode = None
 
-#: the calls table's columns, in the order of the rows the compiled decoder makes
-ROW_COLUMNS = ("capture", "connection", "client", "server", "client_ip", "client_port",
-               "server_ip", "server_port", "assoc_group", "context_id", "interface",
-               "interface_version", "interface_name", "transfer_syntax", "call_id", "opnum",
-               "method", "request", "response", "status", "fault", "decode_error",
-               "request_first_frame", "request_last_frame", "response_first_frame",
-               "response_last_frame", "request_time", "response_time", "handle",
-               "result_handle", "queue", "access", "action", "action_text", "request_id",
-               "lookup_id", "cursor", "ack", "sequence_id", "object_type", "props", "vts")
+#: the calls table's columns, in the order of the rows (captures/columns.py)
+ROW_COLUMNS = columns.NAMES
 _COLUMN = {name: i for i, name in enumerate(ROW_COLUMNS)}
 
 
@@ -800,10 +768,13 @@ class Unsupported(Exception):
 
 
 def compiled() -> bool:
-    """Whether the compiled decoder is built (and not turned off by MQCONFORM_PURE_DECODER)."""
+    """Whether the compiled decoder is built from the definitions this code runs with (its
+    GENERATED digest is captures/columns.py's; a module built before a column or a parser
+    changed would lay out rows wrongly), and not turned off by MQCONFORM_PURE_DECODER."""
     import os
 
-    return _cdecode is not None and not os.environ.get("MQCONFORM_PURE_DECODER")
+    return (_cdecode is not None and not os.environ.get("MQCONFORM_PURE_DECODER")
+            and getattr(_cdecode, "GENERATED", None) == columns.signature())
 
 
 @functools.lru_cache(maxsize=256)

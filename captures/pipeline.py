@@ -60,6 +60,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from mqconform.captures import columns
+
 CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz")
 TABLES = ("calls", "violations", "errors", "files", "summary")
 BATCH = 8192
@@ -544,11 +546,7 @@ def _call_batch(columns: list[list]) -> Any:
 
 # ------------------------------------------------------------------------------ stage 2
 
-_OBSERVED_COLUMNS = ("method", "request_time", "response_time", "status", "fault",
-                     "decode_error", "capture", "server", "client", "connection", "call_id",
-                     "request_first_frame", "response_last_frame", "handle", "result_handle",
-                     "queue", "access", "action", "action_text", "request_id", "lookup_id",
-                     "cursor", "ack", "sequence_id", "object_type", "props", "vts")
+_OBSERVED_COLUMNS = columns.OBSERVED
 
 
 #: the order the observer reads a server's calls in (also the shuffle path's sort)
@@ -604,7 +602,7 @@ def _violations(batches: Iterator[Any]) -> Iterator[list]:
 
 #: the columns the Observed fields are read from (where the names differ; "complete" is
 #: computed from decode_error)
-_SOURCE = {"request_frame": "request_first_frame", "response_frame": "response_last_frame"}
+_SOURCE = {f: c for f, c in columns.OBSERVED_FROM.items() if f != "complete"}
 
 
 def _fields() -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqconform.captures import decode, fastpath, pcapio
+from mqconform.captures import columns, decode, fastpath, pcapio
 from mqconform.captures.recorder import build_frame, pcap_header, pcap_record
 from mqconform.conformance import golden, synth
 from mqconform.model import calls as c
@@ -35,6 +35,10 @@ if decode._cdecode is None:  # built by pip wherever gcc is; CI must not skip si
     if os.environ.get("CI"):
         raise RuntimeError("captures/_cdecode.c is not built (pip install -e . with gcc)")
     pytest.skip("the compiled decoder is not built (no C compiler)", allow_module_level=True)
+if getattr(decode._cdecode, "GENERATED", None) != columns.signature():
+    # pip builds the extension as optional: a build that failed leaves the old module
+    raise RuntimeError("captures/_cdecode.c was built from other definitions than "
+                       "captures/columns.py's (a failed rebuild?): pip install -e . -v")
 
 ROW = operator.attrgetter(*decode.ROW_COLUMNS)
 

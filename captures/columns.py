@@ -1,0 +1,202 @@
+"""The calls table's columns, defined once.
+
+Everything that lays out a call row derives from ``CALLS`` below: the decoder's Call rows and
+their order (captures/decode.py ``Call``, ``ROW_COLUMNS``), the Arrow schema
+(captures/schema.py), the compiled decoder's column count and indices (the generated header
+captures/_cdecode_gen.h, with the DCE/RPC constants and the fast parsers' codes it needs),
+and the columns the trace validator reads (captures/pipeline.py; their names are the fields
+of model/observer.py ``Observed`` — a column marked ``observed`` that the observer does not
+have, or the other way round, fails at import).
+
+Adding a column is one line here (and, for an observed one, how model/observer.py
+``observation_fields`` fills it); then ``python -m mqconform.captures.columns`` rewrites the
+header.
+
+    python -m mqconform.captures.columns [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mqconform.model.observer import Observed
+from mqconform.wire import dcerpc
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    #: Arrow type: string, int32, int64, uint16, uint32, uint64, float64, list<uint16>,
+    #: list<uint32>
+    type: str
+    meaning: str
+    #: read by the trace validator (a field of model/observer.py Observed, or the source of
+    #: one: see OBSERVED_FROM)
+    observed: bool = False
+
+
+CALLS: tuple[Column, ...] = (
+    Column("capture", "string", "the capture file (path as given)", True),
+    Column("connection", "int32", "the TCP connection's index in the file (Wireshark "
+           "tcp.stream order: connections numbered as they open)", True),
+    Column("client", "string", '"ip:port" ("[ip]:port" for IPv6) of the client', True),
+    Column("server", "string", '"ip:port" ("[ip]:port" for IPv6) of the server', True),
+    Column("client_ip", "string", "the client's address"),
+    Column("client_port", "int32", "the client's port"),
+    Column("server_ip", "string", "the server's address"),
+    Column("server_port", "int32", "the server's port"),
+    Column("assoc_group", "uint32", "the association group bind_ack gave (null: no bind "
+           "seen)"),
+    Column("context_id", "uint16", "the presentation context of the request"),
+    Column("interface", "string", "abstract syntax UUID (null: the bind was not captured)"),
+    Column("interface_version", "string", '"major.minor"'),
+    Column("interface_name", "string", "RemoteRead, qmmgmt, or null for another interface"),
+    Column("transfer_syntax", "string", "NDR or NDR64 (null: unknown)"),
+    Column("call_id", "uint32", "DCE/RPC call_id", True),
+    Column("opnum", "uint16", "operation number (null: the request was not captured)"),
+    Column("method", "string", "the method's name (R_OpenQueue, R_QMMgmtGetInfo, ...)", True),
+    Column("request", "string", "JSON of the request's [in] parameters (model/calls.py "
+           "names)"),
+    Column("response", "string", "JSON of the [out] parameters and return value"),
+    Column("status", "uint32", "the method's return value (HRESULT, or the DWORD of "
+           "R_GetServerPort); null for a fault or a void method's fault", True),
+    Column("fault", "uint32", "the fault PDU's status (null: no fault)"),
+    Column("decode_error", "string", "why the stubs were not decoded, or the call is "
+           "incomplete", True),
+    Column("request_first_frame", "int64", "frame of the request's first octet", True),
+    Column("request_last_frame", "int64", "frame of the request's last octet"),
+    Column("response_first_frame", "int64", "frame of the response's (or fault's) first "
+           "octet"),
+    Column("response_last_frame", "int64", "frame of the response's (or fault's) last octet",
+           True),
+    Column("request_time", "float64", "seconds since 1970-01-01 UTC of the request's first "
+           "frame", True),
+    Column("response_time", "float64", "seconds since 1970-01-01 UTC of the response's first "
+           "frame", True),
+    # the trace validator's columns (model/observer.py observation_fields; null where the
+    # method has no such parameter or the stubs were not decoded)
+    Column("handle", "string", "the context handle the call names (hex of its 20 octets)",
+           True),
+    Column("result_handle", "string", "pphContext of R_OpenQueue / R_CloseQueue's response",
+           True),
+    Column("queue", "string", "the queue R_OpenQueue or a qmmgmt call names: its format name "
+           "without a subqueue, lower case", True),
+    Column("access", "uint32", "dwAccess of R_OpenQueue / R_OpenQueueForMove", True),
+    Column("action", "uint32", "ulAction", True),
+    Column("action_text", "string", "lpwszAction of R_QMMgmtAction", True),
+    Column("request_id", "uint32", "dwRequestId", True),
+    Column("lookup_id", "uint64", "LookupId of the request", True),
+    Column("cursor", "uint32", "hCursor, or phCursor R_CreateCursor returned", True),
+    Column("ack", "uint32", "dwAck", True),
+    Column("sequence_id", "uint64", "pSequenceId of a receive's response (the lookup "
+           "identifier's low 7 bytes)", True),
+    Column("object_type", "uint32", "MGMT_OBJECT type of a qmmgmt call", True),
+    Column("props", "list<uint32>", "aProp of R_QMMgmtGetInfo", True),
+    Column("vts", "list<uint16>", "the VARTYPEs of its response's apVar", True),
+)
+
+#: the columns in row order
+NAMES: tuple[str, ...] = tuple(c.name for c in CALLS)
+INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+#: where the calls table carries what model/observer.py Observed names otherwise
+#: ("complete" is computed: decode_error is null)
+OBSERVED_FROM = {"request_frame": "request_first_frame",
+                 "response_frame": "response_last_frame", "complete": "decode_error"}
+#: the columns the trace validator reads, in the calls table's order
+OBSERVED: tuple[str, ...] = tuple(c.name for c in CALLS if c.observed)
+#: the columns model/observer.py's observation_fields fills (after response_time)
+OBSERVATION: tuple[str, ...] = NAMES[NAMES.index("handle"):]
+
+
+def _check_observed() -> None:
+    wanted = {OBSERVED_FROM.get(f, f) for f in Observed.__slots__}
+    if wanted != set(OBSERVED):
+        raise TypeError(f"the calls table's observed columns {sorted(set(OBSERVED))} are not "
+                        f"what model/observer.py Observed reads: {sorted(wanted)}")
+
+
+_check_observed()
+
+
+def arrow_type(spec: str) -> Any:
+    import pyarrow as pa
+
+    if spec.startswith("list<"):
+        return pa.list_(arrow_type(spec[5:-1]))
+    return getattr(pa, spec)()
+
+
+# --- the compiled decoder's header --------------------------------------------------------------
+
+HEADER_PATH = Path(__file__).with_name("_cdecode_gen.h")
+
+
+def c_header() -> str:
+    """captures/_cdecode_gen.h: what captures/_cdecode.c takes from the Python definitions."""
+    from mqconform.captures import fastpath
+
+    lines = [
+        "/* GENERATED by captures/columns.py from captures/columns.py, wire/dcerpc.py and",
+        " * captures/fastpath.py: do not edit; regenerate with",
+        " * `python -m mqconform.captures.columns`. */",
+        "#ifndef MQCONFORM_CDECODE_GEN_H",
+        "#define MQCONFORM_CDECODE_GEN_H",
+        "",
+        "/* the calls table's columns, in row order (captures/columns.py CALLS) */",
+        f"#define NCOLS {len(CALLS)}",
+    ]
+    lines += [f"#define COL_{name.upper()} {i}" for i, name in enumerate(NAMES)]
+    lines += ["", "/* DCE/RPC PDU types and pfc_flags (C706 12.6; wire/dcerpc.py) */"]
+    lines += [f"#define PT_{t.name} {int(t)}" for t in dcerpc.PType]
+    lines += [f"#define {name} 0x{getattr(dcerpc, name):02X}"
+              for name in ("PFC_FIRST_FRAG", "PFC_LAST_FRAG", "PFC_OBJECT_UUID")]
+    lines += ["", "/* the fast parsers, by the code captures/fastpath.py C_PARSERS gives each "
+                  "method */"]
+    from mqconform.model import calls as c
+
+    for (interface, opnum), code in fastpath.C_PARSERS.items():
+        lines.append(f"#define FAST_{c.CALLS[(interface, opnum)].__name__.upper()} {code}")
+    body = "\n".join(lines[3:])
+    # what this header says, in one word: the built module exports it, and captures/decode.py
+    # uses a compiled decoder only if it was built from the definitions it runs with
+    signature = hashlib.sha256(body.encode()).hexdigest()[:16]
+    lines += ["", "/* the digest of the definitions above (captures/decode.py compiled()) */",
+              f'#define GENERATED "{signature}"', "", "#endif", ""]
+    return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=1)
+def signature() -> str:
+    """The GENERATED digest of the header the current definitions make."""
+    text = c_header()
+    return text.split('#define GENERATED "', 1)[1].split('"', 1)[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mqconform.captures.columns",
+                                 description="regenerate captures/_cdecode_gen.h")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if the header on disk is not what would be generated")
+    args = ap.parse_args(argv)
+    text = c_header()
+    if args.check:
+        current = HEADER_PATH.read_text(encoding="utf-8") if HEADER_PATH.exists() else ""
+        if current != text:
+            print(f"{HEADER_PATH}: STALE (python -m mqconform.captures.columns)",
+                  file=sys.stderr)
+            return 1
+        print(f"{HEADER_PATH}: up to date")
+        return 0
+    HEADER_PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {HEADER_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
