@@ -379,14 +379,14 @@ class _Determinism:
         self.clock = _WallClock()
 
     def __enter__(self) -> _Determinism:
+        from mqconform.conformance import targets
         from mqconform.server import control as server_control
-        from mqconform.server import provision as server_provision
 
         def uuid4() -> uuid.UUID:
             return uuid.UUID(int=self._rng.getrandbits(128), version=4)
 
         for owner, name, value in ((uuid, "uuid4", uuid4),
-                                   (server_provision, "arrival_time", lambda: EPOCH),
+                                   (targets, "arrival_time", lambda: EPOCH),
                                    (server_control, "arrival_time", lambda: EPOCH)):
             self._patch(owner, name, value)
         return self

@@ -44,7 +44,7 @@ class SutControl:
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
                      dead_letter_queue: str = "", **more: Any) -> None:
         """Send a message to a queue. ``more``: the other message keys of the provisioning
-        document (server/provision.py MESSAGE_KEYS: soap_envelope, compound_message,
+        document (model/provisioning.py MESSAGE_KEYS: soap_envelope, compound_message,
         soap_header, soap_body, received_from, direct)."""
         raise Inconclusive(f"sut_control {self.kind}: cannot send a message to {path}")
 
@@ -129,7 +129,7 @@ class ReferenceControl(SutControl):
             raise Inconclusive(f"control API at {self.url}: {exc}") from None
 
     def _do(self, name: str, *args: Any) -> Any:
-        from mqconform.server.provision import ProvisionError
+        from mqconform.model.provisioning import ProvisionError
 
         try:
             return getattr(self.api, name)(*args)

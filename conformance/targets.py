@@ -1,7 +1,7 @@
 """Targets: what the suite's cases call, in the model's vocabulary (model.calls).
 
 ``ModelTarget`` runs the model (model/mqrr.py, model/mqmr.py) in process on an Environment built
-by server/provision.py, as the reference server builds its own; ``RpcTarget`` speaks DCE/RPC to
+by model/provisioning.py, as the reference server builds its own; ``RpcTarget`` speaks DCE/RPC to
 any ``ncacn_ip_tcp:host[port]`` through conformance.client.RpcClient. Both answer
 ``call(typed_call)`` with a typed Result and block while a call waits (a receive with a
 timeout); both open a second
@@ -22,11 +22,13 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import yaml
+
 from mqconform.model import calls as c
 from mqconform.model.host import QueueManagerHost, Refused
 from mqconform.model.outcome import Outcome
+from mqconform.model.provisioning import ProvisionError, new_queue_manager, provision
 from mqconform.model.runtime import Environment, Pending
-from mqconform.server.provision import new_queue_manager, provision
 
 DEFAULT_CAPABILITIES = {"ndr64": True, "transactions": True, "subqueues": True, "move": True,
                         "qmmgmt": True}
@@ -57,6 +59,12 @@ class Target(Protocol):
 
 # ------------------------------------------------------------------------------ the model
 
+def arrival_time() -> int:
+    """Message.ArrivalTime of a message a model target's provisioning enqueues: now, in
+    seconds since 1970 (server/provision.py's, for the reference)."""
+    return int(time.time()) & 0xFFFFFFFF
+
+
 class ModelQueueManager:
     """One model queue manager shared by the ModelTarget connections on it: a clock (real or
     virtual) around the model's queue-manager host (model/host.py), which routes the calls and
@@ -80,7 +88,13 @@ class ModelQueueManager:
     def from_yaml(cls, text: str = "", port: int = 2103, clock: str = "real",
                   computer_name: str | None = None) -> ModelQueueManager:
         if text.strip():
-            env = provision(text, "<model>").env
+            try:
+                document = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ProvisionError(f"<model>: not valid YAML ({exc})") from None
+            # access lists are the server's security, which the oracle does not model
+            env = provision(document, arrival_time=lambda: arrival_time(),
+                            on_access=lambda queue, entry, where: None).env
         else:
             env = Environment(new_queue_manager({"computer_name": computer_name}
                                                 if computer_name else None))

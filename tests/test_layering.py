@@ -25,14 +25,12 @@ ALLOWED = {
 #: live in conformance/, which may import server/ to start references)
 EXCEPTIONS: dict[str, set[str]] = {}
 #: the server modules conformance/ may import, and why: it starts references (main), drives
-#: one in process (control) or arms faults in those it starts (faults). provision (YAML to ADM)
-#: is knowledge that belongs below server/ (in the model), and is to move there.
+#: one in process (control) or arms faults in those it starts (faults).
 CONFORMANCE_MAY_IMPORT_FROM_SERVER = {
     "mqconform.server.main": "starts a reference server",
     "mqconform.server.control": "drives a reference (or the in-process model) through its "
                                 "control API",
     "mqconform.server.faults": "arms seeded faults in references the synthetic corpus starts",
-    "mqconform.server.provision": "to move: provisioning YAML -> ADM belongs in the model",
 }
 #: the model is sans-IO: no sockets, threads, clocks, files or randomness of its own
 MODEL_FORBIDDEN = {"socket", "threading", "asyncio", "time", "random", "os", "subprocess",

@@ -426,7 +426,7 @@ def test_a_message_returned_by_rundown_goes_to_a_receive_waiting_on_another_hand
 def test_the_subqueue_header_names_the_subqueue_the_message_is_read_from(subqueue, cut):
     from mqconform.model.mqrr import packet_sections
     from mqconform.model.packet import decode_packet
-    from mqconform.server.provision import make_message
+    from mqconform.model.provisioning import make_message
 
     message = make_message({"body": "hello"}, "message")
     sections = packet_sections(message, 1 if cut else 1 << 16, 1 << 16, subqueue)

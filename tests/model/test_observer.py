@@ -394,7 +394,7 @@ def test_conformant_clients_against_the_model_give_no_violation(seed):
     from mqconform.model.mqrr import RemoteReadServer
     from mqconform.model.runtime import Environment
     from mqconform.server.control import ControlApi
-    from mqconform.server.provision import new_queue_manager
+    from mqconform.model.provisioning import new_queue_manager
 
     env = Environment(new_queue_manager(None))
     env.local_addresses = ("127.0.0.1",)

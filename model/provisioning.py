@@ -1,0 +1,305 @@
+"""Provisioning a queue manager from a document (the mapping ``mqconform serve --queues FILE``
+reads from YAML, the control API from JSON): the document's queues and messages become ADM
+state through the model's own events, with no I/O, so the reference server (server/provision.py
+reads the file, keeps the security section and the wall clock) and the oracle
+(conformance/targets.py ModelQueueManager) build the same queue manager from the same document.
+
+The document (every key optional):
+
+```yaml
+queue_manager:
+  computer_name: MQREF            # NetBIOS name of the host (default MQREF)
+  identifier: 11111111-2222-4333-8444-555555555555   # QueueManager.Identifier (default:
+                                  # derived from the computer name, so restarts agree)
+  quota: 1073741824               # QueueManagerQuota, bytes (MS-MQDMPR 3.1.1.1)
+security: ...                     # the server's (server/security.py): passed through
+queues:
+  - path: private$\\orders        # the computer part is the queue manager's
+    label: Orders
+    transactional: false
+    quota: 4096                   # Queue.Quota, kilobytes (MS-MQDMPR 3.1.1.2)
+    journal_quota: 4096
+    subqueues: [retry, poison]
+    access: ...                   # the server's access list for the queue: passed to on_access
+    messages:                     # sent at start, in order (keys: MESSAGE_KEYS, make_message)
+      - body: "hello"
+```
+
+Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,
+3.1.7.1.3); messages are serialized to real packets by the packet codec (model/packet.py,
+Serialize Message 3.1.7.1.31) and enqueued with Enqueue Message (3.1.7.1.9), so what a client
+receives is a packet a real MSMQ client can parse. Every error names the place in the document
+(``queues[1].messages[0].priority``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mqconform.model.adm import (
+    LocalMessage,
+    Message,
+    MessageDeliveryGuarantee,
+    Queue,
+    QueueManager,
+    QueueType,
+)
+from mqconform.model.higher_layer import create_system_queues
+from mqconform.model.message_ops import enqueue_message
+from mqconform.model.packet import HostAddress, PacketError
+from mqconform.model.queue_management import create_queue, set_queue_defaults
+from mqconform.model.runtime import Environment
+from mqconform.model.serialization import (
+    deserialize_message_from_buffer,
+    serialize_message_to_buffer,
+)
+from mqconform.model.status import name_of
+
+DEFAULT_COMPUTER_NAME = "MQREF"
+NAMESPACE = uuid.UUID("5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71")
+
+
+class ProvisionError(ValueError):
+    """A provisioning document that cannot be applied; the message names where and why."""
+
+
+@dataclass
+class Provisioned:
+    env: Environment
+    queues: dict[str, Queue]
+    #: the server's security (server/provision.py sets it): who may call, the access lists
+    security: Any = None
+
+
+def _check(cond: bool, where: str, why: str) -> None:
+    if not cond:
+        raise ProvisionError(f"{where}: {why}")
+
+
+def _int(value: Any, where: str, lo: int, hi: int) -> int:
+    _check(isinstance(value, int) and not isinstance(value, bool), where, "must be an integer")
+    _check(lo <= value <= hi, where, f"must be between {lo} and {hi}")
+    return value
+
+
+def _str(value: Any, where: str, max_len: int = 260) -> str:
+    _check(isinstance(value, str), where, "must be a string")
+    _check(len(value) <= max_len, where, f"must be at most {max_len} characters")
+    return value
+
+
+def _path_name(value: Any, where: str) -> str:
+    """A queue path name (MS-MQMQ 2.1.1) as a message property holds it: no null character,
+    which would end it early in a DeadLetterHeader (MS-MQRR 2.2.5.4)."""
+    value = _str(value, where, 124)
+    _check("\0" not in value, where, "must not contain a null character")
+    return value
+
+
+def check_document(data: Any, source: str = "<queues>") -> dict:
+    """The top level of a provisioning document: a mapping of known keys (None: empty)."""
+    if data is None:
+        return {}
+    _check(isinstance(data, dict), source, "the document must be a mapping")
+    unknown = set(data) - {"queue_manager", "queues", "security"}
+    _check(not unknown, source, f"unknown key(s) {sorted(unknown)}")
+    return data
+
+
+def new_queue_manager(spec: dict | None) -> QueueManager:
+    spec = spec or {}
+    _check(isinstance(spec, dict), "queue_manager", "must be a mapping")
+    unknown = set(spec) - {"computer_name", "identifier", "quota"}
+    _check(not unknown, "queue_manager", f"unknown key(s) {sorted(unknown)}")
+    name = _str(spec.get("computer_name", DEFAULT_COMPUTER_NAME), "queue_manager.computer_name",
+                15)
+    _check(bool(name) and "\\" not in name, "queue_manager.computer_name",
+           "must be a non-empty NetBIOS name")
+    if "identifier" in spec:
+        try:
+            identifier = uuid.UUID(str(spec["identifier"]))
+        except ValueError:
+            raise ProvisionError("queue_manager.identifier: not a GUID") from None
+    else:
+        identifier = uuid.uuid5(NAMESPACE, name.upper())
+    quota = _int(spec.get("quota", 1 << 30), "queue_manager.quota", 1, (1 << 63) - 1)
+    qm = QueueManager(computer_name=name, qualified_computer_name=name,
+                      identifier=identifier, queue_manager_quota=quota)
+    create_system_queues(qm)  # what MS-MQDMPR 3.1.3 Initialization creates at start
+    return qm
+
+
+#: the keys of a message in a provisioning document, the control API and SUT control
+MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
+                          "dead_letter_queue", "soap_envelope", "compound_message",
+                          "soap_header", "soap_body", "received_from", "direct",
+                          "sent_time", "time_to_reach_queue", "delivery"})
+
+
+def _host(value: Any, where: str) -> Any:
+    """``received_from``: an IPv4 address, or an IPv6 address with an optional %scope
+    (RFC 2553 3.3 sin6_scope_id, a number)."""
+    text = _str(value, where, 64)
+    address, _, scope = text.partition("%")
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        raise ProvisionError(f"{where}: {text!r} is not an IPv4 or IPv6 address") from None
+    _check(not scope or (ip.version == 6 and scope.isdigit() and int(scope) <= 0xFFFFFFFF),
+           where, "a %scope is a number, for an IPv6 address only")
+    return HostAddress.of(ip, int(scope or 0))
+
+
+def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
+    """A message as a client would receive it: the ADM Message serialized to a UserMessage
+    packet by the wire codec and read back, so it carries its packet, Type and Offset.
+    ``destination``: the path name of the queue it is sent to (for ``direct``)."""
+    _check(isinstance(spec, dict), where, "must be a mapping")
+    unknown = set(spec) - MESSAGE_KEYS
+    _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
+    _check(("body" in spec) != ("body_hex" in spec), where, "give exactly one of body, body_hex")
+    if "body" in spec:
+        body = _str(spec["body"], f"{where}.body", 4 << 20).encode("utf-8")
+    else:
+        try:
+            body = bytes.fromhex(_str(spec["body_hex"], f"{where}.body_hex", 8 << 20))
+        except ValueError:
+            raise ProvisionError(f"{where}.body_hex: not hexadecimal") from None
+    message = Message(body=body,
+                      label=_str(spec.get("label", ""), f"{where}.label", 249),
+                      priority=_int(spec.get("priority", 3), f"{where}.priority", 0, 7),
+                      time_to_be_received=_int(spec.get("time_to_be_received", 0xFFFFFFFF),
+                                               f"{where}.time_to_be_received", 0, 0xFFFFFFFF),
+                      application_deadletter_queue=_path_name(
+                          spec.get("dead_letter_queue", ""), f"{where}.dead_letter_queue"),
+                      soap_envelope=_str(spec.get("soap_envelope", ""),
+                                         f"{where}.soap_envelope", 1 << 20),
+                      soap_compound_message=_str(spec.get("compound_message", ""),
+                                                 f"{where}.compound_message", 4 << 20),
+                      soap_header=_str(spec.get("soap_header", ""), f"{where}.soap_header",
+                                       1 << 20),
+                      soap_body=_str(spec.get("soap_body", ""), f"{where}.soap_body", 1 << 20))
+    if "delivery" in spec:  # Message.DeliveryGuarantee (MS-MQDMPR/3.1.1.12/R16)
+        _check(spec["delivery"] in ("express", "recoverable"), f"{where}.delivery",
+               "express or recoverable")
+        message.delivery_guarantee = MessageDeliveryGuarantee[spec["delivery"].capitalize()]
+    if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
+        message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
+    if "time_to_reach_queue" in spec:  # Message.TimeToReachQueue, seconds
+        message.time_to_reach_queue = _int(spec["time_to_reach_queue"],
+                                           f"{where}.time_to_reach_queue", 0, 0xFFFFFFFF)
+    _check(bool(message.soap_envelope) == bool(message.soap_compound_message), where,
+           "an SRMP message needs both soap_envelope and compound_message")
+    direct = spec.get("direct", False)
+    _check(isinstance(direct, bool), f"{where}.direct", "must be true/false")
+    if direct:
+        _check(bool(destination), f"{where}.direct", "needs the queue the message is sent to")
+        message.destination_queue_format_name = f"DIRECT=OS:{destination}"
+    received_from = (_host(spec["received_from"], f"{where}.received_from")
+                     if "received_from" in spec else None)
+    try:
+        packet = serialize_message_to_buffer(message, received_from=received_from)
+    except PacketError as exc:
+        raise ProvisionError(f"{where}: {exc}") from None
+    return deserialize_message_from_buffer(packet)
+
+
+def _pathname(path: str, computer_name: str, where: str) -> str:
+    """A queue path name (MS-MQMQ 2.1.1): ``[computer\\]queue`` or
+    ``[computer\\]private$\\queue``; the computer, if given, must be this queue manager."""
+    parts = path.split("\\")
+    _check(all(parts), where, "has an empty part")
+    if len(parts) == 1 or parts[0].lower() == "private$":
+        return f"{computer_name}\\{path}"
+    _check(parts[0].lower() in (computer_name.lower(), "."), where,
+           f"names computer {parts[0]!r}, not this queue manager ({computer_name})")
+    return "\\".join([computer_name, *parts[1:]])
+
+
+def _status_name(status: Any) -> str:
+    return name_of(status) if isinstance(status, int) else str(getattr(status, "name", status))
+
+
+#: what a queue's ``access`` entry becomes: the caller's (the server's access lists)
+AccessHook = Callable[[Queue, Any, str], None]
+
+
+def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0,
+              arrival_time: Callable[[], int] = lambda: 0,
+              on_access: AccessHook | None = None) -> Provisioned:
+    """Build (or, given ``env``, extend) a queue manager from a provisioning document (already
+    parsed: a mapping). ``arrival_time``: Message.ArrivalTime for each message enqueued (the
+    caller's clock: seconds since 1970, MS-MQRR/3.1.4.7/R16); ``on_access(queue, entry,
+    where)``: a queue's ``access`` entry (refused when None)."""
+    data = check_document(document)
+    if env is None:
+        env = Environment(new_queue_manager(data.get("queue_manager")), now=now_ms)
+    qm = env.local_queue_manager
+    queues_spec = data.get("queues") or []
+    _check(isinstance(queues_spec, list), "queues", "must be a list")
+    created: dict[str, Queue] = {}
+    for i, spec in enumerate(queues_spec):
+        where = f"queues[{i}]"
+        _check(isinstance(spec, dict), where, "must be a mapping")
+        unknown = set(spec) - {"path", "label", "transactional", "quota", "journal_quota",
+                               "subqueues", "messages", "access"}
+        _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
+        _check("access" not in spec or on_access is not None, f"{where}.access",
+               "access lists are the server's: not taken here")
+        path = _str(spec.get("path"), f"{where}.path", 124)
+        pathname = _pathname(path, qm.computer_name, f"{where}.path")
+        _check(pathname.lower() not in created, f"{where}.path", "names a queue twice")
+        queue = Queue(pathname=pathname)
+        set_queue_defaults(env, queue)
+        queue.label = _str(spec.get("label", ""), f"{where}.label", 124)
+        transactional = spec.get("transactional", False)
+        _check(isinstance(transactional, bool), f"{where}.transactional", "must be true/false")
+        queue.transactional = transactional
+        if "quota" in spec:
+            queue.quota = _int(spec["quota"], f"{where}.quota", 1, 0xFFFFFFFF)
+        if "journal_quota" in spec:
+            queue.journal_quota = _int(spec["journal_quota"], f"{where}.journal_quota", 1,
+                                       0xFFFFFFFF)
+        result = create_queue(env, queue, skip_directory=True)
+        _check(result.status == 0 and result.queue is not None, f"{where}.path",
+               f"Create Queue refused it ({_status_name(result.status)})")
+        new_queue = result.queue
+        created[pathname.lower()] = new_queue
+        if "access" in spec:
+            on_access(new_queue, spec["access"], f"{where}.access")
+        for j, name in enumerate(spec.get("subqueues") or []):
+            sub_where = f"{where}.subqueues[{j}]"
+            _check(isinstance(name, str) and name and ";" not in name and len(name) <= 32,
+                   sub_where, "must be a subqueue name (1-32 characters, no ';')")
+            sub = Queue(pathname=f"{new_queue.pathname};{name}", queue_type=new_queue.queue_type,
+                        queue_manager=qm, transactional=new_queue.transactional,
+                        private_queue_number=new_queue.private_queue_number,
+                        quota=new_queue.quota)
+            new_queue.subqueue_collection.append(sub)
+        for j, message_spec in enumerate(spec.get("messages") or []):
+            m_where = f"{where}.messages[{j}]"
+            message = make_message(message_spec, m_where, new_queue.pathname)
+            message.arrival_time = arrival_time()
+            status = enqueue_message(env, new_queue, message)
+            _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")
+    return Provisioned(env, created)
+
+
+def create_queue_from_spec(env: Environment, spec: Mapping,
+                           on_access: AccessHook | None = None) -> Queue:
+    """A queue from a control API spec (``POST /queues``: a queues[] entry and ``queue_type``
+    Private or Connector)."""
+    spec = dict(spec)
+    queue_type = spec.pop("queue_type", None)
+    if queue_type not in (None, "Private", "Connector"):
+        raise ProvisionError("queue_type: Private or Connector")
+    made = provision({"queues": [spec]}, env=env, on_access=on_access)
+    [queue] = made.queues.values()
+    if queue_type == "Connector":
+        queue.queue_type = QueueType.Connector
+        queue.private_queue_number = None
+    return queue

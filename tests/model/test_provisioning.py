@@ -1,0 +1,59 @@
+"""model/provisioning.py: a provisioning document (a mapping) to ADM state, with no file, clock
+or security of its own: the caller gives the arrival time and takes the access lists."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqconform.model.adm import QueueType
+from mqconform.model.provisioning import ProvisionError, create_queue_from_spec, provision
+
+DOCUMENT = {"queue_manager": {"computer_name": "HOST1"},
+            "queues": [{"path": "private$\\orders", "messages": [{"body": "one"},
+                                                                 {"body": "two"}]},
+                       {"path": "public1", "access": {"receive": ["bob"]}}]}
+
+
+def test_the_caller_gives_each_message_its_arrival_time_and_takes_the_access_lists():
+    times = iter([1767225600, 1767225601])
+    seen = []
+    made = provision(DOCUMENT, arrival_time=lambda: next(times),
+                     on_access=lambda queue, entry, where: seen.append((queue.pathname, entry,
+                                                                        where)))
+    orders = made.queues["host1\\private$\\orders"]
+    assert [p.message_reference.arrival_time for p in orders.message_position_list] == [
+        1767225600, 1767225601]
+    assert seen == [("HOST1\\public1", {"receive": ["bob"]}, "queues[1].access")]
+    assert made.security is None  # the server's to add
+
+
+def test_an_access_list_without_anyone_to_take_it_is_refused():
+    with pytest.raises(ProvisionError, match=r"queues\[1\]\.access: access lists are the server"):
+        provision(DOCUMENT)
+
+
+def test_the_same_document_builds_the_same_queue_manager_twice():
+    a, b = (provision(DOCUMENT, on_access=lambda *_: None) for _ in range(2))
+    qa, qb = (m.env.local_queue_manager for m in (a, b))
+    assert qa.identifier == qb.identifier and qa.computer_name == qb.computer_name == "HOST1"
+    assert [q.pathname for q in qa.queue_collection] == [q.pathname for q in qb.queue_collection]
+
+
+def test_a_control_api_queue_may_be_a_connector_queue():
+    made = provision({"queue_manager": {"computer_name": "HOST1"}})
+    queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
+    assert queue.queue_type is QueueType.Connector and queue.private_queue_number is None
+    with pytest.raises(ProvisionError, match="queue_type: Private or Connector"):
+        create_queue_from_spec(made.env, {"path": "c2", "queue_type": "Outgoing"})
+
+
+@pytest.mark.parametrize("document, where", [
+    ([], "the document must be a mapping"),
+    ({"queues": {"path": "a"}}, "queues: must be a list"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "priority": 9}]}]},
+     r"queues\[0\]\.messages\[0\]\.priority: must be between 0 and 7"),
+    ({"nonsense": 1}, r"unknown key\(s\) \['nonsense'\]"),
+])
+def test_errors_name_the_place(document, where):
+    with pytest.raises(ProvisionError, match=where):
+        provision(document)
