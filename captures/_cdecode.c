@@ -251,41 +251,47 @@ static int ctx_field(const uint8_t *p, uint8_t *out, int *has) {
     return 0;
 }
 
+/* one column of a fast parser's row (the columns captures/columns.py _C_FIELDS names) */
+static void put_field(Fields *f, int column, const uint8_t *p, uint64_t v) {
+    switch (column) {
+    case COL_HANDLE: ctx_field(p, f->handle, &f->has_handle); break;
+    case COL_RESULT_HANDLE: ctx_field(p, f->result_handle, &f->has_result_handle); break;
+    case COL_CURSOR: f->cursor = (uint32_t)v; f->has_cursor = 1; break;
+    case COL_REQUEST_ID: f->rid = (uint32_t)v; f->has_rid = 1; break;
+    case COL_LOOKUP_ID: f->lookup = v; f->has_lookup = 1; break;
+    case COL_ACTION: f->action = (uint32_t)v; f->has_action = 1; break;
+    case COL_ACK: f->ack = (uint32_t)v; f->has_ack = 1; break;
+    case COL_STATUS: f->status = (uint32_t)v; f->has_status = 1; break;
+    }
+}
+
+/* a stub of a fixed layout (captures/_cdecode_gen.h FAST_PLANS, from wire/ndr.fixed_layout):
+ * 1 and its columns filled, or 0 to decline (another size, a value out of its [range]) */
+static int layout_parse(const FastLayout *l, const uint8_t *s, size_t n, Fields *f) {
+    if (n != l->size) return 0;
+    uint64_t values[FAST_MAX_FIELDS];
+    for (unsigned i = 0; i < l->n; i++) {
+        const FastField *x = &l->f[i];
+        const uint8_t *p = s + x->offset;
+        uint64_t v = 0;
+        switch (x->kind) {
+        case FK_U8: v = p[0]; break;
+        case FK_U16: v = le16(p); break;
+        case FK_U32: case FK_I32: v = le32(p); break;
+        case FK_U64: v = le64(p); break;
+        }
+        if (x->ranged && (v < x->lo || v > x->hi)) return 0; /* the codec refuses it */
+        values[i] = v;
+    }
+    for (unsigned i = 0; i < l->n; i++)
+        if (l->f[i].column >= 0) put_field(f, l->f[i].column, s + l->f[i].offset, values[i]);
+    return 1;
+}
+
 /* request parsers: 1 on success, 0 to decline */
 static int req_parse(int code, const uint8_t *s, size_t n, Fields *f) {
-    switch (code) {
-    case FAST_R_GETSERVERPORT: /* _no_request */
-        return n == 0;
-    case FAST_R_CLOSEQUEUE: case FAST_R_CREATECURSOR: case FAST_R_PURGEQUEUE: /* _ctx_request */
-        if (n != 20) return 0;
-        ctx_field(s, f->handle, &f->has_handle);
-        return 1;
-    case FAST_R_CLOSECURSOR: case FAST_R_CANCELRECEIVE: /* _ctx_u32_request */
-        if (n != 24) return 0;
-        ctx_field(s, f->handle, &f->has_handle);
-        if (code == FAST_R_CLOSECURSOR) { f->cursor = le32(s + 20); f->has_cursor = 1; }
-        else { f->rid = le32(s + 20); f->has_rid = 1; }
-        return 1;
-    case FAST_R_STARTRECEIVE: case FAST_R_STARTTRANSACTIONALRECEIVE:
-        /* _receive_request of 56 or 72 octets */
-        if (n != (code == FAST_R_STARTRECEIVE ? 56u : 72u)) return 0;
-        ctx_field(s, f->handle, &f->has_handle);
-        f->lookup = le64(s + 24); f->has_lookup = 1;
-        f->cursor = le32(s + 32); f->has_cursor = 1;
-        f->action = le32(s + 36); f->has_action = 1;
-        f->rid = le32(s + 44); f->has_rid = 1;
-        return 1;
-    case FAST_R_ENDRECEIVE: case FAST_R_ENDTRANSACTIONALRECEIVE: { /* _end_request */
-        if (n != 28) return 0;
-        uint32_t ack = le32(s + 20);
-        if (ack < 1 || ack > 2) return 0;
-        ctx_field(s, f->handle, &f->has_handle);
-        f->ack = ack; f->has_ack = 1;
-        f->rid = le32(s + 24); f->has_rid = 1;
-        return 1;
-    }
-    }
-    return 0;
+    if (code <= 0 || code >= (int)(sizeof(FAST_PLANS) / sizeof(FAST_PLANS[0]))) return 0;
+    return layout_parse(&FAST_PLANS[code].request, s, n, f);
 }
 
 static int received_response(const uint8_t *s, size_t n, int ndr64, Fields *f) {
@@ -366,27 +372,9 @@ static int received_response(const uint8_t *s, size_t n, int ndr64, Fields *f) {
 }
 
 static int resp_parse(int code, const uint8_t *s, size_t n, int ndr64, Fields *f) {
-    switch (code) {
-    case FAST_R_GETSERVERPORT: case FAST_R_CLOSECURSOR: case FAST_R_PURGEQUEUE:
-    case FAST_R_CANCELRECEIVE: case FAST_R_ENDRECEIVE: case FAST_R_ENDTRANSACTIONALRECEIVE:
-        /* _status_only */
-        if (n != 4) return 0;
-        f->status = le32(s); f->has_status = 1;
-        return 1;
-    case FAST_R_CLOSEQUEUE: /* _close_response */
-        if (n != 24) return 0;
-        ctx_field(s, f->result_handle, &f->has_result_handle);
-        f->status = le32(s + 20); f->has_status = 1;
-        return 1;
-    case FAST_R_CREATECURSOR: /* _cursor_response */
-        if (n != 8) return 0;
-        f->cursor = le32(s); f->has_cursor = 1;
-        f->status = le32(s + 4); f->has_status = 1;
-        return 1;
-    case FAST_R_STARTRECEIVE: case FAST_R_STARTTRANSACTIONALRECEIVE:
-        return received_response(s, n, ndr64, f);
-    }
-    return 0;
+    if (code <= 0 || code >= (int)(sizeof(FAST_PLANS) / sizeof(FAST_PLANS[0]))) return 0;
+    if (FAST_PLANS[code].variable) return received_response(s, n, ndr64, f);
+    return layout_parse(&FAST_PLANS[code].response, s, n, f);
 }
 
 /* ------------------------------------------------------------------ call rows */

@@ -75,10 +75,66 @@
 #define FAST_R_STARTRECEIVE 6
 #define FAST_R_CANCELRECEIVE 7
 #define FAST_R_ENDRECEIVE 8
-#define FAST_R_STARTTRANSACTIONALRECEIVE 9
-#define FAST_R_ENDTRANSACTIONALRECEIVE 10
+#define FAST_R_MOVEMESSAGE 9
+#define FAST_R_STARTTRANSACTIONALRECEIVE 10
+#define FAST_R_SETUSERACKNOWLEDGEMENTCLASS 11
+#define FAST_R_ENDTRANSACTIONALRECEIVE 12
+
+/* each fast method's fixed layouts (wire/ndr.py fixed_layout) */
+#define FK_U8 1
+#define FK_U16 2
+#define FK_U32 3
+#define FK_I32 4
+#define FK_U64 5
+#define FK_CTX 6
+#define FK_OCTETS 7
+#define FAST_MAX_FIELDS 9
+typedef struct { unsigned short offset; unsigned char kind; short column;
+                 unsigned char ranged; unsigned int lo, hi; } FastField;
+typedef struct { unsigned int size; unsigned char n; FastField f[FAST_MAX_FIELDS]; } FastLayout;
+/* response: NULL layout (n 0, size 0) and variable 1 for a receive's (read by hand) */
+typedef struct { FastLayout request, response; unsigned char variable; } FastPlan;
+static const FastPlan FAST_PLANS[13] = {
+    {{0, 0, {{0}}}, {0, 0, {{0}}}, 0},  /* 0: no fast parser */
+    /* R_GetServerPort */
+    {{0, 0, {{0}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_CloseQueue */
+    {{20, 1, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}}},
+     {24, 2, {{0, FK_CTX, COL_RESULT_HANDLE, 0, 0u, 0u}, {20, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_CreateCursor */
+    {{20, 1, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}}},
+     {8, 2, {{0, FK_U32, COL_CURSOR, 0, 0u, 0u}, {4, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_CloseCursor */
+    {{24, 2, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {20, FK_U32, COL_CURSOR, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_PurgeQueue */
+    {{20, 1, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_StartReceive */
+    {{56, 8, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {24, FK_U64, COL_LOOKUP_ID, 0, 0u, 0u}, {32, FK_U32, COL_CURSOR, 0, 0u, 0u}, {36, FK_U32, COL_ACTION, 0, 0u, 0u}, {40, FK_U32, -1, 0, 0u, 0u}, {44, FK_U32, COL_REQUEST_ID, 0, 0u, 0u}, {48, FK_U32, -1, 0, 0u, 0u}, {52, FK_U32, -1, 0, 0u, 0u}}},
+     {0, 0, {{0}}}, 1},
+    /* R_CancelReceive */
+    {{24, 2, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {20, FK_U32, COL_REQUEST_ID, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_EndReceive */
+    {{28, 3, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {20, FK_U32, COL_ACK, 1, 1u, 2u}, {24, FK_U32, COL_REQUEST_ID, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_MoveMessage */
+    {{56, 4, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {24, FK_U64, -1, 0, 0u, 0u}, {32, FK_U64, COL_LOOKUP_ID, 0, 0u, 0u}, {40, FK_OCTETS, -1, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_StartTransactionalReceive */
+    {{72, 9, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {24, FK_U64, COL_LOOKUP_ID, 0, 0u, 0u}, {32, FK_U32, COL_CURSOR, 0, 0u, 0u}, {36, FK_U32, COL_ACTION, 0, 0u, 0u}, {40, FK_U32, -1, 0, 0u, 0u}, {44, FK_U32, COL_REQUEST_ID, 0, 0u, 0u}, {48, FK_U32, -1, 0, 0u, 0u}, {52, FK_U32, -1, 0, 0u, 0u}, {56, FK_OCTETS, -1, 0, 0u, 0u}}},
+     {0, 0, {{0}}}, 1},
+    /* R_SetUserAcknowledgementClass */
+    {{34, 3, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {24, FK_U64, COL_LOOKUP_ID, 0, 0u, 0u}, {32, FK_U16, -1, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+    /* R_EndTransactionalReceive */
+    {{28, 3, {{0, FK_CTX, COL_HANDLE, 0, 0u, 0u}, {20, FK_U32, COL_ACK, 1, 1u, 2u}, {24, FK_U32, COL_REQUEST_ID, 0, 0u, 0u}}},
+     {4, 1, {{0, FK_U32, COL_STATUS, 0, 0u, 0u}}}, 0},
+};
 
 /* the digest of the definitions above (captures/decode.py compiled()) */
-#define GENERATED "e6caa9c0114e593e"
+#define GENERATED "67794aaba7e25d8d"
 
 #endif

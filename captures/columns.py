@@ -162,6 +162,7 @@ def c_header() -> str:
 
     for (interface, opnum), code in fastpath.C_PARSERS.items():
         lines.append(f"#define FAST_{c.CALLS[(interface, opnum)].__name__.upper()} {code}")
+    lines += _c_layouts()
     body = "\n".join(lines[3:])
     # what this header says, in one word: the built module exports it, and captures/decode.py
     # uses a compiled decoder only if it was built from the definitions it runs with
@@ -176,6 +177,61 @@ def signature() -> str:
     """The GENERATED digest of the header the current definitions make."""
     text = c_header()
     return text.split('#define GENERATED "', 1)[1].split('"', 1)[0]
+
+
+#: the columns the compiled decoder's fast parsers can fill (its Fields, captures/_cdecode.c)
+_C_FIELDS = ("handle", "result_handle", "cursor", "request_id", "lookup_id", "action", "ack",
+             "status")
+_C_KINDS = ("u8", "u16", "u32", "i32", "u64", "ctx", "octets")
+
+
+def _c_layout(layout: tuple | None, picks: dict[str, str]) -> str:
+    if layout is None:
+        return "{0, 0, {{0}}}"
+    fields, size = layout
+    items = []
+    for f in fields:
+        column = picks.get(f.name)
+        if column is not None and column not in _C_FIELDS:
+            raise TypeError(f"the compiled fast parsers cannot fill column {column!r}")
+        target = f"COL_{column.upper()}" if column else "-1"
+        items.append(f"{{{f.offset}, FK_{f.kind.upper()}, {target}, {int(f.lo is not None)}, "
+                     f"{f.lo or 0}u, {f.hi or 0}u}}")
+    return f"{{{size}, {len(items)}, {{{', '.join(items) or '{0}'}}}}}"
+
+
+def _c_layouts() -> list[str]:
+    """The fast parsers' layouts (wire/ndr.fixed_layout of each method captures/fastpath.py
+    reads, NDR's: NDR64's is the same for these methods), as a table the C code interprets."""
+    from mqconform.captures import fastpath
+    from mqconform.wire import ndr
+
+    most = max(len(ndr.fixed_layout(*key, False)[0]) for key in fastpath.FAST)
+    lines = ["", "/* each fast method's fixed layouts (wire/ndr.py fixed_layout) */"]
+    lines += [f"#define FK_{kind.upper()} {i}" for i, kind in enumerate(_C_KINDS, 1)]
+    lines += [f"#define FAST_MAX_FIELDS {max(most, 4)}",
+              "typedef struct { unsigned short offset; unsigned char kind; short column;",
+              "                 unsigned char ranged; unsigned int lo, hi; } FastField;",
+              "typedef struct { unsigned int size; unsigned char n; "
+              "FastField f[FAST_MAX_FIELDS]; } FastLayout;",
+              "/* response: NULL layout (n 0, size 0) and variable 1 for a receive's (read by "
+              "hand) */",
+              "typedef struct { FastLayout request, response; unsigned char variable; } "
+              "FastPlan;",
+              f"static const FastPlan FAST_PLANS[{len(fastpath.FAST) + 1}] = {{",
+              "    {{0, 0, {{0}}}, {0, 0, {{0}}}, 0},  /* 0: no fast parser */"]
+    from mqconform.model import calls as c
+
+    for key in fastpath.FAST:
+        variable = key in fastpath.VARIABLE_RESPONSES
+        request = _c_layout(ndr.fixed_layout(*key, False), fastpath.REQUEST_COLUMNS)
+        response = _c_layout(None if variable else ndr.fixed_layout(*key, False, True),
+                             fastpath.RESPONSE_COLUMNS)
+        lines.append(f"    /* {c.CALLS[key].__name__} */")
+        lines.append(f"    {{{request},")
+        lines.append(f"     {response}, {int(variable)}}},")
+    lines.append("};")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,12 +11,17 @@ wire/ndr.py, which then says what is wrong. So it never accepts what the codec r
 tests/captures/test_fastpath.py holds its columns equal to the codec's on every golden pcap
 and on generated and mutated stubs.
 
-Layouts (offsets from the stub's start; MS-MQRR 6 IDL, C706 14 / MS-RPCE 2.2.5 for NDR64):
-the context handle is 20 octets aligned to 4 (attributes, UUID), so a ULONGLONG after it sits
-at 24; a receive's [out] parameters are pdwArriveTime @0, pSequenceId @8, pdwNumberOfSections
-@16, then the SectionBuffer** (a referent id: 4 octets @20 in NDR, 8 @24 in NDR64), the array
-(max_count, then 16-octet structures in NDR — SectionType an enum of 2 octets — or 24 in
-NDR64), their deferred octets (max_count, octets), and the HRESULT last.
+The methods it reads are not listed here: they are every method of wire/ndr.METHODS whose
+request stub has a fixed size (wire/ndr.fixed_layout), and whose response stub has one too or
+is a receive's (read by hand below: its SectionBuffer array makes its size vary). Each one's
+parser is made from its layout; the compiled decoder (captures/_cdecode.c) interprets the
+same layouts, written into captures/_cdecode_gen.h by captures/columns.py.
+
+The receive's [out] parameters (MS-MQRR 6 IDL, C706 14 / MS-RPCE 2.2.5 for NDR64):
+pdwArriveTime @0, pSequenceId @8, pdwNumberOfSections @16, then the SectionBuffer** (a
+referent id: 4 octets @20 in NDR, 8 @24 in NDR64), the array (max_count, then 16-octet
+structures in NDR — SectionType an enum of 2 octets — or 24 in NDR64), their deferred octets
+(max_count, octets), and the HRESULT last.
 """
 
 from __future__ import annotations
@@ -24,74 +29,24 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from mqconform.model import calls as c
+from mqconform.wire import ndr
+
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
-_RECEIVE = struct.Struct("<20s4xQIIII")  # ctx, LookupId, hCursor, ulAction, ulTimeout, rid
-_END = struct.Struct("<20sII")  # ctx, dwAck, dwRequestId
-_CTX_U32 = struct.Struct("<20sI")
 _NULL_CTX = bytes(20)
+_FORMATS = {"u8": "B", "u16": "H", "u32": "I", "i32": "i", "u64": "Q", "ctx": "20s"}
+
+#: the trace validator's columns and the parameters they are read from (model/observer.py
+#: observation_fields; tests/captures/test_fastpath.py holds the two equal)
+REQUEST_COLUMNS = {"phContext": "handle", "pphContext": "handle", "phContextFrom": "handle",
+                   "hCursor": "cursor", "dwRequestId": "request_id", "LookupId": "lookup_id",
+                   "ulAction": "action", "dwAck": "ack"}
+RESPONSE_COLUMNS = {"pphContext": "result_handle", "phCursor": "cursor", "status": "status"}
 
 
 def _ctx(raw: bytes) -> str | None:
     return None if raw == _NULL_CTX else raw.hex()
-
-
-# ------------------------------------------------------------------------------ requests
-
-
-def _receive_request(stub: bytes, size: int) -> dict | None:
-    if len(stub) != size:
-        return None
-    ctx, lookup, cursor, action, _timeout, rid = _RECEIVE.unpack_from(stub)
-    return {"handle": _ctx(ctx), "lookup_id": lookup, "cursor": cursor, "action": action,
-            "request_id": rid}
-
-
-def _end_request(stub: bytes) -> dict | None:
-    if len(stub) != 28:
-        return None
-    ctx, ack, rid = _END.unpack(stub)
-    if not 1 <= ack <= 2:  # [range(1, 2)]: the codec refuses it
-        return None
-    return {"handle": _ctx(ctx), "ack": ack, "request_id": rid}
-
-
-def _ctx_request(stub: bytes) -> dict | None:
-    return {"handle": _ctx(stub)} if len(stub) == 20 else None
-
-
-def _ctx_u32_request(name: str):
-    def parse(stub: bytes) -> dict | None:
-        if len(stub) != 24:
-            return None
-        ctx, value = _CTX_U32.unpack(stub)
-        return {"handle": _ctx(ctx), name: value}
-    return parse
-
-
-def _no_request(stub: bytes) -> dict | None:
-    return {} if not stub else None
-
-
-# ------------------------------------------------------------------------------ responses
-
-
-def _status_only(stub: bytes, ndr64: bool) -> tuple[int, dict] | None:
-    return (_U32.unpack(stub)[0], {}) if len(stub) == 4 else None
-
-
-def _close_response(stub: bytes, ndr64: bool) -> tuple[int, dict] | None:
-    if len(stub) != 24:
-        return None
-    ctx, status = _CTX_U32.unpack(stub)
-    return status, {"result_handle": _ctx(ctx)}
-
-
-def _cursor_response(stub: bytes, ndr64: bool) -> tuple[int, dict] | None:
-    if len(stub) != 8:
-        return None
-    cursor, status = struct.unpack("<II", stub)
-    return status, {"cursor": cursor}
 
 
 def _received_response(stub: bytes, ndr64: bool) -> tuple[int, dict] | None:
@@ -172,24 +127,89 @@ def _received_response(stub: bytes, ndr64: bool) -> tuple[int, dict] | None:
 
 # ------------------------------------------------------------------------------ the table
 
-#: (interface name, opnum) -> (request parser, response parser)
-FAST: dict[tuple[str, int], tuple[Any, Any]] = {
-    ("RemoteRead", 0): (_no_request, _status_only),  # R_GetServerPort
-    ("RemoteRead", 3): (_ctx_request, _close_response),  # R_CloseQueue
-    ("RemoteRead", 4): (_ctx_request, _cursor_response),  # R_CreateCursor
-    ("RemoteRead", 5): (_ctx_u32_request("cursor"), _status_only),  # R_CloseCursor
-    ("RemoteRead", 6): (_ctx_request, _status_only),  # R_PurgeQueue
-    ("RemoteRead", 7): (lambda s: _receive_request(s, 56), _received_response),
-    ("RemoteRead", 8): (_ctx_u32_request("request_id"), _status_only),  # R_CancelReceive
-    ("RemoteRead", 9): (_end_request, _status_only),  # R_EndReceive
-    ("RemoteRead", 13): (lambda s: _receive_request(s, 72), _received_response),
-    ("RemoteRead", 15): (_end_request, _status_only),  # R_EndTransactionalReceive
+#: responses whose size varies, read by hand: (interface, opnum) -> parser
+VARIABLE_RESPONSES: dict[tuple[str, int], Any] = {
+    (c.REMOTEREAD, c.R_StartReceive.opnum): _received_response,
+    (c.REMOTEREAD, c.R_StartTransactionalReceive.opnum): _received_response,
 }
 
 
+def _plan(fields: tuple, size: int, columns: dict[str, str]) -> tuple:
+    """(struct, [(column, index in the unpacked tuple, is a context handle)], [(index, lo,
+    hi)] of the [range]d ones) of a fixed layout: padding skipped, octets not read."""
+    fmt, at, slot, picks, ranges = "<", 0, 0, [], []
+    for f in fields:
+        if f.offset > at:
+            fmt += f"{f.offset - at}x"
+        at = f.offset + f.size
+        if f.kind == "octets":
+            fmt += f"{f.size}x"
+            continue
+        fmt += _FORMATS[f.kind]
+        if f.lo is not None:
+            ranges.append((slot, f.lo, f.hi))
+        if f.name in columns:
+            picks.append((columns[f.name], slot, f.kind == "ctx"))
+        slot += 1
+    if size > at:
+        fmt += f"{size - at}x"
+    return struct.Struct(fmt), picks, ranges
+
+
+def _compile(name: str, fields: tuple, size: int, columns: dict[str, str], response: bool):
+    """A parser for one fixed layout, written out as Python source and compiled (as
+    collections.namedtuple does), so that each method reads at the speed of a hand-written
+    parser: one length check, one struct unpack, its [range] checks, one dict."""
+    layout, picks, ranges = _plan(fields, size, columns)
+    status = [i for column, i, _ in picks if column == "status"]
+    items = ", ".join(f"{column!r}: " + (f"None if v[{i}] == NULL else v[{i}].hex()" if ctx
+                                        else f"v[{i}]")
+                      for column, i, ctx in picks if column != "status")
+    checks = "".join(f"    if not {lo} <= v[{i}] <= {hi}:\n        return None\n"
+                     for i, lo, hi in ranges)
+    result = f"v[{status[0]}], {{{items}}}" if response else f"{{{items}}}"
+    source = (f"def {name}(stub{', ndr64' if response else ''}):\n"
+              f"    if len(stub) != {size}:\n        return None\n"
+              f"    v = unpack(stub)\n{checks}    return {result}\n")
+    namespace = {"unpack": layout.unpack, "NULL": _NULL_CTX}
+    exec(compile(source, f"<fast parser {name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def _fast_methods() -> dict[tuple[str, int], tuple[Any, Any]]:
+    """(interface, opnum) -> (request parser, response parser) of every method read here
+    (little-endian NDR and NDR64: the layouts of these methods are the same in both, which
+    is checked)."""
+    out = {}
+    for key in sorted(ndr.METHODS):
+        syntaxes = [False, True] if ndr.NDR64 in ndr.INTERFACES[key[0]][2] else [False]
+        requests = {ndr.fixed_layout(*key, n) for n in syntaxes}
+        responses = {ndr.fixed_layout(*key, n, response=True) for n in syntaxes}
+        if len(requests) != 1 or None in requests:
+            continue
+        (request,) = requests
+        if key in VARIABLE_RESPONSES:
+            response = VARIABLE_RESPONSES[key]
+        elif len(responses) == 1 and None not in responses:
+            (fields, size), = responses
+            if not any(f.name == "status" for f in fields):
+                continue  # a void method: its response says nothing the columns hold
+            response = _compile(f"{c.CALLS[key].__name__}_response", fields, size,
+                                RESPONSE_COLUMNS, True)
+        else:
+            continue
+        out[key] = (_compile(f"{c.CALLS[key].__name__}_request", *request, REQUEST_COLUMNS,
+                             False), response)
+    return out
+
+
+#: (interface name, opnum) -> (request parser, response parser), in (interface, opnum) order
+FAST: dict[tuple[str, int], tuple[Any, Any]] = _fast_methods()
+
 #: the same parsers in captures/_cdecode.c, by the code it knows each method's pair by: its
 #: place in FAST, from 1 (captures/_cdecode_gen.h, generated by captures/columns.py, names
-#: each code FAST_<METHOD>; tests/captures/test_cdecode.py holds each equal to its Python twin)
+#: each code FAST_<METHOD> and holds its layouts; tests/captures/test_cdecode.py holds each
+#: equal to its Python twin)
 C_PARSERS: dict[tuple[str, int], int] = {key: code for code, key in enumerate(FAST, 1)}
 
 

@@ -256,6 +256,58 @@ METHODS: dict[tuple[str, int], _Method] = {(m.call.interface, m.call.opnum): m f
 ]}
 
 
+# ============================================================================ fixed layouts
+
+
+@dataclass(frozen=True)
+class FixedField:
+    """One parameter of a fixed-size stub: where it is and how it reads. ``kind``: a
+    primitive (u8, u16, u32, i32, u64), ``ctx`` (a context handle, 20 octets) or ``octets``
+    (``size`` octets, e.g. an XACTUOW); ``lo``/``hi``: its [range] when it has one."""
+
+    name: str
+    offset: int
+    kind: str
+    size: int
+    lo: int | None = None
+    hi: int | None = None
+
+
+def _fixed(codec: Any, ndr64: bool) -> tuple[str, int, int, int | None, int | None] | None:
+    """(kind, size, alignment, lo, hi) of a parameter whose encoding has one size, or None."""
+    if isinstance(codec, _Range):
+        return "u32", 4, 4, codec.lo, codec.hi
+    if isinstance(codec, _Prim):
+        size = {"u8": 1, "u16": 2, "u32": 4, "i32": 4, "u64": 8}[codec.kind]
+        return codec.kind, size, size, None, None
+    if isinstance(codec, _Ref):
+        if codec.type is CONTEXT_HANDLE:
+            return "ctx", 20, CONTEXT_HANDLE.ALIGN[ndr64], None, None
+        if codec.type in (XACTUOW, GUID):
+            return "octets", 16, codec.type.ALIGN[ndr64], None, None
+    return None
+
+
+def fixed_layout(interface: str, opnum: int, ndr64: bool, response: bool = False
+                 ) -> tuple[tuple[FixedField, ...], int] | None:
+    """The layout of a method's request stub (or response stub) when every parameter in it
+    has a fixed size: (its parameters at their offsets, the stub's size), the offsets those
+    of the encoder (each parameter aligned from the stub's start, C706 14.2.2; MS-RPCE
+    2.2.5.3.4.1 for NDR64); None when one parameter's size depends on the values. The capture
+    fast paths (captures/fastpath.py, captures/_cdecode.c) are generated from it."""
+    method = _method(interface, opnum, ndr64)
+    fields, offset = [], 0
+    for name, codec in (method.response if response else method.request):
+        fixed = _fixed(codec, ndr64)
+        if fixed is None:
+            return None
+        kind, size, align, lo, hi = fixed
+        offset += -offset % align
+        fields.append(FixedField(name, offset, kind, size, lo, hi))
+        offset += size
+    return tuple(fields), offset
+
+
 # ============================================================================ public interface
 
 
