@@ -62,8 +62,7 @@ from mqconform.model.adm import (
     QueueType,
 )
 from mqconform.model.formats import FormatNameError, MgmtObject, MgmtObjectType, from_queue_format
-from mqconform.model.outcome import Outcome
-from mqconform.model.outcome import fail as _fail
+from mqconform.model.outcome import Outcome, status_only
 from mqconform.model.runtime import Environment
 from mqconform.model.status import (
     MQ_ERROR,
@@ -573,8 +572,8 @@ class QMMgmtServer:
         if method is None:
             raise TypeError(f"{type(call).__name__} is not a qmmgmt call")
         if not caller_is_administrator:  # MS-MQMR/3/R1
-            return _fail(c.RESULTS[type(call)], MQ_ERROR_ACCESS_DENIED, "MS-MQMR/3/R1",
-                         any_failure=True)
+            return status_only(c.RESULTS[type(call)], MQ_ERROR_ACCESS_DENIED, "MS-MQMR/3/R1",
+                               any_failure=True)
         return getattr(self, method)(call)
 
     # ------------------------------------------------------------------ helpers
@@ -595,32 +594,32 @@ class QMMgmtServer:
         result = c.R_QMMgmtGetInfoResult
         obj = call.pObjectFormat
         if not isinstance(obj, MgmtObject) or obj.validate() is not None:  # MS-MQMR/2.2.1.2/R1
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R10",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R10",
+                               any_failure=True)
         if obj.type == MgmtObjectType.MGMT_SESSION:  # MS-MQMR/3.1.4.1/R14
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R14",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R14",
+                               any_failure=True)
         cp = call.cp
         if not isinstance(cp, int) or not CP_MIN <= cp <= CP_MAX:  # MS-MQMR/3.1.4.1/R1
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R1",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R1",
+                               any_failure=True)
         if len(call.aProp) < 1 or len(call.aProp) != cp:  # MS-MQMR/3.1.4.1/R2 MS-MQMR/3.1.4.1/R5
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R5",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R5",
+                               any_failure=True)
         if len(call.apVar) < 1 or len(call.apVar) != cp:  # MS-MQMR/3.1.4.1/R6 MS-MQMR/3.1.4.1/R8
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R8",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R8",
+                               any_failure=True)
         if obj.type == MgmtObjectType.MGMT_MACHINE:
             table, rule = MACHINE_PROPERTIES, "MS-MQMR/3.1.4.1/R15"
         else:
             table, rule = QUEUE_PROPERTIES, "MS-MQMR/3.1.4.1/R16"
         # MS-MQMR/3.1.4.1/R3 MS-MQMR/3.1.4.1/R15 MS-MQMR/3.1.4.1/R16
         if any(propid not in table for propid in call.aProp):
-            return _fail(result, MQ_ERROR_ILLEGAL_PROPID, rule, any_failure=True)
+            return status_only(result, MQ_ERROR_ILLEGAL_PROPID, rule, any_failure=True)
         # MS-MQMR/3.1.4.1/R7: every apVar entry MUST be VT_NULL before the call
         if any(not isinstance(v, c.PropVariant) or v.vt != VT_NULL for v in call.apVar):
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R7",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.1/R7",
+                               any_failure=True)
         return None
 
     def r_qmmgmtgetinfo(self, call: c.R_QMMgmtGetInfo) -> Outcome:
@@ -642,15 +641,15 @@ class QMMgmtServer:
             format_name = from_queue_format(  # MS-MQMR/3.1.4.1/R23
                 call.pObjectFormat.pQueueFormat)
         except FormatNameError:  # a QUEUE_FORMAT with no format name: no queue to open
-            return _fail(c.R_QMMgmtGetInfoResult, MQ_ERROR, "MS-MQMR/3.1.4.1/R26",
-                         any_failure=True)
+            return status_only(c.R_QMMgmtGetInfoResult, MQ_ERROR, "MS-MQMR/3.1.4.1/R26",
+                               any_failure=True)
         opened = open_queue(self.env,  # MS-MQMR/3.1.4.1/R22
                             format_name,  # MS-MQMR/3.1.4.1/R23
                             QueueAccessType.ReceiveAccess,  # MS-MQMR/3.1.4.1/R24
                             QueueShareMode.DenyNone)  # MS-MQMR/3.1.4.1/R25
         if opened.status != MQ_OK:  # MS-MQMR/3.1.4.1/R26 (choice 1: MQ_ERROR)
-            return _fail(c.R_QMMgmtGetInfoResult, MQ_ERROR, "MS-MQMR/3.1.4.1/R26",
-                         any_failure=True)
+            return status_only(c.R_QMMgmtGetInfoResult, MQ_ERROR, "MS-MQMR/3.1.4.1/R26",
+                               any_failure=True)
         desc = opened.open_queue_descriptor
         ap_var = _populate(QUEUE_PROPERTIES, call.aProp,  # MS-MQMR/3.1.4.1/R27
                            qm, desc.queue_reference)
@@ -666,30 +665,30 @@ class QMMgmtServer:
         result = c.R_QMMgmtActionResult
         obj = call.pObjectFormat
         if not isinstance(obj, MgmtObject) or obj.validate() is not None:  # MS-MQMR/2.2.1.2/R1
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R4",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R4",
+                               any_failure=True)
         if obj.type == MgmtObjectType.MGMT_SESSION:  # MS-MQMR/3.1.4.2/R3 (choice 1)
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
+                               any_failure=True)
         action = ACTIONS.get(_action_key(call.lpwszAction))  # MS-MQMR/3.1.4.2/R1
         # choice: a machine action on a queue, or a queue action on the machine, is not a
         # value of the table for that object ("A machine action", "A queue action")
         if action is None or action.object_type != obj.type:  # MS-MQMR/3.1.4.2/R3
-            return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
-                         any_failure=True)
+            return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
+                               any_failure=True)
         queue = None
         if action.object_type == MgmtObjectType.MGMT_QUEUE:
             queue = self._queue(obj)
             if queue is None:  # MS-MQMR/3.1.4.2/R4 (choice 1)
-                return _fail(result, MQ_ERROR_QUEUE_NOT_FOUND, "MS-MQMR/3.1.4.2/R4",
-                             any_failure=True)
+                return status_only(result, MQ_ERROR_QUEUE_NOT_FOUND, "MS-MQMR/3.1.4.2/R4",
+                                   any_failure=True)
             # "Valid for outgoing queues only" (PAUSE, RESUME): another queue is an error
             # (MS-MQMR/3.1.4.2/R4)
             if action.outgoing_only and not isinstance(queue, OutgoingQueue):
-                return _fail(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R4",
-                             any_failure=True)
+                return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R4",
+                                   any_failure=True)
         getattr(self, action.handler)(queue)
-        return _fail(result, MQ_OK, "MS-MQMR/3.1.4.2/R2")  # MS-MQMR/3.1.4.2/R2
+        return status_only(result, MQ_OK, "MS-MQMR/3.1.4.2/R2")  # MS-MQMR/3.1.4.2/R2
 
     # the events of each action (MS-MQMR/3.1.4.2/R13)
     def _connect(self, queue: None) -> None:

@@ -48,8 +48,7 @@ from mqconform.model.message_ops import (
     peek_next_message,
     read_message_by_lookup_identifier,
 )
-from mqconform.model.outcome import Outcome
-from mqconform.model.outcome import fail as _fail
+from mqconform.model.outcome import Outcome, status_only
 from mqconform.model.packet import set_time_to_reach_queue, time_to_reach_queue
 from mqconform.model.queue_management import subqueue_name
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
@@ -475,12 +474,12 @@ class RemoteReadServer:
             # R_OpenQueue names the status (MS-MQRR/3.1.4.2/R23); R_OpenQueueForMove's
             # processing names none for its parameter rules, only that a failure is thrown
             # and that the client treats all thrown HRESULTs alike (MS-MQRR/3.1.4.11/R25)
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["invalid"]),
-                         raised=True, any_failure=move)
+            return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["invalid"]),
+                               raised=True, any_failure=move)
         format_name = from_queue_format(call.pQueueFormat)
         if find_queue(self.env, format_name) is None:  # lookup
-            return _fail(result_type, MQ_ERROR_QUEUE_NOT_FOUND, _first(steps["lookup"]),
-                         raised=True)
+            return status_only(result_type, MQ_ERROR_QUEUE_NOT_FOUND, _first(steps["lookup"]),
+                               raised=True)
         if move:
             access = QueueAccessType.MoveAccess
         elif call.dwAccess == c.RECEIVE_ACCESS:
@@ -491,7 +490,7 @@ class RemoteReadServer:
                  else QueueShareMode.DenyReceive)
         opened = open_queue(self.env, format_name, access, share)  # open
         if opened.status != MQ_OK:  # ok
-            return _fail(result_type, opened.status, _first(steps["ok"]), raised=True)
+            return status_only(result_type, opened.status, _first(steps["ok"]), raised=True)
         desc = opened.open_queue_descriptor
         desc.remote_read_state = OpenQueueDescriptorRemoteReadState.Opened
         context = self._new_context(desc)  # context
@@ -548,8 +547,9 @@ class RemoteReadServer:
 
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.4/R10
         if desc is None:  # MS-MQRR/3.1.4.4/R11
-            return _fail(c.R_CreateCursorResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.4/R11",
-                         any_failure=True)  # MS-MQRR/3.1.4.4/R7
+            return status_only(c.R_CreateCursorResult, MQ_ERROR_INVALID_HANDLE,
+                               "MS-MQRR/3.1.4.4/R11",
+                               any_failure=True)  # MS-MQRR/3.1.4.4/R7
         cursor = open_cursor(self.env,  # MS-MQRR/3.1.4.4/R12
                              desc)  # MS-MQRR/3.1.4.4/R13
         return Outcome(c.R_CreateCursorResult(status=MQ_OK,  # MS-MQRR/3.1.4.4/R15 .../R6
@@ -565,12 +565,13 @@ class RemoteReadServer:
         cursor = self._cursor(desc, call.hCursor) if desc else None  # MS-MQRR/3.1.4.5/R12
         if cursor is None:  # MS-MQRR/3.1.4.5/R13
             # MS-MQRR/3.1.4.5/R7: an unknown or closed cursor; MS-MQRR/3.1.4.5/R9
-            return _fail(c.R_CloseCursorResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.5/R13",
-                         any_failure=True)
+            return status_only(c.R_CloseCursorResult, MQ_ERROR_INVALID_HANDLE,
+                               "MS-MQRR/3.1.4.5/R13",
+                               any_failure=True)
         close_cursor(  # MS-MQRR/3.1.4.5/R14
                      cursor)  # MS-MQRR/3.1.4.5/R15
-        return _fail(c.R_CloseCursorResult, MQ_OK,  # MS-MQRR/3.1.4.5/R8
-                     "MS-MQRR/3.1.4.5/R16")
+        return status_only(c.R_CloseCursorResult, MQ_OK,  # MS-MQRR/3.1.4.5/R8
+                           "MS-MQRR/3.1.4.5/R16")
 
     # ------------------------------------------------------------------ 3.1.4.6
     def r_purgequeue(self, call: c.R_PurgeQueue) -> Outcome:
@@ -579,14 +580,14 @@ class RemoteReadServer:
 
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.6/R8
         if queue_desc is None:  # MS-MQRR/3.1.4.6/R9
-            return _fail(c.R_PurgeQueueResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.6/R9",
-                         any_failure=True)  # MS-MQRR/3.1.4.6/R6
+            return status_only(c.R_PurgeQueueResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.6/R9",
+                               any_failure=True)  # MS-MQRR/3.1.4.6/R6
         if queue_desc.access_type is QueueAccessType.ReceiveAccess:  # MS-MQRR/3.1.4.6/R10
             purge_queue(self.env,  # MS-MQRR/3.1.4.6/R11
                         queue_desc.queue_reference)  # MS-MQRR/3.1.4.6/R12
-            return _fail(c.R_PurgeQueueResult, MQ_OK,  # MS-MQRR/3.1.4.6/R5
-                         "MS-MQRR/3.1.4.6/R13")
-        return _fail(c.R_PurgeQueueResult, STATUS_ACCESS_DENIED, "MS-MQRR/3.1.4.6/R14")
+            return status_only(c.R_PurgeQueueResult, MQ_OK,  # MS-MQRR/3.1.4.6/R5
+                               "MS-MQRR/3.1.4.6/R13")
+        return status_only(c.R_PurgeQueueResult, STATUS_ACCESS_DENIED, "MS-MQRR/3.1.4.6/R14")
 
     # ------------------------------------------------------------------ 3.1.4.7
     @staticmethod
@@ -620,19 +621,19 @@ class RemoteReadServer:
         first checks; ``steps`` names the section's requirement IDs (RECEIVE_STEPS)."""
         queue_desc = self.descriptor(call.phContext)  # find_desc
         if queue_desc is None:  # not_found
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["not_found"]),
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["not_found"]),
+                               any_failure=True)
         cursor = None
         if call.hCursor != 0:  # cursor
             cursor = self._cursor(queue_desc, call.hCursor)
             if cursor is None:
-                return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["cursor"]),
-                             any_failure=True)
+                return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["cursor"]),
+                                   any_failure=True)
         if (call.ulAction in RECEIVE_ACTIONS
                 and queue_desc.access_type is not QueueAccessType.ReceiveAccess):
             # MS-MQRR/3.1.4.7/R6: a PEEK_ACCESS handle allows only peek actions
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, "MS-MQRR/3.1.4.7/R6",
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, "MS-MQRR/3.1.4.7/R6",
+                               any_failure=True)
         # MS-MQRR/3.1.2.1/R1 MS-MQRR/3.1.2.1/R2: the call waits at most ulTimeout
         timeout = INFINITE if call.ulTimeout == c.INFINITE_TIMEOUT else call.ulTimeout
         action = call.ulAction
@@ -666,7 +667,7 @@ class RemoteReadServer:
                     lookup_identifier=result.message.lookup_identifier,
                     time_stamp=self.env.now & 0xFFFFFFFF))
         if result.status != MQ_OK:  # ok
-            return _fail(result_type, result.status, _first(steps["ok"]))
+            return status_only(result_type, result.status, _first(steps["ok"]))
         message = result.message
         sections = packet_sections(message, call.dwMaxBodySize,  # sections
                                    call.dwMaxCompoundMessageSize,
@@ -682,8 +683,8 @@ class RemoteReadServer:
         """MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7) (MS-MQRR/3.1.4.7/R49)."""
         steps = RECEIVE_STEPS["3.1.4.7"]
         if self._validate_receive(call) is not None:  # invalid
-            return _fail(c.R_StartReceiveResult, MQ_ERROR_INVALID_PARAMETER,
-                         _first(steps["invalid"]))
+            return status_only(c.R_StartReceiveResult, MQ_ERROR_INVALID_PARAMETER,
+                               _first(steps["invalid"]))
         return (yield from self._start_receive(call, c.R_StartReceiveResult, None, steps))
 
     def r_starttransactionalreceive(self, call: c.R_StartTransactionalReceive
@@ -694,7 +695,7 @@ class RemoteReadServer:
         steps = RECEIVE_STEPS["3.1.4.13"]
         result_type = c.R_StartTransactionalReceiveResult
         if self._validate_receive(call) is not None:  # MS-MQRR/3.1.4.13/R48
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, "MS-MQRR/3.1.4.13/R48")
+            return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, "MS-MQRR/3.1.4.13/R48")
         if call.pTransactionId is None:  # MS-MQRR/3.1.4.13/R49
             # MS-MQRR/3.1.4.13/R51: the same binding
             plain = c.R_StartReceive(  # MS-MQRR/3.1.4.13/R50
@@ -717,15 +718,15 @@ class RemoteReadServer:
                 ppPacketSections=r.ppPacketSections), outcome.rule, outcome.any_failure)
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.13/R65
         if queue_desc is None:  # MS-MQRR/3.1.4.13/R66
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R66",
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R66",
+                               any_failure=True)
         if call.hCursor != 0 and self._cursor(queue_desc, call.hCursor) is None:  # .../R67
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R67",
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R67",
+                               any_failure=True)
         if not queue_desc.queue_reference.transactional:  # MS-MQRR/3.1.4.13/R68
-            return _fail(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.13/R68")
+            return status_only(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.13/R68")
         if call.ulAction in PEEK_ACTIONS:  # MS-MQRR/3.1.4.13/R69
-            return _fail(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.13/R69")
+            return status_only(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.13/R69")
         # MS-MQRR/3.1.4.13/R70
         transaction = _find_transaction(self.env, bytes(call.pTransactionId))
         if transaction is None:  # MS-MQRR/3.1.4.13/R71
@@ -773,8 +774,9 @@ class RemoteReadServer:
 
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.8/R9
         if queue_desc is None:  # MS-MQRR/3.1.4.8/R10
-            return _fail(c.R_CancelReceiveResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.8/R10",
-                         any_failure=True)
+            return status_only(c.R_CancelReceiveResult, MQ_ERROR_INVALID_HANDLE,
+                               "MS-MQRR/3.1.4.8/R10",
+                               any_failure=True)
         # MS-MQRR/3.1.4.8/R16: the cancelled R_StartReceive answers MQ_ERROR_OPERATION_CANCELLED,
         # carried to it by the wait's Timer Stop
         status = cancel_waiting_message_read_request(  # MS-MQRR/3.1.4.8/R11
@@ -782,10 +784,10 @@ class RemoteReadServer:
             call.dwRequestId,  # MS-MQRR/3.1.4.8/R13
             MQ_ERROR_OPERATION_CANCELLED)
         if status != MQ_OK:  # MS-MQRR/3.1.4.8/R14
-            return _fail(c.R_CancelReceiveResult, status, "MS-MQRR/3.1.4.8/R14",
-                         any_failure=True)  # MS-MQRR/3.1.4.8/R7
+            return status_only(c.R_CancelReceiveResult, status, "MS-MQRR/3.1.4.8/R14",
+                               any_failure=True)  # MS-MQRR/3.1.4.8/R7
         self._remove_entry((call.dwRequestId, bytes(call.phContext)))  # MS-MQRR/3.1.4.8/R15
-        return _fail(c.R_CancelReceiveResult, MQ_OK, "MS-MQRR/3.1.4.8/R6")
+        return status_only(c.R_CancelReceiveResult, MQ_OK, "MS-MQRR/3.1.4.8/R6")
 
     # ------------------------------------------------------------------ 3.1.4.9 / 3.1.4.15
     def _end_receive(self, call: Any, result_type: type[c.Result], transactional: bool,
@@ -795,28 +797,29 @@ class RemoteReadServer:
         if call.dwAck not in (c.RR_ACK, c.RR_NACK):  # dwAck: range(1,2) in the IDL
             # the RPC runtime's strict NDR check (MS-MQRR/3.1.4/R1) refuses the value with a
             # fault before the method runs; the method itself is given no status for it
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["ack"]),
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["ack"]),
+                               any_failure=True)
         if not any(k[1] == context for k in self.pending_request_table.entries):  # no_entries
             # a NULL, closed or unknown handle never reaches the method over RPC: the runtime
             # refuses it first (strict context handles, MS-MQRR 2.2.4), with a fault
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["no_entries"]),
-                         any_failure=self.descriptor(call.phContext) is None)
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["no_entries"]),
+                               any_failure=self.descriptor(call.phContext) is None)
         entry = self._remove_entry((call.dwRequestId, context))  # lookup_entry
         if entry is None:
-            return _fail(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["lookup_entry"]))
+            return status_only(result_type, MQ_ERROR_INVALID_PARAMETER,
+                               _first(steps["lookup_entry"]))
         queue_desc = self.descriptor(call.phContext)  # find_desc
         if queue_desc is None:  # not_found
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["not_found"]),
-                         any_failure=True)
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["not_found"]),
+                               any_failure=True)
         message = self._message_by_lookup_id(queue_desc,  # find_message
                                              entry.lookup_identifier)
         if message is None:  # no_message
-            return _fail(result_type, MQ_ERROR_MESSAGE_NOT_FOUND, _first(steps["no_message"]))
+            return status_only(result_type, MQ_ERROR_MESSAGE_NOT_FOUND, _first(steps["no_message"]))
         status = dequeue_message_end(self.env, queue_desc, message,  # end
                                      delete_message=call.dwAck == c.RR_ACK,
                                      transactional=transactional)
-        return _fail(result_type, status, _first(steps["return"]))
+        return status_only(result_type, status, _first(steps["return"]))
 
     def r_endreceive(self, call: c.R_EndReceive) -> Outcome:
         """MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9) (MS-MQRR/3.1.4.9/R12)."""
@@ -832,45 +835,48 @@ class RemoteReadServer:
         """MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10) (MS-MQRR/3.1.4.10/R14)."""
         source = self.descriptor(call.phContextFrom)  # MS-MQRR/3.1.4.10/R15
         if source is None:  # MS-MQRR/3.1.4.10/R16
-            return _fail(c.R_MoveMessageResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.10/R16",
-                         any_failure=True)  # MS-MQRR/3.1.4.10/R13
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_INVALID_HANDLE,
+                               "MS-MQRR/3.1.4.10/R16",
+                               any_failure=True)  # MS-MQRR/3.1.4.10/R13
         destination = self._move_contexts.get(call.ullContextTo)  # MS-MQRR/3.1.4.10/R17
         if (destination is None or destination.queue_reference is None  # MS-MQRR/3.1.4.10/R18
                 or destination.access_type is not QueueAccessType.MoveAccess):
-            return _fail(c.R_MoveMessageResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.10/R18")
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_INVALID_HANDLE,
+                               "MS-MQRR/3.1.4.10/R18")
         src_q, dst_q = source.queue_reference, destination.queue_reference
         related = (src_q in dst_q.subqueue_collection  # MS-MQRR/3.1.4.10/R20
                    or dst_q in src_q.subqueue_collection  # MS-MQRR/3.1.4.10/R21
                    or _parent_pathname(src_q.pathname)  # MS-MQRR/3.1.4.10/R22
                    == _parent_pathname(dst_q.pathname))
         if not related:  # MS-MQRR/3.1.4.10/R19 MS-MQRR/3.1.4.10/R1
-            return _fail(c.R_MoveMessageResult, STATUS_INVALID_PARAMETER, "MS-MQRR/3.1.4.10/R19")
+            return status_only(c.R_MoveMessageResult, STATUS_INVALID_PARAMETER,
+                               "MS-MQRR/3.1.4.10/R19")
         tx_id = call.pTransactionId
         has_tx = tx_id is not None and bytes(tx_id) != XACTUOW_ZERO
         if has_tx and not dst_q.transactional:  # MS-MQRR/3.1.4.10/R23 MS-MQRR/3.1.4.10/R10
-            return _fail(c.R_MoveMessageResult, MQ_ERROR_TRANSACTION_USAGE,
-                         "MS-MQRR/3.1.4.10/R23")
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_TRANSACTION_USAGE,
+                               "MS-MQRR/3.1.4.10/R23")
         # MS-MQRR/3.1.4.10/R24: the text compares PendingRequestEntry.LookupIdentifier; the
         # call carries the message's LookupId, which is what identifies it here
         message = self._message_by_lookup_id(source, call.LookupId)
         if message is None:  # MS-MQRR/3.1.4.10/R25
-            return _fail(c.R_MoveMessageResult, MQ_ERROR_MESSAGE_NOT_FOUND,
-                         "MS-MQRR/3.1.4.10/R25")
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_MESSAGE_NOT_FOUND,
+                               "MS-MQRR/3.1.4.10/R25")
         if _in_a_transaction(self.env, message.message_position_reference):  # .../R26
-            return _fail(c.R_MoveMessageResult, MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION,
-                         "MS-MQRR/3.1.4.10/R26")
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION,
+                               "MS-MQRR/3.1.4.10/R26")
         transaction = None
         if has_tx:  # MS-MQRR/3.1.4.10/R27
             transaction = _find_transaction(self.env, bytes(tx_id))
             if transaction is None:  # MS-MQRR/3.1.4.10/R28
-                return _fail(c.R_MoveMessageResult, MQ_ERROR_TRANSACTION_SEQUENCE,
-                             "MS-MQRR/3.1.4.10/R28")
+                return status_only(c.R_MoveMessageResult, MQ_ERROR_TRANSACTION_SEQUENCE,
+                                   "MS-MQRR/3.1.4.10/R28")
         move_message(self.env,  # MS-MQRR/3.1.4.10/R29
                      message.message_position_reference,  # MS-MQRR/3.1.4.10/R30
                      dst_q,  # MS-MQRR/3.1.4.10/R31
                      transaction=transaction)  # MS-MQRR/3.1.4.10/R32
-        return _fail(c.R_MoveMessageResult, MQ_OK,  # MS-MQRR/3.1.4.10/R12
-                     "MS-MQRR/3.1.4.10/R33")
+        return status_only(c.R_MoveMessageResult, MQ_OK,  # MS-MQRR/3.1.4.10/R12
+                           "MS-MQRR/3.1.4.10/R33")
 
     # ------------------------------------------------------------------ 3.1.4.12
     def r_qmenlistremotetransaction(self, call: c.R_QMEnlistRemoteTransaction) -> Outcome:
@@ -879,18 +885,18 @@ class RemoteReadServer:
 
         tx_id = call.pTransactionId
         if tx_id is None or len(bytes(tx_id)) != c.XACTUOW_SIZE:  # MS-MQRR/3.1.4.12/R5
-            return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
-                         "MS-MQRR/3.1.4.12/R5", any_failure=True)
+            return status_only(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
+                               "MS-MQRR/3.1.4.12/R5", any_failure=True)
         token = call.pbPropagationToken
         # MS-MQRR/3.1.4.12/R6 MS-MQRR/3.1.4.12/R8: a token, and cbPropagationToken its size
         if not token or call.cbPropagationToken != len(token):
-            return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
-                         "MS-MQRR/3.1.4.12/R8", any_failure=True)
+            return status_only(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
+                               "MS-MQRR/3.1.4.12/R8", any_failure=True)
         # [range(0, 131072)] on cbPropagationToken (MS-MQRR 6): the RPC runtime's strict NDR
         # check (MS-MQRR/3.1.4/R1) refuses a larger token before the method runs
         if call.cbPropagationToken > MAX_PROPAGATION_TOKEN:
-            return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
-                         "MS-MQRR/3.1.4.12/R6", any_failure=True)
+            return status_only(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
+                               "MS-MQRR/3.1.4.12/R6", any_failure=True)
         # MS-MQRR/3.1.4.12/R9 MS-MQRR/3.1.4.12/R10: pQueueFormat is ignored
         # MS-MQRR/3.1.4.12/R12: the failures above
         # MS-MQRR/3.1.4.12/R1 MS-MQRR/3.1.4.12/R14: enlisting with the transaction manager
@@ -899,8 +905,8 @@ class RemoteReadServer:
         if _find_transaction(self.env, bytes(tx_id)) is None:
             create_transaction(self.env,  # MS-MQRR/3.1.4.12/R15
                                bytes(tx_id))  # MS-MQRR/3.1.4.12/R16
-        return _fail(c.R_QMEnlistRemoteTransactionResult, MQ_OK,  # MS-MQRR/3.1.4.12/R11
-                     "MS-MQRR/3.1.4.12/R17")
+        return status_only(c.R_QMEnlistRemoteTransactionResult, MQ_OK,  # MS-MQRR/3.1.4.12/R11
+                           "MS-MQRR/3.1.4.12/R17")
 
     # ------------------------------------------------------------------ 3.1.4.13
     # ------------------------------------------------------------------ 3.1.4.14
@@ -909,11 +915,11 @@ class RemoteReadServer:
         result_type = c.R_SetUserAcknowledgementClassResult
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.14/R11
         if desc is None:  # MS-MQRR/3.1.4.14/R12
-            return _fail(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.14/R12",
-                         any_failure=True)  # MS-MQRR/3.1.4.14/R9
+            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.14/R12",
+                               any_failure=True)  # MS-MQRR/3.1.4.14/R9
         message = self._message_by_lookup_id(desc, call.LookupId)  # MS-MQRR/3.1.4.14/R13
         if message is None:  # MS-MQRR/3.1.4.14/R14
-            return _fail(result_type, MQ_ERROR_MESSAGE_NOT_FOUND, "MS-MQRR/3.1.4.14/R14")
+            return status_only(result_type, MQ_ERROR_MESSAGE_NOT_FOUND, "MS-MQRR/3.1.4.14/R14")
         position = message.message_position_reference
         operation = None
         # MS-MQRR/3.1.4.14/R15
@@ -922,10 +928,10 @@ class RemoteReadServer:
                 if op.message_position_reference is position:
                     operation = op
         if operation is None:  # MS-MQRR/3.1.4.14/R16
-            return _fail(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.14/R16")
+            return status_only(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.14/R16")
         if call.usClass != 0:  # MS-MQRR/3.1.4.14/R17
             operation.dequeue_reason = MessageClass.NackReceiveRejected
-        return _fail(result_type, MQ_OK, "MS-MQRR/3.1.4.14/R18")  # MS-MQRR/3.1.4.14/R8
+        return status_only(result_type, MQ_OK, "MS-MQRR/3.1.4.14/R18")  # MS-MQRR/3.1.4.14/R8
 
     # ------------------------------------------------------------------ 3.1.5.1, 3.1.6
     def pending_request_cleanup_timer_event(self, entry: PendingRequestEntry) -> None:

@@ -30,7 +30,7 @@ class Outcome:
 
 
 
-def fail(result_type: type[c.Result], status: int, rule: str, any_failure: bool = False,
+def status_only(result_type: type[c.Result], status: int, rule: str, any_failure: bool = False,
          raised: bool = False) -> Outcome:
-    """An Outcome whose result carries only a status (any status, despite the name)."""
+    """An Outcome whose result carries only a status (a failure or a success alike)."""
     return Outcome(result_type(status=status, raised=raised), rule, any_failure)
