@@ -53,9 +53,11 @@ from pathlib import Path
 from typing import Any
 
 from mqconform.captures import columns, fastpath, pcapio
+from mqconform.model import calls as c
 from mqconform.model.observer import observation_fields
 from mqconform.wire import association as assoc
 from mqconform.wire import dcerpc as dce
+from mqconform.wire import ndr
 
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
@@ -323,8 +325,6 @@ def _json(value: Any) -> str:
 def interface_info(abstract: uuid.UUID | None, syntax: uuid.UUID | None) -> tuple:
     """What a call row says of the interface and transfer syntax a presentation context
     accepted: (RemoteRead, qmmgmt or None, NDR64?, the UUID as text, NDR, NDR64 or None)."""
-    from mqconform.model import calls as c
-
     name = {c.REMOTEREAD_UUID: c.REMOTEREAD, c.QMMGMT_UUID: c.QMMGMT}.get(abstract)
     return (name, syntax == dce.NDR64.uuid, str(abstract) if abstract else None,
             "NDR64" if syntax == dce.NDR64.uuid
@@ -347,8 +347,6 @@ class Decoder:
                  json_fields: bool = True):
         """``json_fields``: fill the request/response JSON columns (the observer's columns are
         filled whenever stubs are decoded)."""
-        from mqconform.model import calls as c
-
         self.name = name
         self.decode_stubs = decode_stubs
         self.json_fields = json_fields
@@ -642,8 +640,6 @@ class Decoder:
 
     # ------------------------------------------------------------------ call rows
     def _emit(self, conn: _Connection, event: assoc.Call) -> None:
-        from mqconform.wire import ndr
-
         req, ans, call_id = event.request, event.answer, event.call_id
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
@@ -707,8 +703,6 @@ class Decoder:
 def _decoded_request(name: str, opnum: int, stub: bytes, ndr64: bool, padding: int = 0) -> Any:
     """ndr.decode_request, remembered: a capture repeats the same requests (the same queues
     opened and asked about again and again); the typed calls are not changed by anyone."""
-    from mqconform.wire import ndr
-
     return ndr.decode_request(name, opnum, stub, ndr64, padding)
 
 
@@ -717,8 +711,6 @@ def _short_response(call: Any, stub: bytes) -> Any:
     codec, read at once: R_OpenQueue's (a 20-octet context handle, NULL when all zero; the
     method returns void) and R_QMMgmtAction's (an HRESULT), NDR and NDR64 alike; None for any
     other (the codec decides). tests/captures/test_cdecode.py holds them to the codec."""
-    from mqconform.model import calls as c
-
     kind = type(call)
     if kind is c.R_OpenQueue and len(stub) == 20:
         return c.R_OpenQueueResult(pphContext=stub if any(stub) else None)
@@ -732,8 +724,6 @@ def codec_columns(name: str, opnum: int, ndr64: bool, request: bytes, response: 
     """A call's stubs through wire/ndr.py: (status, the observer's columns, request JSON,
     response JSON, the StubError or None). ``response``: None when there is no response stub
     to decode (a fault, or none captured)."""
-    from mqconform.wire import ndr
-
     status = request_json = response_json = None
     try:
         call = _decoded_request(name, opnum, request, ndr64, padding)
@@ -783,8 +773,6 @@ def _context_info(abstract: bytes | None, major: int, minor: int,
     """What a call row says of its presentation context (as Decoder._emit): (interface name,
     NDR64?, interface UUID text, version text, transfer syntax text, {opnum: (method,
     compiled parser)} or None)."""
-    from mqconform.model import calls as c
-
     if abstract is None:
         return None, False, None, None, None, None
     name, ndr64, interface_text, syntax_text = interface_info(uuid.UUID(bytes_le=abstract),

@@ -61,8 +61,11 @@ from mqconform.model.adm import (
     QueueShareMode,
     QueueType,
 )
+from mqconform.model.consumed import pause_queue, resume_queue
 from mqconform.model.formats import FormatNameError, MgmtObject, MgmtObjectType, from_queue_format
+from mqconform.model.higher_layer import bring_online, take_offline
 from mqconform.model.outcome import Outcome, status_only
+from mqconform.model.queue_management import close_queue, find_queue, open_queue, purge_queue
 from mqconform.model.runtime import Environment
 from mqconform.model.status import (
     MQ_ERROR,
@@ -580,8 +583,6 @@ class QMMgmtServer:
     def _queue(self, pObjectFormat: MgmtObject) -> Queue | None:
         """The Queue "specified by pQueueFormat from pObjectFormat" (MS-MQDMPR 3.1.7.1.5's
         match rules, model.queue_management.find_queue), or None."""
-        from mqconform.model.queue_management import find_queue
-
         try:
             format_name = from_queue_format(pObjectFormat.pQueueFormat)
         except FormatNameError:
@@ -625,8 +626,6 @@ class QMMgmtServer:
     def r_qmmgmtgetinfo(self, call: c.R_QMMgmtGetInfo) -> Outcome:
         """MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0). On failure the result carries no apVar
         (MS-MQMR/3.1.4.1/R10: no [out] parameter is set)."""
-        from mqconform.model.queue_management import close_queue, open_queue
-
         refused = self._check_get_info(call)
         if refused is not None:
             return refused  # MS-MQMR/3.1.4.1/R10
@@ -692,18 +691,12 @@ class QMMgmtServer:
 
     # the events of each action (MS-MQMR/3.1.4.2/R13)
     def _connect(self, queue: None) -> None:
-        from mqconform.model.higher_layer import bring_online
-
         bring_online(self.env)  # MS-MQMR/3.1.4.2/R14 MS-MQMR/3.1.4.2/R8
 
     def _disconnect(self, queue: None) -> None:
-        from mqconform.model.higher_layer import take_offline
-
         take_offline(self.env)  # MS-MQMR/3.1.4.2/R15 MS-MQMR/3.1.4.2/R9
 
     def _tidy(self, queue: None) -> None:
-        from mqconform.model.queue_management import purge_queue
-
         # choice 4: every queue is purged, as the rule says
         queues = self.env.local_queue_manager.queue_collection
         for element in list(queues):  # MS-MQMR/3.1.4.2/R16
@@ -711,14 +704,10 @@ class QMMgmtServer:
                         element)  # MS-MQMR/3.1.4.2/R17
 
     def _pause(self, queue: OutgoingQueue) -> None:
-        from mqconform.model.consumed import pause_queue
-
         pause_queue(  # MS-MQMR/3.1.4.2/R18 MS-MQMR/3.1.4.2/R11
             queue)  # MS-MQMR/3.1.4.2/R19
 
     def _resume(self, queue: OutgoingQueue) -> None:
-        from mqconform.model.consumed import resume_queue
-
         resume_queue(  # MS-MQMR/3.1.4.2/R20 MS-MQMR/3.1.4.2/R12
             queue)  # MS-MQMR/3.1.4.2/R21
 

@@ -35,11 +35,13 @@ from mqconform.model.adm import (
     MessagePositionState,
     MessageSeekAction,
     OpenQueueDescriptor,
+    OpenQueueDescriptorRemoteReadState,
     PendingRequestEntry,
     PendingRequestTable,
     QueueAccessType,
     QueueShareMode,
 )
+from mqconform.model.formats import from_queue_format
 from mqconform.model.message_ops import (
     dequeue_message_begin,
     dequeue_message_end,
@@ -50,13 +52,24 @@ from mqconform.model.message_ops import (
 )
 from mqconform.model.outcome import Outcome, status_only
 from mqconform.model.packet import set_time_to_reach_queue, time_to_reach_queue
-from mqconform.model.queue_management import subqueue_name
+from mqconform.model.queue_management import (
+    cancel_waiting_message_read_request,
+    close_cursor,
+    close_queue,
+    create_transaction,
+    find_queue,
+    open_cursor,
+    open_queue,
+    purge_queue,
+    subqueue_name,
+)
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 from mqconform.model.status import (
     MQ_ERROR_INVALID_HANDLE,
     MQ_ERROR_INVALID_PARAMETER,
     MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION,
     MQ_ERROR_MESSAGE_NOT_FOUND,
+    MQ_ERROR_OPERATION_CANCELLED,
     MQ_ERROR_QUEUE_NOT_FOUND,
     MQ_ERROR_TRANSACTION_SEQUENCE,
     MQ_ERROR_TRANSACTION_USAGE,
@@ -465,10 +478,6 @@ class RemoteReadServer:
     }
 
     def _open(self, call: Any, result_type: type[c.Result], move: bool) -> Outcome:
-        from mqconform.model.adm import OpenQueueDescriptorRemoteReadState
-        from mqconform.model.formats import from_queue_format
-        from mqconform.model.queue_management import find_queue, open_queue
-
         steps = self.OPEN_STEPS[move]
         if self._validate_open(call, move) is not None:  # invalid
             # R_OpenQueue names the status (MS-MQRR/3.1.4.2/R23); R_OpenQueueForMove's
@@ -517,8 +526,6 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.3
     def r_closequeue(self, call: c.R_CloseQueue) -> Outcome:
         """MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3) (MS-MQRR/3.1.4.3/R8)."""
-        from mqconform.model.queue_management import close_queue
-
         desc = self.descriptor(call.pphContext)  # MS-MQRR/3.1.4.3/R9
         if desc is None:  # MS-MQRR/3.1.4.3/R10
             return Outcome(c.R_CloseQueueResult(status=MQ_ERROR_INVALID_HANDLE,  # .../R7
@@ -543,8 +550,6 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.4 / 3.1.4.5
     def r_createcursor(self, call: c.R_CreateCursor) -> Outcome:
         """MS-MQRR 3.1.4.4 R_CreateCursor (Opnum 4) (MS-MQRR/3.1.4.4/R9)."""
-        from mqconform.model.queue_management import open_cursor
-
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.4/R10
         if desc is None:  # MS-MQRR/3.1.4.4/R11
             return status_only(c.R_CreateCursorResult, MQ_ERROR_INVALID_HANDLE,
@@ -559,8 +564,6 @@ class RemoteReadServer:
 
     def r_closecursor(self, call: c.R_CloseCursor) -> Outcome:
         """MS-MQRR 3.1.4.5 R_CloseCursor (Opnum 5) (MS-MQRR/3.1.4.5/R10)."""
-        from mqconform.model.queue_management import close_cursor
-
         desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.5/R11
         cursor = self._cursor(desc, call.hCursor) if desc else None  # MS-MQRR/3.1.4.5/R12
         if cursor is None:  # MS-MQRR/3.1.4.5/R13
@@ -576,8 +579,6 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.6
     def r_purgequeue(self, call: c.R_PurgeQueue) -> Outcome:
         """MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6) (MS-MQRR/3.1.4.6/R7)."""
-        from mqconform.model.queue_management import purge_queue
-
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.6/R8
         if queue_desc is None:  # MS-MQRR/3.1.4.6/R9
             return status_only(c.R_PurgeQueueResult, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.6/R9",
@@ -690,8 +691,6 @@ class RemoteReadServer:
     def r_starttransactionalreceive(self, call: c.R_StartTransactionalReceive
                                     ) -> Generator[Wait, Any, Outcome]:
         """MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13) (MS-MQRR/3.1.4.13/R47)."""
-        from mqconform.model.queue_management import create_transaction
-
         steps = RECEIVE_STEPS["3.1.4.13"]
         result_type = c.R_StartTransactionalReceiveResult
         if self._validate_receive(call) is not None:  # MS-MQRR/3.1.4.13/R48
@@ -769,9 +768,6 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.8
     def r_cancelreceive(self, call: c.R_CancelReceive) -> Outcome:
         """MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8) (MS-MQRR/3.1.4.8/R8)."""
-        from mqconform.model.queue_management import cancel_waiting_message_read_request
-        from mqconform.model.status import MQ_ERROR_OPERATION_CANCELLED
-
         queue_desc = self.descriptor(call.phContext)  # MS-MQRR/3.1.4.8/R9
         if queue_desc is None:  # MS-MQRR/3.1.4.8/R10
             return status_only(c.R_CancelReceiveResult, MQ_ERROR_INVALID_HANDLE,
@@ -881,8 +877,6 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ 3.1.4.12
     def r_qmenlistremotetransaction(self, call: c.R_QMEnlistRemoteTransaction) -> Outcome:
         """MS-MQRR 3.1.4.12 R_QMEnlistRemoteTransaction (Opnum 12) (MS-MQRR/3.1.4.12/R13)."""
-        from mqconform.model.queue_management import create_transaction
-
         tx_id = call.pTransactionId
         if tx_id is None or len(bytes(tx_id)) != c.XACTUOW_SIZE:  # MS-MQRR/3.1.4.12/R5
             return status_only(c.R_QMEnlistRemoteTransactionResult, MQ_ERROR_INVALID_PARAMETER,
@@ -952,8 +946,6 @@ class RemoteReadServer:
 
     def rpc_failure(self, context: bytes) -> None:
         """MS-MQRR 3.1.6.1 RPC Failure Event (MS-MQRR/3.1.6.1/R1)."""
-        from mqconform.model.queue_management import close_cursor, close_queue
-
         desc = self.descriptor(context)  # MS-MQRR/3.1.6.1/R2
         if desc is None:  # MS-MQRR/3.1.6.1/R3
             return
@@ -966,8 +958,6 @@ class RemoteReadServer:
     def rundown(self, context: bytes) -> int:
         """MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine (MS-MQRR/3.1.6.2/R1): the
         client went away holding ``context``."""
-        from mqconform.model.queue_management import close_queue
-
         desc = self.descriptor(context)  # MS-MQRR/3.1.6.2/R2
         if desc is None:  # MS-MQRR/3.1.6.2/R3
             return MQ_ERROR_INVALID_HANDLE

@@ -75,6 +75,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObjectType, QueueSuffixType, from_queue_format
+from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
 
 MQ_OK = 0
 
@@ -216,7 +218,6 @@ def queue_key(queue_format: Any) -> str | None:
 def _queue_key(queue_format: Any) -> str | None:
     from dataclasses import replace
 
-    from mqconform.model.formats import QueueSuffixType, from_queue_format
 
     if queue_format is None:
         return None
@@ -568,9 +569,6 @@ class Observer:
                 return
 
     def _qmmgmt(self, call: Observed) -> None:
-        from mqconform.model.formats import MgmtObjectType
-        from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
-
         session = call.object_type == MgmtObjectType.MGMT_SESSION
         if call.method == "R_QMMgmtGetInfo":
             if session:

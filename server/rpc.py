@@ -44,6 +44,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mqconform.server.ntlm import (
+    AUTHN_WINNT,
+    LEVEL_INTEGRITY,
+    LEVEL_PRIVACY,
+    LEVELS,
+    SIGNATURE_SIZE,
+    AuthError,
+    NtlmAcceptor,
+)
 from mqconform.wire import association as a
 from mqconform.wire import dcerpc as d
 from mqconform.wire.association import Binding, negotiate_contexts
@@ -576,8 +585,6 @@ class Connection:
     def _bind_auth(self, auth: d.AuthVerifier, alter: bool) -> bytes | None:
         """A bind's (or alter_context's) verifier: the CHALLENGE to send back, b"" for one that
         needs no answer (alter_context on an established context), None to refuse."""
-        from mqconform.server.ntlm import AUTHN_WINNT, LEVELS, AuthError, NtlmAcceptor
-
         security = self.server.security
         if security is None or not security.accounts or auth.auth_type != AUTHN_WINNT \
                 or auth.auth_level not in LEVELS.values():
@@ -605,8 +612,6 @@ class Connection:
         """rpc_auth_3 (MS-RPCE 2.2.2.10): the AUTHENTICATE leg; no answer either way. A
         failure leaves the caller anonymous (and refused where authentication is
         required)."""
-        from mqconform.server.ntlm import AuthError
-
         a = pdu.auth
         if self.ntlm is None or self.identity is not None or a is None \
                 or a.auth_context_id != self.auth_context_id:
@@ -627,8 +632,6 @@ class Connection:
         """A PDU of an authenticated connection at packet integrity or privacy: (0, the
         body's clear octets before the verifier's padding is cut, or None when the PDU is not
         sealed) or (a fault status, None)."""
-        from mqconform.server.ntlm import LEVEL_INTEGRITY, LEVEL_PRIVACY, SIGNATURE_SIZE
-
         a = pdu.auth
         if self.auth_level < LEVEL_INTEGRITY:  # connect level: PDUs carry no signature
             return 0, None
@@ -675,8 +678,6 @@ class Connection:
     def _protect(self, pdu: bytes) -> bytes:
         """Sign (and at packet privacy, seal) one response PDU encoded with a 16-octet
         placeholder signature."""
-        from mqconform.server.ntlm import LEVEL_PRIVACY, SIGNATURE_SIZE
-
         if self.auth_level == LEVEL_PRIVACY:
             end = len(pdu) - SIGNATURE_SIZE - d.SEC_TRAILER_SIZE
             sealed = self.ntlm.seal(pdu[d.RESPONSE_SIZE:end])
@@ -787,7 +788,6 @@ class Connection:
             frames = []
             remaining = len(reply.data)
             offset = 0
-            from mqconform.server.ntlm import AUTHN_WINNT, LEVEL_INTEGRITY, SIGNATURE_SIZE
 
             signed = self.auth_level >= LEVEL_INTEGRITY
             # room for the verifier: padding (< 4), sec_trailer (8) and the signature (16)
