@@ -28,7 +28,7 @@ if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
 ROOT = Path(__file__).resolve().parent.parent
-NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"(?<![\w.[])-?\d[\d,]*(?:\.\d+)?")
 EXTRAS = {"pipeline": "[spark]"}
 
 
@@ -56,9 +56,13 @@ def baseline(rev: str, bench: str, cache: Path) -> tuple[Path, Path]:
 
 
 def run(python: Path, script: Path, args: list[str]) -> tuple[int, list[str], float]:
+    """One run, in an empty folder: a checkout's folders (mqconform/, ...) in the working
+    directory would stand in for the installed package of any `python -c` the bench starts."""
     print(f"$ {python} {script} {' '.join(args)}", flush=True)
     start = time.perf_counter()
-    done = subprocess.run([str(python), str(script), *args], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory(prefix="mqconform-compare-") as cwd:
+        done = subprocess.run([str(python), str(script), *args], capture_output=True,
+                              text=True, cwd=cwd)
     seconds = time.perf_counter() - start
     sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr[-4000:])

@@ -46,9 +46,10 @@ SectionBuffer          16 @4    24 @8    enum, DWORD, DWORD, unique pointer
 Where impacket cannot express the IDL, and what we did (each marked "impacket:" at its code):
 
 1. Alignment gaps: impacket fills them with marker octets (0xbf, 0xaa, ...). NDR leaves their
-   value unspecified (C706 14.2.2); to compare encodings byte for byte we zero them, by
-   replacing those one-octet constants in the functions of impacket.dcerpc.v5.ndr at import
-   (``_zero_impacket_padding``). Nothing else in impacket changes.
+   value unspecified (C706 14.2.2); so that what we send is what Microsoft's stubs send
+   (zeros) and encodings compare byte for byte, the fill octets impacket wrote where wire/ndr.py
+   leaves an alignment gap are zeroed in impacket's output (``_zero_fill``). impacket itself
+   is not changed, so other users of it in the same process see it as it is.
 2. Referent IDs: impacket draws random ones. Ours are 0x00020000, 0x00020004, ... in wire
    order (as Microsoft's stubs number them), reset for every encoding.
 3. Unions: impacket always pads to 4 (NDR) or 8 (NDR64) after the discriminant and aligns a
@@ -84,12 +85,10 @@ import contextvars
 import dataclasses
 import logging
 import struct
-import types
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from impacket.dcerpc.v5 import ndr as _ndr
 from impacket.dcerpc.v5.ndr import (
     NDR,
     NDRCALL,
@@ -119,7 +118,7 @@ from mqconform.model.formats import (
     QueueFormat,
     QueueFormatType,
 )
-from mqconform.wire import dcerpc
+from mqconform.wire import dcerpc, ndr
 
 __all__ = [
     "EncodeError", "DecodeError", "NDR_SYNTAX", "NDR64_SYNTAX", "encode_request",
@@ -158,28 +157,25 @@ class DecodeError(ValueError):
 
 # =============================================================================== impacket fixes
 
-_PAD_MARKERS = frozenset(bytes([b]) for b in range(1, 256))
+#: the octets impacket.dcerpc.v5.ndr fills alignment gaps with (module doc, point 1)
+IMPACKET_FILL = frozenset(b"\xaa\xab\xbb\xbc\xbd\xbe\xbf\xca\xcb\xcc\xce\xee\xef")
+#: what the strict codec may raise for values impacket still encodes (malformed requests)
+_REFUSED = (ndr.StubError, ValueError, TypeError, OverflowError, struct.error, RecursionError)
 
 
-def _zero_impacket_padding() -> None:
-    """impacket: replace the one-octet fill constants of the NDR engine's functions with NUL
-    (module doc, point 1). Idempotent; touches only impacket.dcerpc.v5.ndr."""
+def _zero_fill(data: bytes, encoder: Any) -> bytes:
+    """impacket's encoding with its fill octets zeroed in the alignment gaps wire/ndr.py's
+    encoder (``encoder``; None when it refuses the values) leaves; an octet that is not one of
+    impacket's fill octets is left as it is, so a layout difference still shows."""
+    if encoder is None or not encoder.pads:
+        return data
+    out = bytearray(data)
+    for start, end in encoder.pads:
+        for i in range(start, min(end, len(out))):
+            if out[i] in IMPACKET_FILL:
+                out[i] = 0
+    return bytes(out)
 
-    def zeroed(code: types.CodeType) -> types.CodeType:
-        consts = tuple(b"\x00" if isinstance(k, bytes) and k in _PAD_MARKERS
-                       else zeroed(k) if isinstance(k, types.CodeType) else k
-                       for k in code.co_consts)
-        return code.replace(co_consts=consts)
-
-    for obj in vars(_ndr).values():
-        if isinstance(obj, type) and obj.__module__ == _ndr.__name__:
-            for attr in vars(obj).values():
-                func = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
-                if isinstance(func, types.FunctionType):
-                    func.__code__ = zeroed(func.__code__)
-
-
-_zero_impacket_padding()
 
 #: the referent ID counter of the encoding in progress (module doc, point 2)
 _next_referent: contextvars.ContextVar[list[int]] = contextvars.ContextVar("_next_referent")
@@ -1077,9 +1073,22 @@ def encode_request(call: c.Call, ndr64: bool = False) -> bytes:
         for name in _names(type(call)):
             if name in obj.fields:
                 _fill(obj, name, getattr(call, name), type(call).__name__)
-        return _encode(obj)
+        data = _encode(obj)
     except RecursionError:
         raise EncodeError(type(call).__name__, "values nested too deeply") from None
+    try:
+        encoder = ndr._encode_request(call, ndr64)
+    except _REFUSED:  # a request only impacket encodes: its fill octets stay
+        encoder = None
+    return _zero_fill(data, encoder)
+
+
+def _call_for(call_type: type[c.Call], result: c.Result) -> c.Call:
+    """A request ``result`` can answer (R_QMMgmtGetInfo's apVar is sized by its cp)."""
+    if call_type is c.R_QMMgmtGetInfo:
+        n = len(result.apVar)
+        return c.R_QMMgmtGetInfo(cp=n, aProp=(0,) * n, apVar=(c.PropVariant(1),) * n)
+    return call_type()
 
 
 def encode_response(result: c.Result, call_type: type[c.Call], ndr64: bool = False) -> bytes:
@@ -1104,9 +1113,14 @@ def encode_response(result: c.Result, call_type: type[c.Call], ndr64: bool = Fal
         for name, value in values.items():
             if name in obj.fields:
                 _fill(obj, name, value, type(result).__name__)
-        return _encode(obj)
+        data = _encode(obj)
     except RecursionError:
         raise EncodeError(type(result).__name__, "values nested too deeply") from None
+    try:
+        encoder = ndr._encode_response(_call_for(call_type, result), result, ndr64)
+    except _REFUSED:
+        encoder = None
+    return _zero_fill(data, encoder)
 
 
 def _key(call_type: type) -> tuple[str, int]:

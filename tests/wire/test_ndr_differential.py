@@ -123,3 +123,22 @@ def test_both_codecs_encode_every_response_to_the_same_octets(call_type, ndr64, 
 
 def _well_formed_result(result: c.Result) -> bool:
     return all(_well_formed(getattr(result, f)) for f in result.__dataclass_fields__)
+
+
+def test_impacket_itself_is_left_as_it_is():
+    """Only our output is changed (its fill octets zeroed where wire/ndr.py leaves a gap):
+    impacket's NDR engine, which other code in the same process may use, keeps its own fill."""
+    from impacket.dcerpc.v5 import ndr as impacket_ndr_engine
+
+    def consts(code):
+        for k in code.co_consts:
+            yield from consts(k) if hasattr(k, "co_consts") else (k,)
+
+    fills = {k for cls in vars(impacket_ndr_engine).values() if isinstance(cls, type)
+             for f in vars(cls).values() if hasattr(f, "__code__") for k in consts(f.__code__)
+             if isinstance(k, bytes) and len(k) == 1 and k[0] in ours.IMPACKET_FILL}
+    assert fills, "impacket's fill octets were replaced in its code"
+    call = c.R_StartReceive(phContext=bytes(range(1, 21)), LookupId=1, hCursor=0, ulAction=0,
+                            ulTimeout=0, dwRequestId=1, dwMaxBodySize=0,
+                            dwMaxCompoundMessageSize=0)
+    assert ours.encode_request(call)[20:24] == bytes(4)  # the gap before LookupId, zeroed
