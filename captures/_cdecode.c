@@ -237,32 +237,24 @@ static void conn_free(Conn *c) {
 
 /* --------------------------------------------------------------- the stub parsers (fastpath) */
 
+/* the columns a call's stubs fill, by column index (captures/columns.py): a number, or a
+ * context handle's 20 octets; only ``has`` needs clearing */
 typedef struct {
-    int has_handle, has_result_handle, has_lookup, has_cursor, has_action, has_rid, has_ack,
-        has_seq, has_status;
-    uint8_t handle[20], result_handle[20];
-    uint64_t lookup, seq;
-    uint32_t cursor, action, rid, ack, status;
+    unsigned char has[NCOLS];
+    unsigned char is_ctx[NCOLS];
+    uint64_t value[NCOLS];
+    uint8_t ctx[NCOLS][20];
 } Fields;
 
-static int ctx_field(const uint8_t *p, uint8_t *out, int *has) {
-    memcpy(out, p, 20);
-    *has = 1;
-    return 0;
-}
+static void fields_clear(Fields *f) { memset(f->has, 0, sizeof(f->has)); }
 
-/* one column of a fast parser's row (the columns captures/columns.py _C_FIELDS names) */
-static void put_field(Fields *f, int column, const uint8_t *p, uint64_t v) {
-    switch (column) {
-    case COL_HANDLE: ctx_field(p, f->handle, &f->has_handle); break;
-    case COL_RESULT_HANDLE: ctx_field(p, f->result_handle, &f->has_result_handle); break;
-    case COL_CURSOR: f->cursor = (uint32_t)v; f->has_cursor = 1; break;
-    case COL_REQUEST_ID: f->rid = (uint32_t)v; f->has_rid = 1; break;
-    case COL_LOOKUP_ID: f->lookup = v; f->has_lookup = 1; break;
-    case COL_ACTION: f->action = (uint32_t)v; f->has_action = 1; break;
-    case COL_ACK: f->ack = (uint32_t)v; f->has_ack = 1; break;
-    case COL_STATUS: f->status = (uint32_t)v; f->has_status = 1; break;
-    }
+/* one column of a fast parser's row */
+static void put_field(Fields *f, int column, const uint8_t *p, int kind, uint64_t v) {
+    if (column < 0 || column >= NCOLS) return;
+    f->has[column] = 1;
+    f->is_ctx[column] = kind == FK_CTX;
+    if (kind == FK_CTX) memcpy(f->ctx[column], p, 20);
+    else f->value[column] = v;
 }
 
 /* a stub of a fixed layout (captures/_cdecode_gen.h FAST_PLANS, from wire/ndr.fixed_layout):
@@ -284,7 +276,7 @@ static int layout_parse(const FastLayout *l, const uint8_t *s, size_t n, Fields 
         values[i] = v;
     }
     for (unsigned i = 0; i < l->n; i++)
-        if (l->f[i].column >= 0) put_field(f, l->f[i].column, s + l->f[i].offset, values[i]);
+        put_field(f, l->f[i].column, s + l->f[i].offset, l->f[i].kind, values[i]);
     return 1;
 }
 
@@ -366,8 +358,8 @@ static int received_response(const uint8_t *s, size_t n, int ndr64, Fields *f) {
     }
     pos += (4 - pos % 4) % 4;
     if (n != pos + 4) return 0;
-    f->status = le32(s + pos); f->has_status = 1;
-    f->seq = sequence; f->has_seq = 1;
+    put_field(f, COL_STATUS, NULL, FK_U32, le32(s + pos));
+    put_field(f, COL_SEQUENCE_ID, NULL, FK_U64, sequence);
     return 1;
 }
 
@@ -436,14 +428,14 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     if (!req) error = "no request for this answer in the capture";
     else if (!ans) error = "no answer to this request in the capture";
     Fields f;
-    memset(&f, 0, sizeof(f));
+    fields_clear(&f);
     int decline = 0;
     if (name != Py_None && method != Py_None && PyTuple_GET_ITEM(info, 4) != Py_None) {
         /* fastpath.observe: the request, then the response unless a fault or none */
         if (!code || !req_parse(code, req->stub, req->len, &f)) decline = 1;
         else if (ans && !has_fault && !resp_parse(code, ans->stub, ans->len, ndr64, &f))
             decline = 1;
-        if (decline) memset(&f, 0, sizeof(f));
+        if (decline) fields_clear(&f);
     } else if (name != Py_None && req && method == Py_None) {
         error_obj = PyUnicode_FromFormat("%U has no method with opnum %u", name, (unsigned)req->opnum);
         if (!error_obj) return -1;
@@ -488,7 +480,6 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     SET(COL_CALL_ID, u64(call_id));
     SET(COL_OPNUM, OPT(req, PyLong_FromLong(req->opnum)));
     SET(COL_METHOD, (Py_INCREF(method), method));
-    SET(COL_STATUS, OPT(f.has_status, u64(f.status)));
     SET(COL_FAULT, OPT(has_fault, u64(ans->fault)));
     if (error_obj) { PyTuple_SET_ITEM(row, COL_DECODE_ERROR, error_obj); error_obj = NULL; }
     else SET(COL_DECODE_ERROR, error ? PyUnicode_FromString(error) : NONE());
@@ -498,16 +489,12 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     SET(COL_RESPONSE_LAST_FRAME, OPT(ans, i64(ans->last)));
     SET(COL_REQUEST_TIME, OPT(req, PyFloat_FromDouble(req->ts)));
     SET(COL_RESPONSE_TIME, OPT(ans, PyFloat_FromDouble(ans->ts)));
-    SET(COL_HANDLE, f.has_handle ? handle_text(f.handle) : NONE());
-    SET(COL_RESULT_HANDLE, f.has_result_handle ? handle_text(f.result_handle) : NONE());
-    SET(COL_ACTION, OPT(f.has_action, u64(f.action)));
-    SET(COL_REQUEST_ID, OPT(f.has_rid, u64(f.rid)));
-    SET(COL_LOOKUP_ID, OPT(f.has_lookup, u64(f.lookup)));
-    SET(COL_CURSOR, OPT(f.has_cursor, u64(f.cursor)));
-    SET(COL_ACK, OPT(f.has_ack, u64(f.ack)));
-    SET(COL_SEQUENCE_ID, OPT(f.has_seq, u64(f.seq)));
-    /* the columns the compiled parsers do not fill (queue, access, action_text, object_type,
-     * props, vts, and any other): null, or the codec's for a declined row */
+    /* the columns the stubs filled (status and the trace validator's) */
+    for (int i = 0; i < NCOLS; i++)
+        if (f.has[i] && !PyTuple_GET_ITEM(row, i))
+            SET(i, f.is_ctx[i] ? handle_text(f.ctx[i]) : u64(f.value[i]));
+    /* the columns nothing filled (queue, access, action_text, object_type, props, vts, and
+     * any other): null, or the codec's for a declined row */
     for (int i = 0; i < NCOLS; i++)
         if (!PyTuple_GET_ITEM(row, i)) PyTuple_SET_ITEM(row, i, NONE());
     if (decline) {
@@ -1346,7 +1333,7 @@ static PyObject *parse_stubs(PyObject *self, PyObject *args) {
     PyObject *resp;
     if (!PyArg_ParseTuple(args, "iy*pO", &code, &rq, &ndr64, &resp)) return NULL;
     Fields f;
-    memset(&f, 0, sizeof(f));
+    fields_clear(&f);
     int ok = req_parse(code, rq.buf, (size_t)rq.len, &f);
     PyBuffer_Release(&rq);
     if (ok && resp != Py_None) {
@@ -1361,15 +1348,10 @@ static PyObject *parse_stubs(PyObject *self, PyObject *args) {
 #define PUT(has, key, expr) do { if (has) { PyObject *_v = (expr); \
         if (!_v || PyDict_SetItemString(d, key, _v) < 0) { Py_XDECREF(_v); Py_DECREF(d); return NULL; } \
         Py_DECREF(_v); } } while (0)
-    PUT(f.has_handle, "handle", handle_text(f.handle));
-    PUT(f.has_result_handle, "result_handle", handle_text(f.result_handle));
-    PUT(f.has_lookup, "lookup_id", u64(f.lookup));
-    PUT(f.has_cursor, "cursor", u64(f.cursor));
-    PUT(f.has_action, "action", u64(f.action));
-    PUT(f.has_rid, "request_id", u64(f.rid));
-    PUT(f.has_ack, "ack", u64(f.ack));
-    PUT(f.has_seq, "sequence_id", u64(f.seq));
-    PyObject *status = f.has_status ? u64(f.status) : NONE();
+    for (int i = 0; i < NCOLS; i++)
+        if (i != COL_STATUS)
+            PUT(f.has[i], COL_NAMES[i], f.is_ctx[i] ? handle_text(f.ctx[i]) : u64(f.value[i]));
+    PyObject *status = f.has[COL_STATUS] ? u64(f.value[COL_STATUS]) : NONE();
     if (!status) { Py_DECREF(d); return NULL; }
     PyObject *out = Py_BuildValue("(NN)", status, d);
     return out;

@@ -48,6 +48,7 @@
 #define COL_OBJECT_TYPE 39
 #define COL_PROPS 40
 #define COL_VTS 41
+static const char *const COL_NAMES[NCOLS] = {"capture", "connection", "client", "server", "client_ip", "client_port", "server_ip", "server_port", "assoc_group", "context_id", "interface", "interface_version", "interface_name", "transfer_syntax", "call_id", "opnum", "method", "request", "response", "status", "fault", "decode_error", "request_first_frame", "request_last_frame", "response_first_frame", "response_last_frame", "request_time", "response_time", "handle", "result_handle", "queue", "access", "action", "action_text", "request_id", "lookup_id", "cursor", "ack", "sequence_id", "object_type", "props", "vts"};
 
 /* DCE/RPC PDU types and pfc_flags (C706 12.6; wire/dcerpc.py) */
 #define PT_REQUEST 0
@@ -135,6 +136,6 @@ static const FastPlan FAST_PLANS[13] = {
 };
 
 /* the digest of the definitions above (captures/decode.py compiled()) */
-#define GENERATED "67794aaba7e25d8d"
+#define GENERATED "3f4e16319293b007"
 
 #endif

@@ -112,8 +112,6 @@ OBSERVED_FROM = {"request_frame": "request_first_frame",
                  "response_frame": "response_last_frame", "complete": "decode_error"}
 #: the columns the trace validator reads, in the calls table's order
 OBSERVED: tuple[str, ...] = tuple(c.name for c in CALLS if c.observed)
-#: the columns model/observer.py's observation_fields fills (after response_time)
-OBSERVATION: tuple[str, ...] = NAMES[NAMES.index("handle"):]
 
 
 def _check_observed() -> None:
@@ -152,6 +150,8 @@ def c_header() -> str:
         f"#define NCOLS {len(CALLS)}",
     ]
     lines += [f"#define COL_{name.upper()} {i}" for i, name in enumerate(NAMES)]
+    lines.append("static const char *const COL_NAMES[NCOLS] = {"
+                 + ", ".join(f'"{name}"' for name in NAMES) + "};")
     lines += ["", "/* DCE/RPC PDU types and pfc_flags (C706 12.6; wire/dcerpc.py) */"]
     lines += [f"#define PT_{t.name} {int(t)}" for t in dcerpc.PType]
     lines += [f"#define {name} 0x{getattr(dcerpc, name):02X}"
@@ -178,9 +178,6 @@ def signature() -> str:
     return text.split('#define GENERATED "', 1)[1].split('"', 1)[0]
 
 
-#: the columns the compiled decoder's fast parsers can fill (its Fields, captures/_cdecode.c)
-_C_FIELDS = ("handle", "result_handle", "cursor", "request_id", "lookup_id", "action", "ack",
-             "status")
 _C_KINDS = ("u8", "u16", "u32", "i32", "u64", "ctx", "octets")
 
 
@@ -191,8 +188,6 @@ def _c_layout(layout: tuple | None, picks: dict[str, str]) -> str:
     items = []
     for f in fields:
         column = picks.get(f.name)
-        if column is not None and column not in _C_FIELDS:
-            raise TypeError(f"the compiled fast parsers cannot fill column {column!r}")
         target = f"COL_{column.upper()}" if column else "-1"
         items.append(f"{{{f.offset}, FK_{f.kind.upper()}, {target}, {int(f.lo is not None)}, "
                      f"{f.lo or 0}u, {f.hi or 0}u}}")

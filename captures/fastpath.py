@@ -30,6 +30,7 @@ import struct
 from typing import Any
 
 from mqconform.model import calls as c
+from mqconform.model.observer import REQUEST_PARAMETERS, RESULT_PARAMETERS
 from mqconform.wire import ndr
 
 _U32 = struct.Struct("<I")
@@ -37,12 +38,12 @@ _U64 = struct.Struct("<Q")
 _NULL_CTX = bytes(20)
 _FORMATS = {"u8": "B", "u16": "H", "u32": "I", "i32": "i", "u64": "Q", "ctx": "20s"}
 
-#: the trace validator's columns and the parameters they are read from (model/observer.py
-#: observation_fields; tests/captures/test_fastpath.py holds the two equal)
-REQUEST_COLUMNS = {"phContext": "handle", "pphContext": "handle", "phContextFrom": "handle",
-                   "hCursor": "cursor", "dwRequestId": "request_id", "LookupId": "lookup_id",
-                   "ulAction": "action", "dwAck": "ack"}
-RESPONSE_COLUMNS = {"pphContext": "result_handle", "phCursor": "cursor", "status": "status"}
+#: the trace validator's columns and the parameters they are read from (model/observer.py,
+#: which observation_fields reads them by too; tests/captures/test_fastpath.py holds the two
+#: equal)
+REQUEST_COLUMNS = {name: column for name, (column, _) in REQUEST_PARAMETERS.items()}
+RESPONSE_COLUMNS = {name: column for name, (column, _) in RESULT_PARAMETERS.items()} | {
+    "status": "status"}
 
 
 def _ctx(raw: bytes) -> str | None:

@@ -218,7 +218,6 @@ def queue_key(queue_format: Any) -> str | None:
 def _queue_key(queue_format: Any) -> str | None:
     from dataclasses import replace
 
-
     if queue_format is None:
         return None
     try:
@@ -235,14 +234,30 @@ def _hex(handle: Any) -> str | None:
     return bytes(handle).hex() if handle else None
 
 
+#: the observer's columns read straight from a parameter of the request: parameter ->
+#: (column, a context handle?); the first of a call's parameters that feeds a column wins.
+#: captures/fastpath.py and the compiled decoder read the same parameters at their offsets.
+REQUEST_PARAMETERS: dict[str, tuple[str, bool]] = {
+    "phContext": ("handle", True), "pphContext": ("handle", True),
+    "phContextFrom": ("handle", True), "ulAction": ("action", False),
+    "dwRequestId": ("request_id", False), "LookupId": ("lookup_id", False),
+    "hCursor": ("cursor", False), "dwAck": ("ack", False),
+}
+#: the same, from a parameter of the result (the response)
+RESULT_PARAMETERS: dict[str, tuple[str, bool]] = {
+    "pphContext": ("result_handle", True), "pSequenceId": ("sequence_id", False),
+    "phCursor": ("cursor", False),
+}
+
+
 def observation_fields(call: c.Call, result: c.Result | None) -> dict[str, Any]:
     """The observer's columns for one decoded call (and its result, None for a fault or no
     response); absent fields are None."""
     out: dict[str, Any] = {}
-    for name in ("phContext", "pphContext", "phContextFrom"):
-        if hasattr(call, name):
-            out["handle"] = _hex(getattr(call, name))
-            break
+    for name, (column, handle) in REQUEST_PARAMETERS.items():
+        if column not in out and hasattr(call, name):
+            value = getattr(call, name)
+            out[column] = _hex(value) if handle else value
     if isinstance(call, (c.R_OpenQueue, c.R_OpenQueueForMove)):
         out["queue"] = queue_key(call.pQueueFormat)
         out["access"] = call.dwAccess
@@ -254,23 +269,11 @@ def observation_fields(call: c.Call, result: c.Result | None) -> dict[str, Any]:
             out["props"] = tuple(call.aProp)
         else:
             out["action_text"] = call.lpwszAction
-    if hasattr(call, "ulAction"):
-        out["action"] = call.ulAction
-    if hasattr(call, "dwRequestId"):
-        out["request_id"] = call.dwRequestId
-    if hasattr(call, "LookupId"):
-        out["lookup_id"] = call.LookupId
-    if hasattr(call, "hCursor"):
-        out["cursor"] = call.hCursor
-    if hasattr(call, "dwAck"):
-        out["ack"] = call.dwAck
     if result is not None:
-        if hasattr(result, "pphContext"):
-            out["result_handle"] = _hex(result.pphContext)
-        if hasattr(result, "pSequenceId"):
-            out["sequence_id"] = result.pSequenceId
-        if isinstance(result, c.R_CreateCursorResult):
-            out["cursor"] = result.phCursor
+        for name, (column, handle) in RESULT_PARAMETERS.items():
+            if hasattr(result, name):
+                value = getattr(result, name)
+                out[column] = _hex(value) if handle else value
         if isinstance(result, c.R_QMMgmtGetInfoResult):
             out["vts"] = tuple(v.vt for v in result.apVar)
     return out

@@ -30,7 +30,6 @@ def test_every_layout_of_a_call_row_is_the_definitions():
 def test_the_observed_columns_are_what_the_observer_reads():
     read = {columns.OBSERVED_FROM.get(f, f) for f in Observed.__slots__}
     assert read == set(columns.OBSERVED)
-    assert set(columns.OBSERVATION) <= set(columns.OBSERVED)
 
 
 def test_the_header_names_what_the_compiled_decoder_needs():
