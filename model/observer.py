@@ -77,6 +77,7 @@ from typing import Any
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObjectType, QueueSuffixType, from_queue_format
 from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
+from mqconform.model.mqrr import RECEIVE_ACTIONS  # a receive, not a peek: the oracle's
 
 MQ_OK = 0
 
@@ -126,24 +127,24 @@ RULES: dict[str, tuple[str, str, str]] = {
 
 #: method -> (the server's "if not found, return a failure" rule, the client's "MUST have been
 #: returned ... and MUST NOT have been closed" rule) for a handle
-CLOSED_HANDLE_RULES: dict[str, tuple[str, str]] = {
-    "R_CloseQueue": ("MS-MQRR/3.1.4.3/R10", "MS-MQRR/3.1.4.3/R3"),
-    "R_CreateCursor": ("MS-MQRR/3.1.4.4/R11", "MS-MQRR/3.1.4.4/R3"),
-    "R_CloseCursor": ("MS-MQRR/3.1.4.5/R13", "MS-MQRR/3.1.4.5/R4"),
-    "R_PurgeQueue": ("MS-MQRR/3.1.4.6/R9", "MS-MQRR/3.1.4.6/R3"),
-    "R_StartReceive": ("MS-MQRR/3.1.4.7/R52", "MS-MQRR/3.1.4.7/R3"),
-    "R_CancelReceive": ("MS-MQRR/3.1.4.8/R10", "MS-MQRR/3.1.4.8/R3"),
-    "R_EndReceive": ("MS-MQRR/3.1.4.9/R15", "MS-MQRR/3.1.4.9/R4"),
-    "R_MoveMessage": ("MS-MQRR/3.1.4.10/R16", "MS-MQRR/3.1.4.10/R4"),
-    "R_StartTransactionalReceive": ("MS-MQRR/3.1.4.13/R66", "MS-MQRR/3.1.4.13/R4"),
-    "R_SetUserAcknowledgementClass": ("MS-MQRR/3.1.4.14/R12", "MS-MQRR/3.1.4.14/R4"),
-    "R_EndTransactionalReceive": ("MS-MQRR/3.1.4.15/R16", "MS-MQRR/3.1.4.15/R4"),
+CLOSED_HANDLE_RULES: dict[type[c.Call], tuple[str, str]] = {
+    c.R_CloseQueue: ("MS-MQRR/3.1.4.3/R10", "MS-MQRR/3.1.4.3/R3"),
+    c.R_CreateCursor: ("MS-MQRR/3.1.4.4/R11", "MS-MQRR/3.1.4.4/R3"),
+    c.R_CloseCursor: ("MS-MQRR/3.1.4.5/R13", "MS-MQRR/3.1.4.5/R4"),
+    c.R_PurgeQueue: ("MS-MQRR/3.1.4.6/R9", "MS-MQRR/3.1.4.6/R3"),
+    c.R_StartReceive: ("MS-MQRR/3.1.4.7/R52", "MS-MQRR/3.1.4.7/R3"),
+    c.R_CancelReceive: ("MS-MQRR/3.1.4.8/R10", "MS-MQRR/3.1.4.8/R3"),
+    c.R_EndReceive: ("MS-MQRR/3.1.4.9/R15", "MS-MQRR/3.1.4.9/R4"),
+    c.R_MoveMessage: ("MS-MQRR/3.1.4.10/R16", "MS-MQRR/3.1.4.10/R4"),
+    c.R_StartTransactionalReceive: ("MS-MQRR/3.1.4.13/R66", "MS-MQRR/3.1.4.13/R4"),
+    c.R_SetUserAcknowledgementClass: ("MS-MQRR/3.1.4.14/R12", "MS-MQRR/3.1.4.14/R4"),
+    c.R_EndTransactionalReceive: ("MS-MQRR/3.1.4.15/R16", "MS-MQRR/3.1.4.15/R4"),
 }
 for _method, (_server_rule, _client_rule) in CLOSED_HANDLE_RULES.items():
-    RULES.setdefault(_server_rule, ("server", "error",
-                                    f"{_method} succeeded on a handle R_CloseQueue closed"))
+    RULES.setdefault(_server_rule, ("server", "error", f"{_method.__name__} succeeded on a "
+                                                      f"handle R_CloseQueue closed"))
     RULES.setdefault(_client_rule, ("client", "error",
-                                    f"{_method} used a handle R_CloseQueue closed"))
+                                    f"{_method.__name__} used a handle R_CloseQueue closed"))
 
 #: client obligations no capture can show, and why (the report lists them)
 NOT_OBSERVABLE: dict[str, str] = {
@@ -157,17 +158,17 @@ NOT_OBSERVABLE: dict[str, str] = {
                         "conformance is not on the wire",
 }
 
-RECEIVE_ACTIONS = frozenset({c.MQ_ACTION_RECEIVE, c.MQ_LOOKUP_RECEIVE_CURRENT,
-                             c.MQ_LOOKUP_RECEIVE_NEXT, c.MQ_LOOKUP_RECEIVE_PREV})
-START = ("R_StartReceive", "R_StartTransactionalReceive")
-END = {"R_EndReceive": ("MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.9/R9"),
-       "R_EndTransactionalReceive": ("MS-MQRR/3.1.4.15/R14", "MS-MQRR/3.1.4.15/R9")}
-PAIRING = {"R_StartReceive": "MS-MQRR/3.1.4.7/R1",
-           "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R1"}
-REUSE = {"R_StartReceive": "MS-MQRR/3.1.4.7/R11",
-         "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R9"}
-CURSOR_CLOSED = {"R_StartReceive": "MS-MQRR/3.1.4.7/R53",
-                 "R_StartTransactionalReceive": "MS-MQRR/3.1.4.13/R67"}
+START = (c.R_StartReceive, c.R_StartTransactionalReceive)
+END = {c.R_EndReceive: ("MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.9/R9"),
+       c.R_EndTransactionalReceive: ("MS-MQRR/3.1.4.15/R14", "MS-MQRR/3.1.4.15/R9")}
+PAIRING = {c.R_StartReceive: "MS-MQRR/3.1.4.7/R1",
+           c.R_StartTransactionalReceive: "MS-MQRR/3.1.4.13/R1"}
+REUSE = {c.R_StartReceive: "MS-MQRR/3.1.4.7/R11",
+         c.R_StartTransactionalReceive: "MS-MQRR/3.1.4.13/R9"}
+CURSOR_CLOSED = {c.R_StartReceive: "MS-MQRR/3.1.4.7/R53",
+                 c.R_StartTransactionalReceive: "MS-MQRR/3.1.4.13/R67"}
+#: a call's type by the method name the calls table gives
+CALL_TYPES: dict[str, type[c.Call]] = {t.__name__: t for t in c.CALLS.values()}
 
 
 # ------------------------------------------------------------------------------ inputs
@@ -309,6 +310,9 @@ class _Receive:
     queue: str | None = None
     ended: float | None = None  # request time of the R_EndReceive / R_CancelReceive
     suspects: list = field(default_factory=list)  # (call, queue) returning it while locked
+    #: the client paired it (an R_CancelReceive that failed: the entry stays on the server,
+    #: locked, but the client's obligations of MS-MQRR/3.1.4.7/R1 and R11 are met)
+    paired: bool = False
 
 
 @dataclass(slots=True)
@@ -403,100 +407,130 @@ class Observer:
 
     # ------------------------------------------------------------------ requests
     def _request(self, call: Observed) -> None:
-        m = call.method
-        if call.handle is None or m in ("R_OpenQueue", "R_OpenQueueForMove"):
+        kind = CALL_TYPES.get(call.method)
+        if call.handle is None or kind in (c.R_OpenQueue, c.R_OpenQueueForMove):
             return
         h = self._handle(call.handle)
-        if h.closed and m in CLOSED_HANDLE_RULES:
-            self._flag(CLOSED_HANDLE_RULES[m][1], call,
+        if h.closed and kind in CLOSED_HANDLE_RULES:
+            self._flag(CLOSED_HANDLE_RULES[kind][1], call,
                        f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
-        if m in START:
-            rid = call.request_id
-            earlier = h.inflight.get(rid) or h.pending.get(rid) or h.ending.get(rid)
-            if earlier is not None and not self.incomplete:
-                first = earlier if isinstance(earlier, Observed) else earlier.call
-                self._flag(REUSE[m], call, f"dwRequestId {rid} is still in use by call_id "
-                                           f"{first.call_id} (frame {first.request_frame})")
-            if call.cursor and call.cursor in h.closed_cursors:
-                self._flag("MS-MQRR/3.1.4.5/R7", call,
-                           f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
-            h.inflight[rid] = call
-        elif m in END or m == "R_CancelReceive":
-            rid = call.request_id
-            pending = h.pending.pop(rid, None)
-            if pending is not None:
-                pending.ended = call.request_time
-                h.ending[rid] = pending
-            elif (m in END and rid not in h.inflight and rid not in h.ending and h.opened
-                  and not self.incomplete):
-                self._flag(END[m][1], call, f"no receive on this handle used dwRequestId {rid}")
-                h.unknown_ends.add((call.connection, call.call_id))
-        elif m == "R_CloseQueue" and not self.incomplete:
-            for rid, pending in h.pending.items():
-                self._flag(PAIRING[pending.call.method], pending.call,
-                           f"dwRequestId {rid} returned message {pending.lookup} and the "
-                           f"handle was closed (call_id {call.call_id}, frame "
-                           f"{call.request_frame}) without R_EndReceive or R_CancelReceive")
-        elif m == "R_CloseCursor" and call.cursor in h.closed_cursors:
+        handler = _ON_REQUEST.get(kind)
+        if handler is not None:
+            handler(self, call, kind, h)
+
+    def _start_request(self, call: Observed, kind: type, h: _Handle) -> None:
+        rid = call.request_id
+        pending = h.pending.get(rid)
+        earlier = h.inflight.get(rid) or (pending if pending and not pending.paired else None) \
+            or h.ending.get(rid)
+        if earlier is not None and not self.incomplete:
+            first = earlier if isinstance(earlier, Observed) else earlier.call
+            self._flag(REUSE[kind], call, f"dwRequestId {rid} is still in use by call_id "
+                                          f"{first.call_id} (frame {first.request_frame})")
+        if call.cursor and call.cursor in h.closed_cursors:
+            self._flag("MS-MQRR/3.1.4.5/R7", call,
+                       f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
+        h.inflight[rid] = call
+
+    def _end_request(self, call: Observed, kind: type, h: _Handle) -> None:
+        """R_EndReceive, R_EndTransactionalReceive and R_CancelReceive: the pending request
+        they name is ending (until their answer says whether it ended)."""
+        rid = call.request_id
+        pending = h.pending.pop(rid, None)
+        if pending is not None:
+            pending.ended = call.request_time
+            h.ending[rid] = pending
+        elif (kind in END and rid not in h.inflight and rid not in h.ending and h.opened
+              and not self.incomplete):
+            self._flag(END[kind][1], call, f"no receive on this handle used dwRequestId {rid}")
+            h.unknown_ends.add((call.connection, call.call_id))
+
+    def _close_request(self, call: Observed, kind: type, h: _Handle) -> None:
+        if self.incomplete:
+            return
+        for rid, pending in h.pending.items():
+            if pending.paired:
+                continue
+            self._flag(PAIRING[CALL_TYPES[pending.call.method]], pending.call,
+                       f"dwRequestId {rid} returned message {pending.lookup} and the "
+                       f"handle was closed (call_id {call.call_id}, frame "
+                       f"{call.request_frame}) without R_EndReceive or R_CancelReceive")
+
+    def _close_cursor_request(self, call: Observed, kind: type, h: _Handle) -> None:
+        if call.cursor in h.closed_cursors:
             self._flag("MS-MQRR/3.1.4.5/R7", call,
                        f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
 
     # ------------------------------------------------------------------ responses
     def _response(self, call: Observed) -> None:
-        m = call.method
+        kind = CALL_TYPES.get(call.method)
         ok = call.status == MQ_OK
-        if m == "R_GetServerPort":
+        if kind is c.R_GetServerPort:
             if call.status is not None and call.status != 0 and call.status > 0xFFFF:
                 self._flag("MS-MQRR/3.1.4.1/R6", call, f"returned 0x{call.status:08X}")
             return
-        if m in ("R_QMMgmtGetInfo", "R_QMMgmtAction"):
+        if kind in (c.R_QMMgmtGetInfo, c.R_QMMgmtAction):
             if ok:
                 self._qmmgmt(call)
             return
-        if m in ("R_OpenQueue", "R_OpenQueueForMove"):
+        if kind in (c.R_OpenQueue, c.R_OpenQueueForMove):
             if ok:
                 self._opened(call)
             return
         if call.handle is None:
             return
         h = self._handle(call.handle)
-        if m in CLOSED_HANDLE_RULES and h.closed and ok:
-            self._flag(CLOSED_HANDLE_RULES[m][0], call,
+        if kind in CLOSED_HANDLE_RULES and h.closed and ok:
+            self._flag(CLOSED_HANDLE_RULES[kind][0], call,
                        f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
-        if m in START:
-            self._received(call, h, ok)
-        elif m in END:
-            self._ended(call, h, ok)
-        elif m == "R_CancelReceive":
-            h.inflight.pop(call.request_id, None)
-            ending = h.ending.pop(call.request_id, None)
-            if ending is not None:  # the client paired it; a failed cancel leaves the lock
-                self._unlock(ending)  # in place, but the observer stops tracking it
-        elif m == "R_CloseQueue":
-            if ok:
-                if call.result_handle is not None:
-                    self._flag("MS-MQRR/3.1.4.3/R5", call,
-                               f"pphContext came back as {call.result_handle[:16]}...")
-                h.closed = True
-                for receive in (*h.pending.values(), *h.ending.values()):
-                    self._unlock(receive)
-                h.pending.clear()
-                h.ending.clear()
-                h.inflight.clear()
-        elif m == "R_CreateCursor":
-            if ok and call.cursor is not None:
-                h.closed_cursors.discard(call.cursor)
-        elif m == "R_CloseCursor":
-            if ok and call.cursor is not None:
-                if call.cursor in h.closed_cursors and not h.closed:
-                    self._flag("MS-MQRR/3.1.4.5/R13", call,
-                               f"hCursor {call.cursor} was already closed")
-                h.closed_cursors.add(call.cursor)
-        elif m == "R_PurgeQueue":
-            if ok and h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
-                self._flag("MS-MQRR/3.1.4.6/R14", call,
-                           f"the handle was opened with dwAccess 0x{h.access:08X}; "
-                           f"STATUS_ACCESS_DENIED was due")
+        handler = _ON_RESPONSE.get(kind)
+        if handler is not None:
+            handler(self, call, kind, h, ok)
+
+    def _cancelled(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+        """MS-MQRR 3.1.4.8: a cancel that succeeded removed the PendingRequestEntry; one that
+        failed (MS-MQRR/3.1.4.8/R14: no waiting read with that dwRequestId) left it in the
+        table, locked, for a later R_EndReceive to end."""
+        h.inflight.pop(call.request_id, None)
+        ending = h.ending.pop(call.request_id, None)
+        if ending is None:
+            return
+        if ok:
+            self._unlock(ending)
+        else:
+            ending.ended = None
+            ending.paired = True
+            h.pending[call.request_id] = ending
+
+    def _closed(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+        if not ok:
+            return
+        if call.result_handle is not None:
+            self._flag("MS-MQRR/3.1.4.3/R5", call,
+                       f"pphContext came back as {call.result_handle[:16]}...")
+        h.closed = True
+        for receive in (*h.pending.values(), *h.ending.values()):
+            self._unlock(receive)
+        h.pending.clear()
+        h.ending.clear()
+        h.inflight.clear()
+
+    def _cursor_created(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+        if ok and call.cursor is not None:
+            h.closed_cursors.discard(call.cursor)
+
+    def _cursor_closed(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+        if ok and call.cursor is not None:
+            if call.cursor in h.closed_cursors and not h.closed:
+                self._flag("MS-MQRR/3.1.4.5/R13", call,
+                           f"hCursor {call.cursor} was already closed")
+            h.closed_cursors.add(call.cursor)
+
+    def _purged(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+        if ok and h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
+            self._flag("MS-MQRR/3.1.4.6/R14", call,
+                       f"the handle was opened with dwAccess 0x{h.access:08X}; "
+                       f"STATUS_ACCESS_DENIED was due")
 
     def _opened(self, call: Observed) -> None:
         if call.result_handle is None:
@@ -510,13 +544,12 @@ class Observer:
             queue=call.queue or f"handle:{call.result_handle}", access=call.access,
             opened=True)
 
-    def _received(self, call: Observed, h: _Handle, ok: bool) -> None:
+    def _received(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
         h.inflight.pop(call.request_id, None)
         if not ok or call.sequence_id is None:
             return
-        m = call.method
         if call.cursor and call.cursor in h.closed_cursors and not h.closed:
-            self._flag(CURSOR_CLOSED[m], call, f"hCursor {call.cursor} was closed")
+            self._flag(CURSOR_CLOSED[kind], call, f"hCursor {call.cursor} was closed")
         lookup = call.sequence_id
         q = self._queue(h.queue)
         acked = q.acked.get(lookup)
@@ -534,7 +567,7 @@ class Observer:
             h.pending[call.request_id] = receive
             q.locks.setdefault(lookup, []).append(receive)
 
-    def _ended(self, call: Observed, h: _Handle, ok: bool) -> None:
+    def _ended(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
         rid = call.request_id
         pending = h.ending.pop(rid, None)
         if not ok:  # no entry on the server (the cleanup timer removed it, or never one)
@@ -544,7 +577,7 @@ class Observer:
         if pending is None:
             if (call.connection, call.call_id) in h.unknown_ends:
                 h.unknown_ends.discard((call.connection, call.call_id))
-                self._flag(END[call.method][0], call,
+                self._flag(END[kind][0], call,
                            f"no receive on this handle was pending with dwRequestId {rid}")
             return
         for suspect in pending.suspects:
@@ -558,7 +591,7 @@ class Observer:
                            f"{call.request_frame}")
         pending.suspects.clear()
         self._unlock(pending)
-        if call.ack == c.RR_ACK and call.method == "R_EndReceive":
+        if call.ack == c.RR_ACK and kind is c.R_EndReceive:
             self._queue(pending.queue).acked[pending.lookup] = (call.response_time, call)
 
     def _unlock(self, receive: _Receive) -> None:
@@ -573,7 +606,7 @@ class Observer:
 
     def _qmmgmt(self, call: Observed) -> None:
         session = call.object_type == MgmtObjectType.MGMT_SESSION
-        if call.method == "R_QMMgmtGetInfo":
+        if CALL_TYPES.get(call.method) is c.R_QMMgmtGetInfo:
             if session:
                 self._flag("MS-MQMR/3.1.4.1/R14", call, "the object is MGMT_SESSION")
                 return
@@ -591,6 +624,26 @@ class Observer:
             elif ACTIONS.get(_action_key(call.action_text)) is None:
                 self._flag("MS-MQMR/3.1.4.2/R3", call,
                            f"lpwszAction {call.action_text!r} is not in the table")
+
+
+#: what a request does to the observer's state, by the call's type
+_ON_REQUEST = {c.R_StartReceive: Observer._start_request,
+               c.R_StartTransactionalReceive: Observer._start_request,
+               c.R_EndReceive: Observer._end_request,
+               c.R_EndTransactionalReceive: Observer._end_request,
+               c.R_CancelReceive: Observer._end_request,
+               c.R_CloseQueue: Observer._close_request,
+               c.R_CloseCursor: Observer._close_cursor_request}
+#: what a response does (and which rules it is held to), by the call's type
+_ON_RESPONSE = {c.R_StartReceive: Observer._received,
+                c.R_StartTransactionalReceive: Observer._received,
+                c.R_EndReceive: Observer._ended,
+                c.R_EndTransactionalReceive: Observer._ended,
+                c.R_CancelReceive: Observer._cancelled,
+                c.R_CloseQueue: Observer._closed,
+                c.R_CreateCursor: Observer._cursor_created,
+                c.R_CloseCursor: Observer._cursor_closed,
+                c.R_PurgeQueue: Observer._purged}
 
 
 def observe(calls: list[Observed], server: str = "") -> list[Violation]:

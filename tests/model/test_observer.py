@@ -262,6 +262,31 @@ def test_a_request_id_in_use_must_not_be_used_again(h):
     assert [r for r, _ in h.violations()] == ["MS-MQRR/3.1.4.7/R11"]
 
 
+@pytest.mark.req("MS-MQRR/3.1.4.8/R14", "MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.9/R9")
+def test_a_failed_cancel_leaves_the_receive_pending_for_its_end(h):
+    """MS-MQRR 3.1.4.8 removes the PendingRequestEntry only when the cancel succeeds; a cancel
+    of a receive that already returned its message fails and the entry stays, locked, so the
+    R_EndReceive that follows ends it: no violation on either side (the reference's own
+    traffic showed R14 and R9 here while the observer forgot the entry at any cancel)."""
+    h.open(H1)
+    h.receive(H1, 1, 7)
+    h.add("R_CancelReceive", handle=H1, request_id=1, status=BAD)
+    h.end(H1, 1)
+    h.receive(H1, 1, 8)  # the id is free again once the end completed
+    h.end(H1, 1)
+    assert h.violations() == []
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.9/R9")
+def test_a_cancel_that_succeeded_ends_the_receive(h):
+    h.open(H1)
+    h.receive(H1, 1, 7)
+    h.add("R_CancelReceive", handle=H1, request_id=1)
+    ended = h.end(H1, 1)  # MQ_OK for an entry the cancel removed; the client named it again
+    assert h.violations() == [("MS-MQRR/3.1.4.9/R14", ended.call_id),
+                              ("MS-MQRR/3.1.4.9/R9", ended.call_id)]
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.7/R1")
 def test_a_receive_must_be_ended_or_cancelled_before_the_handle_closes(h):
     h.open(H1)
