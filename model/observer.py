@@ -304,9 +304,12 @@ class Violation:
 
 
 @dataclass(slots=True, eq=False)
-class _Receive:
+class _PendingRequestEntry:
+    """What a capture shows of one MS-MQRR 3.1.1.2 PendingRequestEntry: the receive that made
+    it (its dwRequestId and handle), the LookupIdentifier of the message it holds locked."""
+
     call: Observed
-    lookup: int | None = None  # set once the receive returned a message
+    lookup_identifier: int | None = None  # set once the receive returned a message
     queue: str | None = None
     ended: float | None = None  # request time of the R_EndReceive / R_CancelReceive
     suspects: list = field(default_factory=list)  # (call, queue) returning it while locked
@@ -316,14 +319,19 @@ class _Receive:
 
 
 @dataclass(slots=True)
-class _Handle:
+class _OpenQueueDescriptor:
+    """What a capture shows of one MS-MQDMPR 3.1.1.16 OpenQueueDescriptor, by its handle: its
+    queue, access, whether it is closed, and the PendingRequestEntry instances keyed on it."""
+
     queue: str
     access: int | None = None
     opened: bool = False  # its R_OpenQueue is in the capture: every call on it is seen
     closed: bool = False
     inflight: dict = field(default_factory=dict)  # dwRequestId -> Observed (no answer yet)
-    pending: dict = field(default_factory=dict)  # dwRequestId -> _Receive (message locked)
-    ending: dict = field(default_factory=dict)  # dwRequestId -> _Receive (end/cancel sent)
+    #: dwRequestId -> its PendingRequestEntry (message locked)
+    pending: dict = field(default_factory=dict)
+    #: dwRequestId -> its PendingRequestEntry whose R_EndReceive / R_CancelReceive was sent
+    ending: dict = field(default_factory=dict)
     unknown_ends: set = field(default_factory=set)  # (connection, call_id) of ends for none
     closed_cursors: set = field(default_factory=set)
 
@@ -331,7 +339,8 @@ class _Handle:
 @dataclass(slots=True)
 class _Queue:
     acked: dict = field(default_factory=dict)  # lookup -> (time removed, the R_EndReceive)
-    locks: dict = field(default_factory=dict)  # lookup -> [_Receive] that say they hold it
+    #: LookupIdentifier -> the PendingRequestEntry instances that say they hold it locked
+    locks: dict = field(default_factory=dict)
 
 
 class Observer:
@@ -339,7 +348,7 @@ class Observer:
 
     def __init__(self, server: str = "") -> None:
         self.server = server
-        self.handles: dict[str, _Handle] = {}
+        self.handles: dict[str, _OpenQueueDescriptor] = {}
         self.queues: dict[str, _Queue] = {}
         self.incomplete = False
         self.violations: list[Violation] = []
@@ -393,10 +402,10 @@ class Observer:
             request_frame=call.request_frame, response_frame=call.response_frame,
             time=call.request_time, explanation=f"{sentence}: {detail}"))
 
-    def _handle(self, key: str) -> _Handle:
+    def _handle(self, key: str) -> _OpenQueueDescriptor:
         h = self.handles.get(key)
         if h is None:  # learned: a handle opened before the capture began
-            h = self.handles[key] = _Handle(queue=f"handle:{key}")
+            h = self.handles[key] = _OpenQueueDescriptor(queue=f"handle:{key}")
         return h
 
     def _queue(self, key: str) -> _Queue:
@@ -418,7 +427,7 @@ class Observer:
         if handler is not None:
             handler(self, call, kind, h)
 
-    def _start_request(self, call: Observed, kind: type, h: _Handle) -> None:
+    def _start_request(self, call: Observed, kind: type, h: _OpenQueueDescriptor) -> None:
         rid = call.request_id
         pending = h.pending.get(rid)
         earlier = h.inflight.get(rid) or (pending if pending and not pending.paired else None) \
@@ -432,7 +441,7 @@ class Observer:
                        f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
         h.inflight[rid] = call
 
-    def _end_request(self, call: Observed, kind: type, h: _Handle) -> None:
+    def _end_request(self, call: Observed, kind: type, h: _OpenQueueDescriptor) -> None:
         """R_EndReceive, R_EndTransactionalReceive and R_CancelReceive: the pending request
         they name is ending (until their answer says whether it ended)."""
         rid = call.request_id
@@ -445,18 +454,18 @@ class Observer:
             self._flag(END[kind][1], call, f"no receive on this handle used dwRequestId {rid}")
             h.unknown_ends.add((call.connection, call.call_id))
 
-    def _close_request(self, call: Observed, kind: type, h: _Handle) -> None:
+    def _close_request(self, call: Observed, kind: type, h: _OpenQueueDescriptor) -> None:
         if self.incomplete:
             return
         for rid, pending in h.pending.items():
             if pending.paired:
                 continue
             self._flag(PAIRING[CALL_TYPES[pending.call.method]], pending.call,
-                       f"dwRequestId {rid} returned message {pending.lookup} and the "
+                       f"dwRequestId {rid} returned message {pending.lookup_identifier} and the "
                        f"handle was closed (call_id {call.call_id}, frame "
                        f"{call.request_frame}) without R_EndReceive or R_CancelReceive")
 
-    def _close_cursor_request(self, call: Observed, kind: type, h: _Handle) -> None:
+    def _close_cursor_request(self, call: Observed, kind: type, h: _OpenQueueDescriptor) -> None:
         if call.cursor in h.closed_cursors:
             self._flag("MS-MQRR/3.1.4.5/R7", call,
                        f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
@@ -487,7 +496,7 @@ class Observer:
         if handler is not None:
             handler(self, call, kind, h, ok)
 
-    def _cancelled(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _cancelled(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         """MS-MQRR 3.1.4.8: a cancel that succeeded removed the PendingRequestEntry; one that
         failed (MS-MQRR/3.1.4.8/R14: no waiting read with that dwRequestId) left it in the
         table, locked, for a later R_EndReceive to end."""
@@ -502,7 +511,7 @@ class Observer:
             ending.paired = True
             h.pending[call.request_id] = ending
 
-    def _closed(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _closed(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         if not ok:
             return
         if call.result_handle is not None:
@@ -515,18 +524,19 @@ class Observer:
         h.ending.clear()
         h.inflight.clear()
 
-    def _cursor_created(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _cursor_created(self, call: Observed, kind: type,
+                        h: _OpenQueueDescriptor, ok: bool) -> None:
         if ok and call.cursor is not None:
             h.closed_cursors.discard(call.cursor)
 
-    def _cursor_closed(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _cursor_closed(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         if ok and call.cursor is not None:
             if call.cursor in h.closed_cursors and not h.closed:
                 self._flag("MS-MQRR/3.1.4.5/R13", call,
                            f"hCursor {call.cursor} was already closed")
             h.closed_cursors.add(call.cursor)
 
-    def _purged(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _purged(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         if ok and h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
             self._flag("MS-MQRR/3.1.4.6/R14", call,
                        f"the handle was opened with dwAccess 0x{h.access:08X}; "
@@ -540,11 +550,11 @@ class Observer:
         if old is not None and not old.closed:
             self._flag("MS-MQDMPR/3.1.7.1.5/R21", call,
                        f"handle {call.result_handle[:16]}... is open on {old.queue}")
-        self.handles[call.result_handle] = _Handle(
+        self.handles[call.result_handle] = _OpenQueueDescriptor(
             queue=call.queue or f"handle:{call.result_handle}", access=call.access,
             opened=True)
 
-    def _received(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _received(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         h.inflight.pop(call.request_id, None)
         if not ok or call.sequence_id is None:
             return
@@ -563,11 +573,11 @@ class Observer:
             if holder.call.response_time < call.request_time:
                 holder.suspects.append(call)
         if call.action in RECEIVE_ACTIONS:
-            receive = _Receive(call, lookup=lookup, queue=h.queue)
+            receive = _PendingRequestEntry(call, lookup_identifier=lookup, queue=h.queue)
             h.pending[call.request_id] = receive
             q.locks.setdefault(lookup, []).append(receive)
 
-    def _ended(self, call: Observed, kind: type, h: _Handle, ok: bool) -> None:
+    def _ended(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id
         pending = h.ending.pop(rid, None)
         if not ok:  # no entry on the server (the cleanup timer removed it, or never one)
@@ -585,23 +595,23 @@ class Observer:
                 rule = ("MS-MQDMPR/3.1.7.3.2/R10" if suspect.action in RECEIVE_ACTIONS
                         else "MS-MQDMPR/3.1.7.3.2/R11")
                 self._flag(rule, suspect,
-                           f"message {pending.lookup} of {pending.queue} was locked by call_id "
-                           f"{pending.call.call_id} ({pending.call.capture}, frame "
+                           f"message {pending.lookup_identifier} of {pending.queue} was locked "
+                           f"by call_id {pending.call.call_id} ({pending.call.capture}, frame "
                            f"{pending.call.request_frame}) until its end at frame "
                            f"{call.request_frame}")
         pending.suspects.clear()
         self._unlock(pending)
         if call.ack == c.RR_ACK and kind is c.R_EndReceive:
-            self._queue(pending.queue).acked[pending.lookup] = (call.response_time, call)
+            self._queue(pending.queue).acked[pending.lookup_identifier] = (call.response_time, call)
 
-    def _unlock(self, receive: _Receive) -> None:
+    def _unlock(self, receive: _PendingRequestEntry) -> None:
         q = self.queues.get(receive.queue)
-        holders = q.locks.get(receive.lookup) if q is not None else None
+        holders = q.locks.get(receive.lookup_identifier) if q is not None else None
         for i, holder in enumerate(holders or ()):
             if holder is receive:
                 del holders[i]
                 if not holders:
-                    del q.locks[receive.lookup]
+                    del q.locks[receive.lookup_identifier]
                 return
 
     def _qmmgmt(self, call: Observed) -> None:
