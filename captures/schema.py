@@ -6,7 +6,8 @@ ones (handle ... vts) are the trace validator's (model/observer.py ``observation
 where the method has no such parameter or the stubs were not decoded).
 
 ``errors``: capture, frame (int64, null for the file as a whole), kind (io, format, truncated,
-corrupt, link, ip, tcp, gap, desync, pdu, fragment, stub), message, connection (int32).
+corrupt, link, ip, tcp, gap, desync, pdu, fragment, trailer, stub), message, connection
+(int32).
 
 ``files`` (one row per capture file): capture, frames, decoded, rejected, not_dcerpc, pdus,
 calls, errors, gaps, bytes_read; frames = decoded + rejected + not_dcerpc.
