@@ -17,7 +17,6 @@ header.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import sys
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mqconform.captures import fastpath
+from mqconform.captures import fastpath, generated
 from mqconform.model import calls as c
 from mqconform.model.observer import Observed
 from mqconform.wire import dcerpc, ndr
@@ -225,23 +224,7 @@ def _c_layouts() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mqconform.captures.columns",
-                                 description="regenerate captures/_cdecode_gen.h")
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 if the header on disk is not what would be generated")
-    args = ap.parse_args(argv)
-    text = c_header()
-    if args.check:
-        current = HEADER_PATH.read_text(encoding="utf-8") if HEADER_PATH.exists() else ""
-        if current != text:
-            print(f"{HEADER_PATH}: STALE (python -m mqconform.captures.columns)",
-                  file=sys.stderr)
-            return 1
-        print(f"{HEADER_PATH}: up to date")
-        return 0
-    HEADER_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {HEADER_PATH}")
-    return 0
+    return generated.main(argv, HEADER_PATH, c_header, "mqconform.captures.columns")
 
 
 if __name__ == "__main__":

@@ -42,13 +42,13 @@ reassembles request and response fragments per call_id, and walks the stub.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
+from mqconform.captures import generated
 from mqconform.model import calls as c
 from mqconform.model import formats, mqmr
 from mqconform.model import status as st
@@ -1599,21 +1599,7 @@ register_postdissector(MAIN.proto)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mqconform.captures.dissector",
-                                     description="regenerate captures/wireshark/mqconform.lua")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the checked-in script differs from generate()")
-    args = parser.parse_args(argv)
-    text = generate()
-    if args.check:
-        same = SCRIPT_PATH.exists() and SCRIPT_PATH.read_text(encoding="utf-8") == text
-        stale = "STALE (python -m mqconform.captures.dissector)"
-        print(f"{SCRIPT_PATH}: {'up to date' if same else stale}")
-        return 0 if same else 1
-    SCRIPT_PATH.parent.mkdir(parents=True, exist_ok=True)
-    SCRIPT_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {SCRIPT_PATH}")
-    return 0
+    return generated.main(argv, SCRIPT_PATH, generate, "mqconform.captures.dissector")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ state through the model's own events, with no I/O, so the reference server (serv
 reads the file, keeps the security section and the wall clock) and the oracle
 (conformance/targets.py ModelQueueManager) build the same queue manager from the same document.
 
-The document (every key optional):
+The document (every key optional but a queue's path and a message's body):
 
 ```yaml
 queue_manager:
@@ -20,9 +20,25 @@ queues:
     quota: 4096                   # Queue.Quota, kilobytes (MS-MQDMPR 3.1.1.2)
     journal_quota: 4096
     subqueues: [retry, poison]
-    access: ...                   # the server's access list for the queue: passed to on_access
-    messages:                     # sent at start, in order (keys: MESSAGE_KEYS, make_message)
-      - body: "hello"
+    access: ...                   # the server's access list for the queue: to on_access
+    messages:                     # sent at start, in order (keys: MESSAGE_KEYS)
+      - body: "hello"             # or body_hex: "68656c6c6f"
+        label: greeting
+        priority: 3               # 0..7
+        time_to_be_received: 60   # seconds; omitted: infinite
+        sent_time: 1767225600     # Message.SentTime (seconds since 1970); omitted: 0
+        time_to_reach_queue: 3600 # Message.TimeToReachQueue, seconds; omitted: 4 days
+        dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
+      - body: "<order/>"          # an SRMP message (MS-MQRR 2.2.5.1.2): both keys below
+        soap_envelope: "<se:Envelope>...</se:Envelope>"   # Message.SOAPEnvelope
+        compound_message: "POST /msmq HTTP/1.1\r\n...\r\n\r\n<order/>"  # .SOAPCompoundMessage
+        soap_header: "<h/>"       # Message.SoapHeader and SoapBody (MS-MQMQ 2.2.20.7)
+        soap_body: "<b/>"
+      - body: "from afar"
+        received_from: 192.0.2.7  # the host it came from (IPv4 or IPv6[%scope]): the
+                                  # ExtendedAddressHeader, MS-MQRR 2.2.5.5
+        direct: true              # sent to DIRECT=OS:<the queue>: the UserHeader then holds
+                                  # the address too (MS-MQRR 2.2.5.1)
 ```
 
 Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,

@@ -1,42 +1,10 @@
 """Provisioning the reference queue manager from YAML (``mqconform serve --queues FILE``).
 
-```yaml
-queue_manager:
-  computer_name: MQREF            # NetBIOS name of the host (default MQREF)
-  identifier: 11111111-2222-4333-8444-555555555555   # QueueManager.Identifier (default:
-                                  # derived from the computer name, so restarts agree)
-  quota: 1073741824               # QueueManagerQuota, bytes (MS-MQDMPR 3.1.1.1)
-queues:
-  - path: private$\\orders        # the computer part is the queue manager's
-    label: Orders
-    transactional: false
-    quota: 4096                   # Queue.Quota, kilobytes (MS-MQDMPR 3.1.1.2)
-    journal_quota: 4096
-    subqueues: [retry, poison]
-    messages:                     # sent at start, in order
-      - body: "hello"             # or body_hex: "68656c6c6f"
-        label: greeting
-        priority: 3               # 0..7
-        time_to_be_received: 60   # seconds; omitted: infinite
-        sent_time: 1767225600     # Message.SentTime (seconds since 1970); omitted: 0
-        time_to_reach_queue: 3600 # Message.TimeToReachQueue, seconds; omitted: 4 days
-        dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
-      - body: "<order/>"          # an SRMP message (MS-MQRR 2.2.5.1.2): both keys below
-        soap_envelope: "<se:Envelope>...</se:Envelope>"   # Message.SOAPEnvelope
-        compound_message: "POST /msmq HTTP/1.1\r\n...\r\n\r\n<order/>"  # .SOAPCompoundMessage
-        soap_header: "<h/>"       # Message.SoapHeader and SoapBody (MS-MQMQ 2.2.20.7)
-        soap_body: "<b/>"
-      - body: "from afar"
-        received_from: 192.0.2.7  # the host it came from (IPv4 or IPv6[%scope]): the
-                                  # ExtendedAddressHeader, MS-MQRR 2.2.5.5
-        direct: true              # sent to DIRECT=OS:<the queue>: the UserHeader then holds
-                                  # the address too (MS-MQRR 2.2.5.1)
-```
-
-The document becomes ADM state in the model (model/provisioning.py, which the oracle shares);
-this module reads the file (YAML), keeps the ``security`` section and the queues' ``access``
-lists (server/security.py), and gives each message its arrival time from the wall clock. Every
-error names the place in the document (``queues[1].messages[0].priority``).
+The document (its keys: model/provisioning.py's docstring) becomes ADM state in the model
+(model/provisioning.py, which the oracle shares); this module reads the file (YAML), keeps the
+``security`` section and the queues' ``access`` lists (server/security.py), and gives each
+message its arrival time from the wall clock. Every error names the place in the document
+(``queues[1].messages[0].priority``).
 """
 
 from __future__ import annotations
