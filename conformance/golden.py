@@ -27,8 +27,8 @@ How a scenario's pcap is made:
    in-process stand-in for the RPC runtime refuses (a context handle of another association:
    session.ModelAssociation) are logged with the fault it answers. A connection that is
    closed (a case's own connection after its call, a client whose connection fails) ends
-   with FIN there. The logging wraps ModelTarget.call and friends while the builder runs
-   (``_instrumented``); conformance/ is not changed.
+   with FIN there. The model target's queue manager tells its listener of each call
+   (conformance/targets.py CallListener); the builder's CaseLog is that listener.
 3. The log becomes TCP conversations (``render``): 10.0.0.1:49152 (49153, ... for later
    connections) to 10.0.0.2:2103, fixed MACs and initial sequence numbers, SYN / SYN-ACK /
    ACK, a bind (RemoteRead on presentation context 0, NDR; qmmgmt on context 1, bound with
@@ -66,7 +66,6 @@ reads every file back with captures.decode and tshark.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -167,7 +166,6 @@ class CaseLog:
         self._refs = itertools.count(1)
         self._groups = itertools.count(1)
         self._conns: dict[int, tuple[Any, Conn]] = {}
-        self._local = threading.local()
 
     def stamp(self) -> int:
         with self.lock:
@@ -214,139 +212,28 @@ class CaseLog:
         with self.lock:
             self.events.append(Event(next(self._seq), kind, conn, **fields))
 
-    # the connection a call made through session.ModelAssociation is on (this thread)
-    def via(self) -> Conn | None:
-        return getattr(self._local, "via", None)
+    # the model queue manager's listener (conformance/targets.py CallListener)
+    def on_connect(self, conn: Any, like: Any | None = None) -> None:
+        self.conn(conn, group=self.conn(like).group if like is not None else None)
 
-    @contextlib.contextmanager
-    def via_conn(self, conn: Conn) -> Iterator[dict]:
-        previous = getattr(self._local, "via", None), getattr(self._local, "reached", None)
-        self._local.via, self._local.reached = conn, {"reached": False}
-        try:
-            yield self._local.reached
-        finally:
-            self._local.via, self._local.reached = previous
+    def on_request(self, conn: Any, call: c.Call) -> int:
+        return self.request(self.conn(conn), call)
 
-    def reached(self) -> None:
-        flag = getattr(self._local, "reached", None)
-        if flag is not None:
-            flag["reached"] = True
+    def on_answer(self, conn: Any, ref: int, result: c.Result, token: int | None = None
+                  ) -> None:
+        seq = self.completed.pop(token, None) if token is not None else None
+        self.answer(ref, self.conn(conn), result, seq)
 
+    def on_completion(self, token: int) -> None:
+        self.completed[token] = self.stamp()
 
-class _Tokens:
-    """A ModelQueueManager's token counter that remembers each thread's last token."""
-
-    def __init__(self) -> None:
-        self._count = itertools.count(1)
-        self._last = threading.local()
-
-    def __iter__(self) -> _Tokens:
-        return self
-
-    def __next__(self) -> int:
-        token = next(self._count)
-        self._last.value = token
-        return token
-
-    def last(self) -> int | None:
-        return getattr(self._last, "value", None)
+    def on_close(self, conn: Any) -> None:
+        self.close(conn)
 
 
 def attach(qm: Any, log: CaseLog) -> None:
     """Log the calls to the ModelQueueManager ``qm`` (a target's, not the oracle's)."""
-    qm._tokens = _Tokens()
-    deliver = type(qm)._deliver
-
-    def _deliver() -> None:
-        with qm.lock:
-            before = set(qm._done)
-            deliver(qm)
-            for token in sorted(set(qm._done) - before):
-                log.completed[token] = log.stamp()
-
-    qm._deliver = _deliver
-    qm._golden_log = log
-
-
-def _log_of(target: Any) -> CaseLog | None:
-    return getattr(getattr(target, "qm", None), "_golden_log", None)
-
-
-@contextlib.contextmanager
-def _instrumented() -> Iterator[None]:
-    """ModelTarget.call, connect_second and close, session.ModelAssociation's call and close,
-    and preconditions.Client.drop log to the CaseLog of their queue manager while the builder
-    runs (module doc, 2); restored after."""
-    from mqconform.conformance import preconditions, session, targets
-
-    model_target, association, client = targets.ModelTarget, session.ModelAssociation, \
-        preconditions.Client
-    call, connect_second, close = model_target.call, model_target.connect_second, \
-        model_target.close
-    assoc_call, assoc_close, drop = association.call, association.close, client.drop
-
-    def target_call(self, typed_call):
-        log = _log_of(self)
-        if log is None:
-            return call(self, typed_call)
-        conn = log.via() or log.conn(self)
-        log.reached()
-        ref = log.request(conn, typed_call)
-        result = call(self, typed_call)
-        token = self.qm._tokens.last() if isinstance(self.qm._tokens, _Tokens) else None
-        log.answer(ref, conn, result, log.completed.pop(token, None))
-        return result
-
-    def target_connect_second(self):
-        second = connect_second(self)
-        log = _log_of(self)
-        if log is not None:
-            log.conn(second, group=log.conn(self).group)
-        return second
-
-    def target_close(self):
-        log = _log_of(self)
-        if log is not None:
-            log.close(self)
-        return close(self)
-
-    def association_call(self, typed_call):
-        log = _log_of(self.target)
-        if log is None:
-            return assoc_call(self, typed_call)
-        conn = log.conn(self)
-        with log.via_conn(conn) as flag:
-            result = assoc_call(self, typed_call)
-        if not flag["reached"]:  # refused before the model saw it: a fault on the wire
-            log.answer(log.request(conn, typed_call), conn, result)
-        return result
-
-    def association_close(self):
-        log = _log_of(self.target)
-        if log is not None:
-            log.close(self)
-        return assoc_close(self)
-
-    def client_drop(self):
-        log = _log_of(self.target)
-        if log is not None and not self.dropped:
-            log.close(self.target)
-        return drop(self)
-
-    patches = [(model_target, "call", target_call),
-               (model_target, "connect_second", target_connect_second),
-               (model_target, "close", target_close),
-               (association, "call", association_call),
-               (association, "close", association_close),
-               (client, "drop", client_drop)]
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
-    try:
-        for owner, name, fn in patches:
-            setattr(owner, name, fn)
-        yield
-    finally:
-        for owner, name, fn in saved:
-            setattr(owner, name, fn)
+    qm.listener = log
 
 
 # ============================================================================== determinism
@@ -828,7 +715,7 @@ class _Plugin:
             return
         state = item.config.stash[STATE]
         result = next((r for r in reversed(state["results"]) if r.case == item.nodeid), None)
-        state["suite"].target.qm._golden_log = None
+        state["suite"].target.qm.listener = None
         with log.lock:
             events = list(log.events)
         self.records.append(CaseRecord(
@@ -864,7 +751,7 @@ def run_scenarios(only: list[str] | None = None, quiet: bool = True) -> list[Cas
     argv = [str(FEATURES_TEST), "-c", str(cases / "suite.ini"), "--rootdir", str(ROOT),
             "-p", "mqconform.conformance.plugin", "-p", "no:cacheprovider", "--mq-target", "model"]
     argv += ["-p", "no:terminal"] if quiet else ["-q"]
-    with _instrumented(), plugin.determinism:
+    with plugin.determinism:
         rc = pytest.main(argv, plugins=[plugin])
     if rc not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise RuntimeError(f"the scenarios did not run (pytest exit {int(rc)})")
@@ -982,7 +869,7 @@ def typical_session() -> dict[type[c.Call], tuple[c.Call, c.Result]]:
                                      apVar=(NULL,) * len(props))))
     keep(case.call(c.R_QMMgmtAction(pObjectFormat=machine, lpwszAction="CONNECT")))
     result = case.finish()
-    suite.target.qm._golden_log = None
+    suite.target.qm.listener = None
     if result.verdict != "pass":
         raise RuntimeError(f"the typical session does not conform: {result.messages}")
     missing = [k.__name__ for k in c.CALLS.values() if k not in typical]
@@ -998,7 +885,7 @@ def opnum_path(call_type: type[c.Call], ndr64: bool) -> str:
 
 def build_opnums() -> dict[str, tuple[bytes, dict]]:
     out: dict[str, tuple[bytes, dict]] = {}
-    with _instrumented(), _Determinism() as determinism:
+    with _Determinism() as determinism:
         determinism.case("golden/opnums")
         typical = typical_session()
     for (interface, opnum), call_type in sorted(c.CALLS.items()):

@@ -155,6 +155,8 @@ class Client:
         run for the same handles."""
         if self.dropped:
             return
+        if isinstance(self.target, ModelTarget) and self.target.qm.listener is not None:
+            self.target.qm.listener.on_close(self.target)
         self.dropped = True
         if isinstance(self.target, ModelTarget):
             _run_down(self.target.qm, self.contexts)

@@ -245,13 +245,21 @@ class ModelAssociation:
             target.qm.host.join(self.group, id(self))
 
     def call(self, typed_call: c.Call) -> c.Result:
-        return self.target.qm.outcome(typed_call, group=self.group).result
+        listener = self.target.qm.listener
+        if listener is not None:
+            listener.on_connect(self)
+        result = self.target.qm.outcome(typed_call, group=self.group).result
+        if listener is not None:  # told once answered, as the host may refuse it unseen
+            listener.on_answer(self, listener.on_request(self, typed_call), result)
+        return result
 
     def connect_second(self) -> ModelAssociation:
         return self  # the group's connections share its handles
 
     def close(self) -> None:
         qm = self.target.qm
+        if qm.listener is not None:
+            qm.listener.on_close(self)
         with qm.lock:
             qm.host.leave(self.group, id(self))
             qm._deliver()

@@ -65,12 +65,31 @@ def arrival_time() -> int:
     return int(time.time()) & 0xFFFFFFFF
 
 
+class CallListener(Protocol):
+    """What a model queue manager tells of the calls made on it, when it has a listener
+    (conformance/golden.py records them as the golden vectors' conversations). ``conn``: the
+    connection a call is made on (a ModelTarget, a session.ModelAssociation); ``like``: the
+    connection whose association group a new one joins; ``token``: the model's token of the
+    call, matched with ``on_completion`` when it waited."""
+
+    def on_connect(self, conn: object, like: object | None = None) -> None: ...
+
+    def on_request(self, conn: object, call: c.Call) -> int: ...
+
+    def on_answer(self, conn: object, ref: int, result: c.Result,
+                  token: int | None = None) -> None: ...
+
+    def on_completion(self, token: int) -> None: ...
+
+    def on_close(self, conn: object) -> None: ...
+
+
 class ModelQueueManager:
     """One model queue manager shared by the ModelTarget connections on it: a clock (real or
     virtual) around the model's queue-manager host (model/host.py), which routes the calls and
     owns the association groups. It has the ``env``, ``lock`` and ``_deliver`` that
     server.control.ControlApi needs, so the reference SUT control drives it exactly as it
-    drives the server."""
+    drives the server. ``listener`` (a CallListener): told of every call, if set."""
 
     def __init__(self, env: Environment, port: int = 2103, clock: str = "real",
                  monotonic: Callable[[], float] = time.monotonic):
@@ -83,6 +102,8 @@ class ModelQueueManager:
         self._start = monotonic()
         self._tokens = itertools.count(1)
         self._done: dict[int, Outcome] = {}
+        self._last = threading.local()  # the token of this thread's last call
+        self.listener: CallListener | None = None
 
     @classmethod
     def from_yaml(cls, text: str = "", port: int = 2103, clock: str = "real",
@@ -116,9 +137,18 @@ class ModelQueueManager:
             self.env.advance(max(self.env.now, self._now()))
 
     def _deliver(self) -> None:
+        done = []
         for token, outcome in self.host.completions():
             self._done[token] = outcome
+            done.append(token)
+        if self.listener is not None:
+            for token in sorted(done):
+                self.listener.on_completion(token)
         self.changed.notify_all()
+
+    def last_token(self) -> int | None:
+        """The token of the last call this thread made."""
+        return getattr(self._last, "token", None)
 
     def start(self, typed_call: c.Call, group: Hashable | None = None
               ) -> Outcome | Pending | Refused:
@@ -126,7 +156,8 @@ class ModelQueueManager:
         waits (its Outcome lands in the table of done calls)."""
         with self.lock:
             self._advance()
-            out = self.host.call(group, typed_call, token=next(self._tokens))
+            token = self._last.token = next(self._tokens)
+            out = self.host.call(group, typed_call, token=token)
             self._deliver()
             return out
 
@@ -181,13 +212,23 @@ class ModelTarget:
         return self.qm.outcome(typed_call)
 
     def call(self, typed_call: c.Call) -> c.Result:
-        return self.qm.outcome(typed_call).result
+        listener = self.qm.listener
+        if listener is None:
+            return self.qm.outcome(typed_call).result
+        ref = listener.on_request(self, typed_call)
+        result = self.qm.outcome(typed_call).result
+        listener.on_answer(self, ref, result, self.qm.last_token())
+        return result
 
     def connect_second(self) -> ModelTarget:
-        return ModelTarget(self.qm, self.name, self.capabilities)
+        second = ModelTarget(self.qm, self.name, self.capabilities)
+        if self.qm.listener is not None:
+            self.qm.listener.on_connect(second, like=self)
+        return second
 
     def close(self) -> None:
-        pass
+        if self.qm.listener is not None:
+            self.qm.listener.on_close(self)
 
 
 # ------------------------------------------------------------------------------ over RPC
