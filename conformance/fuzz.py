@@ -53,6 +53,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mqconform.conformance import sources
 from mqconform.conformance.reliability import read_pdu
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
@@ -567,7 +568,7 @@ class Fuzzer:
                         raise _PreludeFailed(name)
                 if item.open:
                     call = c.R_OpenQueue(pQueueFormat=self.queue_format,
-                                         dwAccess=c.RECEIVE_ACCESS, pClientId=uuid.uuid4())
+                                         dwAccess=c.RECEIVE_ACCESS, pClientId=sources.uuid4())
                     sock.sendall(request_pdu(0, 2, ndr.encode_request(call, False), 1))
                     answer = read_pdu(sock)
                     if answer is None or answer[2] != 2:
@@ -676,7 +677,7 @@ class Fuzzer:
         give_up = time.monotonic() + CANARY_PATIENCE
         while True:
             opened = client.call(c.R_OpenQueue(pQueueFormat=self.canary_format,
-                                               dwAccess=c.PEEK_ACCESS, pClientId=uuid.uuid4()))
+                                               dwAccess=c.PEEK_ACCESS, pClientId=sources.uuid4()))
             if opened.raised:
                 raise AssertionError(f"R_OpenQueue raised {opened.status:#010x}")
             try:

@@ -17,7 +17,8 @@ How a scenario's pcap is made:
    deterministic); queue names are ``private$\\mqc-gold-N``; the client GUIDs the steps draw
    with uuid.uuid4 come from a generator seeded with the case's id; the steps' module-level
    counters (request ids) start afresh; a message's arrival time is 2026-01-01T00:00:00Z and
-   the wall clock the steps read starts there with each case.
+   the wall clock the steps read starts there with each case (conformance/sources.py: the
+   builder installs a source of its own; no module is patched).
 2. While a case runs, every typed call that reaches the model target is logged in order, with
    the connection it was made on: the suite's connection, a second one of its association
    group (``connect_second``: a call started to wait, R_CancelReceive from elsewhere), or a
@@ -96,6 +97,7 @@ from mqconform.captures.recorder import (
     build_frame,
     pcap_header,
 )
+from mqconform.conformance import sources
 from mqconform.model import calls as c
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
@@ -239,74 +241,43 @@ def attach(qm: Any, log: CaseLog) -> None:
 # ============================================================================== determinism
 
 
-class _WallClock:
-    """The time module as the steps see it during a case: time() is EPOCH plus the seconds
-    since the case began (a step that notes when a message was sent compares it with the
-    message's arrival time, EPOCH)."""
+class _Determinism(sources.Source):
+    """What a case draws from outside the model, fixed (conformance/sources.py, installed for
+    the builder's run): GUIDs from a generator seeded per case, counters afresh per case, a
+    message's arrival time EPOCH, and a wall clock that reads EPOCH when the case begins (a
+    step that notes when a message was sent compares it with the message's arrival time)."""
 
     def __init__(self) -> None:
-        self.start = time.monotonic()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-    def time(self) -> float:
-        return EPOCH + (time.monotonic() - self.start)
-
-
-class _Determinism:
-    """What a case draws from outside the model, fixed: uuid.uuid4 (seeded per case), the
-    step modules' counters (fresh per case), a message's arrival time (EPOCH) and the wall
-    clock the steps read (_WallClock)."""
-
-    def __init__(self) -> None:
-        self._counters: dict[tuple[str, str], tuple[int, int]] = {}
-        self._saved: list[tuple[Any, str, Any]] = []
+        super().__init__()
         self._rng = random.Random(0)
-        self.clock = _WallClock()
+        self.start = time.monotonic()
+        self._installed: Any = None
 
     def __enter__(self) -> _Determinism:
-        from mqconform.conformance import targets
-        from mqconform.server import control as server_control
-
-        def uuid4() -> uuid.UUID:
-            return uuid.UUID(int=self._rng.getrandbits(128), version=4)
-
-        for owner, name, value in ((uuid, "uuid4", uuid4),
-                                   (targets, "arrival_time", lambda: EPOCH),
-                                   (server_control, "arrival_time", lambda: EPOCH)):
-            self._patch(owner, name, value)
+        self._installed = sources.use(self)
+        self._installed.__enter__()
         return self
 
-    def _patch(self, owner: Any, name: str, value: Any) -> None:
-        self._saved.append((owner, name, getattr(owner, name)))
-        setattr(owner, name, value)
-
     def __exit__(self, *exc: Any) -> None:
-        for owner, name, value in reversed(self._saved):
-            setattr(owner, name, value)
-        self._saved.clear()
+        installed, self._installed = self._installed, None
+        if installed is not None:
+            installed.__exit__(*exc)
 
     def case(self, case_id: str) -> None:
-        """Before a case: the seed from its id; the counters of conformance.* modules anew;
-        their wall clock from EPOCH."""
+        """Before a case: the seed from its id; the counters anew; the wall clock at EPOCH."""
         self._rng.seed(f"golden:{case_id}")
-        self.clock.start = time.monotonic()
-        for module_name, module in sorted(sys.modules.items()):
-            if not module_name.startswith("mqconform.conformance.") or module is None:
-                continue
-            for name, value in list(vars(module).items()):
-                if value is time:
-                    self._patch(module, name, self.clock)
-                elif isinstance(value, itertools.count):
-                    key = (module_name, name)
-                    if key not in self._counters:
-                        m = re.fullmatch(r"count\((-?\d+)(?:, (-?\d+))?\)", repr(value))
-                        if m is None:
-                            continue
-                        self._counters[key] = (int(m.group(1)), int(m.group(2) or 1))
-                    start, step = self._counters[key]
-                    setattr(module, name, itertools.count(start, step))
+        self.start = time.monotonic()
+        with self._lock:
+            self._counters.clear()
+
+    def uuid4(self) -> uuid.UUID:
+        return uuid.UUID(int=self._rng.getrandbits(128), version=4)
+
+    def now(self) -> float:
+        return EPOCH + (time.monotonic() - self.start)
+
+    def arrival_time(self) -> int:
+        return EPOCH
 
 
 def new_suite(catalog: Any) -> Any:

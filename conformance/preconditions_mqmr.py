@@ -17,8 +17,7 @@ inconclusive, never passed).
 
 from __future__ import annotations
 
-import itertools
-
+from mqconform.conformance import sources
 from mqconform.conformance.sut import Inconclusive
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
 
@@ -27,7 +26,6 @@ OUTGOING_STATES = ("Connected", "Disconnected", "Disconnecting", "Inactive", "Lo
                    "NeedValidation", "Waiting", "OnHold")
 #: a computer that is not the target: the destination of the outgoing queues made here
 REMOTE_COMPUTER = "MQCREMOTE"
-_remote = itertools.count(1)
 
 
 def queue_format(format_name: str) -> QueueFormat:
@@ -37,7 +35,7 @@ def queue_format(format_name: str) -> QueueFormat:
 def remote_format_name(mq) -> str:
     """A fresh direct format name of a private queue on a computer that is not the target."""
     return f"DIRECT=OS:{REMOTE_COMPUTER}\\private$\\{mq.suite.queue_path().split(chr(92))[-1]}" \
-           f"-r{next(_remote)}"
+           f"-r{sources.count('remote')}"
 
 
 def outgoing_queue(mq, format_name: str | None = None, state: str | None = None

@@ -32,12 +32,12 @@ import random
 import socket
 import struct
 import threading
-import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqconform.conformance import sources
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.packet import decode_packet
@@ -139,7 +139,7 @@ def queue_format(name: str):
 
 def open_queue(s: Session, name: str, access: int = c.RECEIVE_ACCESS) -> bytes:
     out = s.call(c.R_OpenQueue(pQueueFormat=queue_format(name), dwAccess=access,
-                               pClientId=uuid.uuid4()))
+                               pClientId=sources.uuid4()))
     if out.raised or not out.pphContext:
         raise SessionError(f"R_OpenQueue {name} raised {out.status:#010x}")
     return bytes(out.pphContext)

@@ -34,6 +34,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.sut import (
     CommandControl,
@@ -165,7 +166,7 @@ class Suite:
     def _in_process_control(qm: ModelQueueManager) -> ReferenceControl:
         from mqconform.server.control import ControlApi
 
-        return ReferenceControl(api=ControlApi(qm))
+        return ReferenceControl(api=ControlApi(qm, arrival_time=sources.arrival_time))
 
     def _open(self) -> tuple[Any, SutControl, int]:
         spec = self.spec

@@ -66,6 +66,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.session import (
     Case,
@@ -218,7 +219,7 @@ class Executor:
             if "queue" in arg:
                 return self.formats[arg["queue"]]
             if "tx" in arg:
-                return self.txs.setdefault(arg["tx"], uuid.uuid4().bytes)
+                return self.txs.setdefault(arg["tx"], sources.uuid4().bytes)
             if "hex" in arg:
                 return bytes.fromhex(arg["hex"])
             if "uuid" in arg:

@@ -24,6 +24,7 @@ from typing import Protocol
 
 import yaml
 
+from mqconform.conformance import sources
 from mqconform.model import calls as c
 from mqconform.model.host import QueueManagerHost, Refused
 from mqconform.model.outcome import Outcome
@@ -58,12 +59,6 @@ class Target(Protocol):
 
 
 # ------------------------------------------------------------------------------ the model
-
-def arrival_time() -> int:
-    """Message.ArrivalTime of a message a model target's provisioning enqueues: now, in
-    seconds since 1970 (server/provision.py's, for the reference)."""
-    return int(time.time()) & 0xFFFFFFFF
-
 
 class CallListener(Protocol):
     """What a model queue manager tells of the calls made on it, when it has a listener
@@ -114,7 +109,7 @@ class ModelQueueManager:
             except yaml.YAMLError as exc:
                 raise ProvisionError(f"<model>: not valid YAML ({exc})") from None
             # access lists are the server's security, which the oracle does not model
-            env = provision(document, arrival_time=lambda: arrival_time(),
+            env = provision(document, arrival_time=sources.arrival_time,
                             on_access=lambda queue, entry, where: None).env
         else:
             env = Environment(new_queue_manager({"computer_name": computer_name}

@@ -39,6 +39,7 @@ import json
 import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -53,8 +54,11 @@ MAX_BODY = 16 << 20
 class ControlApi:
     """Operations on a running ReferenceQueueManager (``app``: server.app)."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, arrival_time: Callable[[], int] | None = None):
+        """``arrival_time``: Message.ArrivalTime of a message sent now (default: the wall
+        clock, server/provision.py)."""
         self.app = app
+        self._arrival_time = arrival_time
 
     @property
     def store(self) -> Any:
@@ -142,7 +146,7 @@ class ControlApi:
         with self.app.lock:
             queue = self._queue(path)
             message = make_message(spec, "message", queue.pathname)
-            message.arrival_time = arrival_time()
+            message.arrival_time = (self._arrival_time or arrival_time)()
             status = enqueue_message(self.env, queue, message)
             if status != 0:
                 raise ProvisionError(f"message: Enqueue Message refused it (rStatus {status})")

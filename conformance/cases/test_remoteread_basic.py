@@ -3,10 +3,9 @@ through ``mq.call``, which checks the target's result against the model's Outcom
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
+from mqconform.conformance import sources
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.status import MQ_ERROR_QUEUE_NOT_FOUND
@@ -29,9 +28,9 @@ def test_open_an_existing_queue_returns_a_context_handle(mq):
 def test_open_a_missing_queue_raises_queue_not_found(mq):
     mq.queue()  # the queue manager exists and works; the queue asked for does not
     missing = to_queue_format(parse_format_name(
-        f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-{uuid.uuid4().hex}"))
+        f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-{sources.uuid4().hex}"))
     out = mq.call(c.R_OpenQueue(pQueueFormat=missing, dwAccess=c.RECEIVE_ACCESS,
-                                pClientId=uuid.uuid4()))
+                                pClientId=sources.uuid4()))
     assert out.raised and out.status == MQ_ERROR_QUEUE_NOT_FOUND
 
 
@@ -39,7 +38,7 @@ def test_open_a_missing_queue_raises_queue_not_found(mq):
 @pytest.mark.req("MS-MQRR/3.1.4.2/R23")
 def test_open_with_an_invalid_access_raises_invalid_parameter(mq, access):
     fmt = mq.queue()
-    mq.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access, pClientId=uuid.uuid4()))
+    mq.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=access, pClientId=sources.uuid4()))
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.3/R14", "MS-MQRR/3.1.4.3/R15")

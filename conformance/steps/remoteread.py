@@ -23,6 +23,7 @@ import uuid
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from mqconform.conformance import sources
 from mqconform.conformance.session import message_body
 from mqconform.conformance.sut import Inconclusive
 from mqconform.model import calls as c
@@ -116,7 +117,7 @@ def _receive(mq, scenario: dict, action: int, request: int = 1, target=None,
     ctx = scenario["context"] if context == "open" else context
     call = c.R_StartReceive(phContext=ctx, ulAction=action, dwRequestId=request, **fields)
     scenario["result"] = mq.call(call, target=target)
-    scenario["received_at"] = time.time()
+    scenario["received_at"] = sources.now()
     return scenario["result"]
 
 
@@ -124,7 +125,7 @@ def _receive(mq, scenario: dict, action: int, request: int = 1, target=None,
 
 @given(parsers.parse('a queue with messages "{bodies}"'))
 def a_queue_with_messages(mq, scenario, bodies):
-    scenario["sent_at"] = time.time()
+    scenario["sent_at"] = sources.now()
     scenario["queue"] = mq.queue(_bodies(bodies))
 
 
@@ -136,7 +137,7 @@ def an_empty_queue(mq, scenario):
 @given(parsers.parse("a queue with a message of {size:d} bytes"))
 def a_queue_with_a_message_of(mq, scenario, size):
     scenario["body"] = _body_of(size)
-    scenario["sent_at"] = time.time()
+    scenario["sent_at"] = sources.now()
     scenario["queue"] = mq.queue([scenario["body"]])
 
 
@@ -288,12 +289,12 @@ def call_open_with_versions(mq, scenario, major, minor, build, workgroup):
 
 def _format_naming_no_queue(mq, scenario: dict, kind: str) -> QueueFormat:
     computer = mq.suite.spec.computer_name
-    missing = f"mqc-missing-{uuid.uuid4().hex[:12]}"
+    missing = f"mqc-missing-{sources.uuid4().hex[:12]}"
     names = {
-        "PUBLIC": f"PUBLIC={uuid.uuid4()}",
-        "PRIVATE": f"PRIVATE={uuid.uuid4()}\\7ffffff0",
+        "PUBLIC": f"PUBLIC={sources.uuid4()}",
+        "PRIVATE": f"PRIVATE={sources.uuid4()}\\7ffffff0",
         "DIRECT": f"DIRECT=OS:{computer}\\private$\\{missing}",
-        "MACHINE": f"MACHINE={uuid.uuid4()};JOURNAL",
+        "MACHINE": f"MACHINE={sources.uuid4()};JOURNAL",
         "SUBQUEUE": f"DIRECT=OS:{computer}\\{mq.path_of(scenario['queue'])};{missing}",
     }
     return to_queue_format(parse_format_name(names[kind]))
@@ -302,7 +303,7 @@ def _format_naming_no_queue(mq, scenario: dict, kind: str) -> QueueFormat:
 def _format_of_type(kind: str) -> QueueFormat:
     if kind == "UNKNOWN":
         return QueueFormat(m_qft=0)
-    names = {"CONNECTOR": f"CONNECTOR={uuid.uuid4()}", "DL": f"DL={uuid.uuid4()}",
+    names = {"CONNECTOR": f"CONNECTOR={sources.uuid4()}", "DL": f"DL={sources.uuid4()}",
              "MULTICAST": "MULTICAST=234.1.1.1:8001"}
     return to_queue_format(parse_format_name(names[kind]))
 
@@ -546,7 +547,7 @@ def a_message_arrives(mq, scenario, body):
 def _finish(mq, scenario: dict, request: int) -> c.Result:
     pending = scenario["pending"].pop(request)
     scenario["result"] = out = mq.finish_call(pending)
-    scenario["received_at"] = time.time()
+    scenario["received_at"] = sources.now()
     scenario["waited"] = time.monotonic() - scenario["started_at"][request]
     return out
 

@@ -19,13 +19,13 @@ returns (pSequenceId, MS-MQRR 3.1.4.7), never assumed. The state of one scenario
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import uuid
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import preconditions as pre
+from mqconform.conformance import sources
 from mqconform.conformance.session import lookup_id_of
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
@@ -45,7 +45,6 @@ UNKNOWN_LOOKUP_ID = 0x00FFFFFFFFFF0F0F
 UNKNOWN_MOVE_CONTEXT = 0x0123456789ABCDEF
 #: MQMSG_CLASS_NACK_RECEIVE_REJECTED (MS-MQMQ 2.2.18.1.6), the class a client rejects with
 NACK_RECEIVE_REJECTED = 0xC004
-_requests = itertools.count(1)
 
 
 def _re(pattern: str) -> parsers.re:
@@ -224,11 +223,11 @@ def _lookup(mq, sc: dict, place: str, body: str) -> int:
 
 
 def _xid(sc: dict, name: str) -> bytes:
-    return _state(sc)["tx"].setdefault(name, uuid.uuid4().bytes)
+    return _state(sc)["tx"].setdefault(name, sources.uuid4().bytes)
 
 
 def _next_request(sc: dict) -> int:
-    sc["request"] = next(_requests)
+    sc["request"] = sources.count("request")
     return sc["request"]
 
 
@@ -357,7 +356,7 @@ def opens_for_move(mq, scenario, place, access, share):
     if place == "a queue that does not exist":
         fmt = to_queue_format(parse_format_name(
             f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-"
-            f"{uuid.uuid4().hex[:12]}"))
+            f"{sources.uuid4().hex[:12]}"))
     else:
         fmt = _place(sc, place)
     out = _call(mq, sc, _move_open_call(fmt, dwAccess=_number(ACCESS, access),
@@ -371,7 +370,7 @@ def opens_for_move_as_client(mq, scenario, place, client, routing):
     sc = _state(scenario)
     if client == "NULL":
         _no_null_on_the_wire(mq, "pClientId")
-    client_id = {"GUID_NULL": uuid.UUID(int=0), "NULL": None}.get(client, uuid.uuid4())
+    client_id = {"GUID_NULL": uuid.UUID(int=0), "NULL": None}.get(client, sources.uuid4())
     out = _call(mq, sc, _move_open_call(_place(sc, place), pClientId=client_id,
                                         fNonRoutingServer=int(routing == "TRUE")))
     _opened_for_move(sc, place, out)
@@ -397,7 +396,7 @@ def opens_format_for_move(mq, scenario, what):
     elif "MULTICAST" in what:
         fmt = to_queue_format(parse_format_name("MULTICAST=234.1.1.1:8001"))
     else:
-        fmt = to_queue_format(parse_format_name(f"DL={uuid.uuid4()}"))
+        fmt = to_queue_format(parse_format_name(f"DL={sources.uuid4()}"))
     _call(mq, sc, _move_open_call(fmt))
 
 
@@ -449,7 +448,7 @@ def enlists(mq, scenario, tx, token, n, delta, missing):
     if missing:
         fmt = to_queue_format(parse_format_name(
             f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-"
-            f"{uuid.uuid4().hex[:12]}"))
+            f"{sources.uuid4().hex[:12]}"))
     if n:
         _enlist(mq, sc, tx, token=bytes(int(n)), fmt=fmt)
     elif token.startswith("an empty"):
@@ -725,7 +724,7 @@ def ends_first_transactional_receive_badly(mq, scenario, how):
 def ends_unknown_transactional_receive(mq, scenario):
     _call(mq, scenario, c.R_EndTransactionalReceive(
         phContext=_handle(mq, scenario, "the queue"), dwAck=c.RR_ACK,
-        dwRequestId=next(_requests) + 0x10000))
+        dwRequestId=sources.count("request") + 0x10000))
 
 
 @when(_re(r"the client receives from the queue"))

@@ -12,10 +12,9 @@ never passed.
 
 from __future__ import annotations
 
-import uuid
-
 from pytest_bdd import given, parsers, then, when
 
+from mqconform.conformance import sources
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, name_of
@@ -48,7 +47,7 @@ def identity_opens(mq, scenario, role, access):
     conn = scenario.setdefault("as", {}).get(role) or mq.as_identity(role)
     scenario["as"][role] = conn
     call = c.R_OpenQueue(pQueueFormat=scenario["queue"], dwAccess=ACCESS[access],
-                         pClientId=uuid.uuid4())
+                         pClientId=sources.uuid4())
     scenario["result"] = conn.call(call)
     scenario["who"] = role
 
