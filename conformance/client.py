@@ -55,6 +55,7 @@ from impacket.dcerpc.v5.rpcrt import DCERPC_v5, DCERPCException
 from impacket.uuid import uuidtup_to_bin
 
 from mqconform.model import calls as c
+from mqconform.model import mqmr
 from mqconform.model.formats import (
     FormatNameError,
     MgmtObject,
@@ -62,6 +63,7 @@ from mqconform.model.formats import (
     parse_format_name,
     to_queue_format,
 )
+from mqconform.model.status import STATUS_NAMES
 from mqconform.wire.impacket_ndr import (
     NDR64_SYNTAX,
     NDR_SYNTAX,
@@ -522,8 +524,6 @@ def _constants() -> dict[str, int]:
     """Names a value may be written as: the integer constants of model.calls (access modes,
     ulAction values, RR_ACK, ...), model.mqmr's VARTYPEs and property identifiers, and
     MgmtObjectType's members."""
-    from mqconform.model import mqmr
-
     names: dict[str, int] = {}
     for module, keep in ((c, lambda n: n.isupper() or n.startswith("st")),
                          (mqmr, lambda n: n.startswith(("VT_", "PROPID_")))):
@@ -666,8 +666,6 @@ def _jsonable(value: Any) -> Any:
 
 
 def _vt_name(vt: int) -> str:
-    from mqconform.model import mqmr
-
     names = {v: n for n, v in vars(mqmr).items()
              if n.startswith("VT_") and isinstance(v, int) and n != "VT_VECTOR"}
     base = names.get(vt & ~mqmr.VT_VECTOR, f"0x{vt & ~mqmr.VT_VECTOR:04x}")
@@ -675,8 +673,6 @@ def _vt_name(vt: int) -> str:
 
 
 def _status_name(status: int) -> str | None:
-    from mqconform.model.status import STATUS_NAMES
-
     return STATUS_NAMES.get(status)
 
 

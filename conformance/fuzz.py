@@ -53,10 +53,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mqconform.captures.decode import Call, decode_file
 from mqconform.conformance import sources
+from mqconform.conformance.client import RpcClient
 from mqconform.conformance.reliability import read_pdu
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
+from mqconform.model.packet import decode_packet
+from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
 
@@ -109,8 +113,6 @@ class Seed:
 @cache
 def seeds() -> tuple[Seed, ...]:
     """Every request stub of the golden pcaps, once each, with its context handles located."""
-    from mqconform.captures.decode import Call, decode_file
-
     found: dict[tuple, Seed] = {}
     for path in sorted(GOLDEN.rglob("*.pcap")):
         for item in decode_file(path, decode_stubs=False, keep_stubs=True):
@@ -630,8 +632,6 @@ class Fuzzer:
     def canary(self, every: float = 0.1) -> Iterator[Canary]:
         """A long-lived session on its own connection, a round every ``every`` seconds while
         the block runs; its failures are findings."""
-        from mqconform.conformance.client import RpcClient
-
         state = self.canary_state
         stop = threading.Event()
         host, port = self.address
@@ -671,9 +671,6 @@ class Fuzzer:
         TIDY through qmmgmt is a legitimate call, and a hundred of them pipelined purge for a
         while): then ``refill`` puts a message back and the round is tried again, for up to
         CANARY_PATIENCE seconds."""
-        from mqconform.model.packet import decode_packet
-        from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
-
         give_up = time.monotonic() + CANARY_PATIENCE
         while True:
             opened = client.call(c.R_OpenQueue(pQueueFormat=self.canary_format,

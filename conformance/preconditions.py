@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mqconform.conformance.session import NotApplicable
 from mqconform.conformance.sut import Inconclusive
 from mqconform.conformance.targets import ModelTarget, RpcTarget
 from mqconform.model.formats import QueueFormat
@@ -44,8 +45,6 @@ CLEANUP_MARGIN_S = 0.5
 
 
 def _not_applicable(why: str) -> Exception:
-    from mqconform.conformance.session import NotApplicable
-
     return NotApplicable(why)
 
 

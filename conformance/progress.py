@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from mqconform.conformance import verdicts as v
+from mqconform.conformance.suite_plugin import STATE, coverage
 
 COLOURS = {"pass": "green", "fail": "red", "inconclusive": "yellow",
            "not-applicable": "bright_black"}
@@ -79,7 +80,6 @@ class Progress:
         from rich.markup import escape
         from rich.table import Table
 
-        from mqconform.conformance.suite_plugin import STATE, coverage
 
         if self.bar is not None:
             self.bar.stop()

@@ -18,6 +18,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from mqconform.spec.catalog import load
+from mqconform.spec.trace import scan
+
 VERDICTS = ("pass", "fail", "inconclusive", "not-applicable")
 DOC_ORDER = ("MS-MQRR", "MS-MQMR", "MS-MQDMPR")
 _ORDER = {"fail": 3, "inconclusive": 2, "pass": 1, "not-applicable": 0}
@@ -75,8 +78,6 @@ def _case_view(number: int, case: dict, pcap: str | None) -> dict:
 def report_data(results: dict, catalog: Any, trace: Any = None) -> dict:
     """The template's data from results.json's content, the catalog and a trace scan."""
     if trace is None:
-        from mqconform.spec.trace import scan
-
         trace = scan(catalog=catalog)
     cites = trace.by_id()
     pcap = (results.get("wire") or {}).get("pcap")
@@ -172,8 +173,6 @@ def write_index(directory: Path, results: dict, catalog: Any = None, trace: Any 
                 ) -> Path:
     """Write ``directory``/index.html for a run's results.json content; returns its path."""
     if catalog is None:
-        from mqconform.spec.catalog import load
-
         catalog = load()
     path = Path(directory) / "index.html"
     path.write_text(render(results, catalog, trace), encoding="utf-8")

@@ -36,6 +36,7 @@ from typing import Any
 
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
+from mqconform.conformance.client import Credentials, format_result
 from mqconform.conformance.sut import (
     CommandControl,
     Inconclusive,
@@ -44,13 +45,22 @@ from mqconform.conformance.sut import (
     SutControl,
 )
 from mqconform.conformance.targetfile import TargetSpec
-from mqconform.conformance.targets import Capabilities, ModelQueueManager, ModelTarget, RpcTarget
+from mqconform.conformance.targets import (
+    Capabilities,
+    ModelQueueManager,
+    ModelTarget,
+    RpcTarget,
+    ServeProcess,
+)
 from mqconform.model import calls as c
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
 from mqconform.model.host import CONTEXT_FIELDS
 from mqconform.model.outcome import Outcome
+from mqconform.model.packet import decode_packet
 from mqconform.model.runtime import Pending
 from mqconform.model.status import name_of
+from mqconform.server.control import ControlApi
+from mqconform.spec.catalog import load
 
 #: what the oracle is given in place of a context handle the calling association was never
 #: given (MS-MQRR 2.2.4: strict context handles): a handle the oracle never issued
@@ -100,8 +110,6 @@ def call_text(call: c.Call) -> str:
 
 
 def result_text(result: c.Result) -> str:
-    from mqconform.conformance.client import format_result
-
     return format_result(result)
 
 
@@ -109,8 +117,6 @@ def lookup_id_of(result: c.Result) -> int:
     """The lookup identifier of a received message: pSequenceId is its lower 7 octets
     (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
     otherwise (MS-MQDMPR 3.1.7.1.9), read from the packet's TransactionHeader and priority."""
-    from mqconform.model.packet import decode_packet
-
     high = 0
     try:
         packet = decode_packet(result.ppPacketSections[0].pSectionBuffer).user_message
@@ -122,8 +128,6 @@ def lookup_id_of(result: c.Result) -> int:
 
 
 def message_body(result: c.Result) -> bytes | None:
-    from mqconform.model.packet import decode_packet
-
     sections = getattr(result, "ppPacketSections", ())
     if not sections or sections[0].pSectionBuffer is None:
         return None
@@ -139,8 +143,6 @@ class Suite:
     """One run: the target, the oracle, SUT control, and the results of the cases."""
 
     def __init__(self, spec: TargetSpec, strict: bool = False, catalog: Any = None):
-        from mqconform.spec.catalog import load
-
         self.spec = spec
         self.strict = strict
         self.catalog = catalog or load()
@@ -164,8 +166,6 @@ class Suite:
 
     @staticmethod
     def _in_process_control(qm: ModelQueueManager) -> ReferenceControl:
-        from mqconform.server.control import ControlApi
-
         return ReferenceControl(api=ControlApi(qm, arrival_time=sources.arrival_time))
 
     def _open(self) -> tuple[Any, SutControl, int]:
@@ -193,8 +193,6 @@ class Suite:
         not the secrets)."""
         import tempfile
 
-        from mqconform.conformance.client import Credentials
-        from mqconform.conformance.targets import ServeProcess
 
         folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
         users = {"administrator": f"mqc-admin-{self._run}", "reader": f"mqc-reader-{self._run}"}
@@ -402,8 +400,6 @@ class Case:
         (conformance/targetfile.py ROLES); calls on it go to the target only: the model
         knows no identities, so its checks are the scenario's own (``assert_that``).
         Inconclusive when the target file names no such identity."""
-        from mqconform.conformance.sut import Inconclusive
-
         target = self.target
         if not isinstance(target, RpcTarget):
             raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
@@ -425,8 +421,6 @@ class Case:
         users of these roles only (server/security.py), with these messages; made on the
         target through SUT control (Inconclusive if it cannot set an access list) and on the
         oracle as a plain queue."""
-        from mqconform.conformance.sut import Inconclusive
-
         if not isinstance(self.target, RpcTarget):
             raise NotApplicable(f"{type(self.target).__name__} has no callers' identities")
         path = self.suite.queue_path()

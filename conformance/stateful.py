@@ -66,8 +66,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from mqconform.captures.recorder import Recorder
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
+from mqconform.conformance.preconditions_mqmr import outgoing_queue
 from mqconform.conformance.session import (
     Case,
     CaseFailed,
@@ -78,9 +80,24 @@ from mqconform.conformance.session import (
     result_text,
     status_text,
 )
-from mqconform.conformance.sut import Inconclusive
+from mqconform.conformance.sut import Inconclusive, ReferenceControl
+from mqconform.conformance.targetfile import TargetFileError, load
+from mqconform.conformance.targets import RpcTarget, TargetError
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
+from mqconform.model.invariants import check_invariants
+from mqconform.model.mqmr import (
+    MACHINE_PROPERTIES,
+    PROPID_MGMT_MSMQ_ACTIVEQUEUES,
+    PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES,
+    PROPID_MGMT_MSMQ_CONNECTED,
+    PROPID_MGMT_MSMQ_PRIVATEQ,
+    PROPID_MGMT_MSMQ_TYPE,
+    QUEUE_PROPERTIES,
+    VT_BLOB,
+    VT_NULL,
+)
+from mqconform.spec.catalog import load as load_catalog
 
 #: defaults for a suite run: small enough for CI, the same sequences every run
 DEFAULT_EXAMPLES = 8
@@ -187,8 +204,6 @@ class Executor:
     # ---------------------------------------------------------------- queues
     def add_queue(self, spec: dict) -> int:
         """Provision one queue of the program on the target and the oracle."""
-        from mqconform.conformance.preconditions_mqmr import outgoing_queue
-
         if spec.get("kind") == "outgoing":
             _, fmt = outgoing_queue(self.mq)
             path = None
@@ -225,8 +240,6 @@ class Executor:
             if "uuid" in arg:
                 return uuid.UUID(arg["uuid"])
             if "nulls" in arg:
-                from mqconform.model.mqmr import VT_NULL
-
                 return (c.PropVariant(VT_NULL),) * arg["nulls"]
             raise ValueError(f"unknown argument {arg!r}")
         if isinstance(arg, list):
@@ -299,8 +312,6 @@ class Executor:
     def note_connected(self) -> None:
         """Read the target's PROPID_MGMT_MSMQ_CONNECTED and put the oracle in the same state
         (an earlier case may have left it either way); teardown restores it."""
-        from mqconform.model.mqmr import PROPID_MGMT_MSMQ_CONNECTED
-
         machine = MgmtObject(MgmtObjectType.MGMT_MACHINE)
         out = self.mq.target.call(c.R_QMMgmtGetInfo(
             pObjectFormat=machine, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
@@ -392,8 +403,6 @@ def _message(spec: dict) -> dict:
 
 
 def _normal(pv: Any) -> Any:
-    from mqconform.model.mqmr import VT_BLOB
-
     if not isinstance(pv, c.PropVariant):
         return pv
     value = pv.value
@@ -416,15 +425,6 @@ def compare_mgmt_values(call: c.R_QMMgmtGetInfo, observed: c.Result, expected: c
     on queues the program did not make are compared as the qmmgmt scenarios compare them
     (conformance/steps/qmmgmt.py): the queue lists for the program's queues only, the type
     string and the byte count by type."""
-    from mqconform.model.mqmr import (
-        MACHINE_PROPERTIES,
-        PROPID_MGMT_MSMQ_ACTIVEQUEUES,
-        PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES,
-        PROPID_MGMT_MSMQ_PRIVATEQ,
-        PROPID_MGMT_MSMQ_TYPE,
-        QUEUE_PROPERTIES,
-    )
-
     machine = call.pObjectFormat.type == MgmtObjectType.MGMT_MACHINE
     table = MACHINE_PROPERTIES if machine else QUEUE_PROPERTIES
     if len(observed.apVar) != len(call.aProp):
@@ -567,8 +567,6 @@ class CaseMachine(RuleBasedStateMachine):
 
     def _invariants(self) -> None:
         """The oracle's ADM invariants (model/invariants.py), once per example."""
-        from mqconform.model.invariants import check_invariants
-
         problems = check_invariants(self.mq.oracle.qm.env.local_queue_manager)
         if problems:
             self.broken = True
@@ -1011,8 +1009,6 @@ class StatefulRun:
 def capabilities_of(suite: Suite) -> set[str]:
     """The target's declared capabilities, and what its SUT control can do that some rules
     need (``control:...``)."""
-    from mqconform.conformance.sut import ReferenceControl
-
     caps = {name for name, on in suite.capabilities.declared.items() if on}
     sut = suite.sut
     commands = getattr(suite.spec, "sut_commands", {}) or {}
@@ -1204,12 +1200,8 @@ def replay(program: dict, suite: Suite, pcap: Path | str | None = None) -> Repla
     """Run a saved program on a suite's target (fresh queues, fresh transaction identifiers),
     checking every step as the machine did. Over RPC, with ``pcap``, on a connection of its
     own whose every octet is written there."""
-    from mqconform.conformance.targets import RpcTarget
-
     recorder = target = None
     if pcap is not None and isinstance(suite.target, RpcTarget):
-        from mqconform.captures.recorder import Recorder
-
         recorder = Recorder()
         old = suite.target
         target = RpcTarget(old.endpoint, old.ndr64, name=old.name,
@@ -1260,10 +1252,6 @@ def load_program(path: Path | str) -> dict:
 def replay_main(program: dict, argv: list[str], script: str | None = None) -> int:
     """``python SCRIPT --target T [--pcap FILE]``: replay a saved program and say whether its
     failure reproduces (exit 1) or every step conforms (exit 0); 2 for bad usage."""
-    from mqconform.conformance.targetfile import TargetFileError, load
-    from mqconform.conformance.targets import TargetError
-    from mqconform.spec.catalog import load as load_catalog
-
     ap = argparse.ArgumentParser(prog=f"python {Path(script).name}" if script else "replay",
                                  description="replay a shrunk stateful failure")
     ap.add_argument("--target", default="reference",

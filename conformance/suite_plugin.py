@@ -25,11 +25,17 @@ from typing import Any
 
 import pytest
 
+from mqconform.captures.recorder import Recorder
 from mqconform.conformance import targets
 from mqconform.conformance import verdicts as v
+from mqconform.conformance.report import write_index
 from mqconform.conformance.session import Case, CaseFailed, NotApplicable, Suite
 from mqconform.conformance.sut import Inconclusive
+from mqconform.conformance.targetfile import TargetFileError
+from mqconform.conformance.targetfile import load as load_target
 from mqconform.conformance.targets import TargetError
+from mqconform.spec.catalog import ID_PATTERN, load
+from mqconform.spec.trace import repo_root
 
 STATE = pytest.StashKey[dict]()
 COVERED_DOCS = ("MS-MQRR", "MS-MQMR")
@@ -45,10 +51,6 @@ def check_select(prefixes: list[str], catalog: Any) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from mqconform.conformance.targetfile import TargetFileError
-    from mqconform.conformance.targetfile import load as load_target
-    from mqconform.spec.catalog import load
-
     config.addinivalue_line("markers", "req(*ids): the requirement IDs a case checks")
     report_dir = config.getoption("--mq-report-dir")
     if report_dir and not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
@@ -78,8 +80,6 @@ def case_id(item: pytest.Item) -> str:
     """A case's name in the reports: its path in the tree the suite is installed in
     (``conformance/cases/test_features.py::test_...``), the same from a checkout, from an
     installed wheel and whatever pytest's rootdir is; other tests keep their node ID."""
-    from mqconform.spec.trace import repo_root
-
     try:
         path = Path(item.path).resolve().relative_to(repo_root()).as_posix()
     except ValueError:
@@ -105,8 +105,6 @@ def _matches(ids: tuple[str, ...], prefixes: list[str]) -> bool:
 def pytest_bdd_apply_tag(tag: str, function):
     """A Gherkin tag that is a requirement ID (``@MS-MQRR/3.1.4.7/R50``) becomes a
     ``req`` marker, so scenarios are selected, reported and traced like every other case."""
-    from mqconform.spec.catalog import ID_PATTERN
-
     if ID_PATTERN.match(tag):
         pytest.mark.req(tag)(function)
         return True
@@ -138,8 +136,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _suite(config: pytest.Config) -> Suite:
     state = config.stash[STATE]
     if state["suite"] is None:
-        from mqconform.conformance.targetfile import load as load_target
-
         spec = state["spec"] or load_target("model", state["catalog"])
         if spec.endpoint != "model":
             _start_recording(state)
@@ -155,8 +151,6 @@ def _suite(config: pytest.Config) -> Suite:
 def _start_recording(state: dict) -> None:
     """Every RpcTarget of the run records into one recorder; every call record claims the
     frames of its call (verdicts.wire_frames)."""
-    from mqconform.captures.recorder import Recorder
-
     recorder = Recorder()
     state["recorder"] = recorder
     targets.RECORDER = recorder
@@ -198,8 +192,6 @@ def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, sce
 
 
 def _relative(path: Any) -> str:
-    from mqconform.spec.trace import repo_root
-
     p = Path(path).resolve()
     try:
         return p.relative_to(repo_root()).as_posix()
@@ -331,7 +323,6 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
     written = [out, junit]
     if doc["wire"]["pcap"]:
         written.append(directory / doc["wire"]["pcap"])
-    from mqconform.conformance.report import write_index
 
     written.append(write_index(directory, doc, state["catalog"]))
     return written

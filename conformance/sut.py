@@ -26,6 +26,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import quote
 
+from mqconform.model.provisioning import ProvisionError
+
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
            "commit_transaction", "abort_transaction", "set_cleanup_timer")
 
@@ -129,8 +131,6 @@ class ReferenceControl(SutControl):
             raise Inconclusive(f"control API at {self.url}: {exc}") from None
 
     def _do(self, name: str, *args: Any) -> Any:
-        from mqconform.model.provisioning import ProvisionError
-
         try:
             return getattr(self.api, name)(*args)
         except (ProvisionError, LookupError) as exc:

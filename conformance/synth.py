@@ -38,7 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mqconform.captures.recorder import Recorder
+from mqconform.conformance.client import RpcClient
 from mqconform.model import calls as c
+from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
+from mqconform.model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
+from mqconform.server.control import ControlApi
+from mqconform.server.faults import FAULTS, Faults
+from mqconform.server.main import start
 
 QUEUES = ("orders", "invoices", "audit")
 SOURCE = "DIRECT=TCP:127.0.0.1\\private$\\"
@@ -57,14 +64,10 @@ class _Client:
 
 
 def _queue_format(name: str) -> Any:
-    from mqconform.model.formats import parse_format_name, to_queue_format
-
     return to_queue_format(parse_format_name(SOURCE + name))
 
 
 def _mgmt(queue: str | None) -> Any:
-    from mqconform.model.formats import MgmtObject, MgmtObjectType
-
     if queue is None:
         return MgmtObject(MgmtObjectType.MGMT_MACHINE)
     return MgmtObject(MgmtObjectType.MGMT_QUEUE, _queue_format(queue))
@@ -74,11 +77,6 @@ class _Server:
     """One reference server, its recorder, clients and fault log."""
 
     def __init__(self, index: int, faults: frozenset[str], rate: float, seed: int):
-        from mqconform.captures.recorder import Recorder
-        from mqconform.server.control import ControlApi
-        from mqconform.server.faults import Faults
-        from mqconform.server.main import start
-
         self.index = index
         self.faults = Faults(faults, rate, seed) if faults else None
         self.running = start(host="127.0.0.1", port=0, faults=self.faults)
@@ -99,8 +97,6 @@ class _Server:
                                                   "label": f"m{self.sent}"})
 
     def client(self, steps: int) -> _Client:
-        from mqconform.conformance.client import RpcClient
-
         rpc = RpcClient(timeout=10.0, recorder=self.recorder)
         rpc.connect(f"ncacn_ip_tcp:127.0.0.1[{self.running.rpc.address[1]}]")
         return _Client(rpc, steps)
@@ -168,8 +164,6 @@ def _step(cl: _Client, rnd: random.Random) -> None:
     elif choice < 0.84:
         call(c.R_GetServerPort())
     elif choice < 0.89:
-        from mqconform.model.mqmr import MACHINE_PROPERTIES, QUEUE_PROPERTIES
-
         on_queue = rnd.random() < 0.6
         table = QUEUE_PROPERTIES if on_queue else MACHINE_PROPERTIES
         props = tuple(rnd.sample(sorted(table), k=min(3, len(table))))
@@ -200,8 +194,6 @@ def synth(out: str | Path, servers: int = 4, connections: int = 8, fault_rate: f
           seed: int = 1, steps: int = 60, faulty_servers: int | None = None,
           faults: tuple[str, ...] | None = None, progress: Any = None) -> dict:
     """Make the corpus; returns what labels.json holds."""
-    from mqconform.server.faults import FAULTS
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     names = frozenset(faults or FAULTS)

@@ -25,6 +25,7 @@ from typing import Protocol
 import yaml
 
 from mqconform.conformance import sources
+from mqconform.conformance.client import ArgumentError, RpcClient, RpcError
 from mqconform.model import calls as c
 from mqconform.model.host import QueueManagerHost, Refused
 from mqconform.model.outcome import Outcome
@@ -242,8 +243,6 @@ class RpcTarget:
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
                  epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
                  recorder=None, credentials=None):
-        from mqconform.conformance.client import ArgumentError, RpcClient, RpcError
-
         self.endpoint = endpoint
         self.ndr64 = ndr64
         self.name = name or endpoint
@@ -264,8 +263,6 @@ class RpcTarget:
         return self.client._associations[c.REMOTEREAD].port
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from mqconform.conformance.client import RpcError
-
         mark = self.recorder.mark() if self.recorder is not None else None
         try:
             return self.client.call(typed_call)

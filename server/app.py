@@ -44,7 +44,9 @@ from mqconform.model.host import (
 )
 from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Environment, Pending
-from mqconform.server.rpc import Connection, Reply, Waiter
+from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
+from mqconform.server.epm import EndpointMapper
+from mqconform.server.rpc import Connection, Reply, RpcServer, Waiter
 from mqconform.wire import ndr
 from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 
@@ -198,8 +200,6 @@ class ReferenceQueueManager:
 
     @staticmethod
     def _denied(call: c.Call, ndr64: bool) -> Reply:
-        from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
-
         if type(call) in c.VOID_METHODS:  # an RPC exception carrying the HRESULT
             return Reply.fault(MQ_ERROR_ACCESS_DENIED)
         result = c.RESULTS[type(call)](status=MQ_ERROR_ACCESS_DENIED)
@@ -319,9 +319,6 @@ def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: in
           security: Any = None, **rpc_options: Any):
     """Start the reference queue manager; returns (handler, rpc_server, endpoint_mapper).
     ``security``: server/security.py (who may call and do what); None: anyone, anything."""
-    from mqconform.server.epm import EndpointMapper
-    from mqconform.server.rpc import RpcServer
-
     if not isinstance(env.ids, UnguessableIds):
         env.ids = UnguessableIds()  # clients must not guess another's handles
     handler = ReferenceQueueManager(env)

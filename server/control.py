@@ -38,14 +38,28 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
-from mqconform.model.adm import MessagePositionState
+from mqconform.model.adm import (
+    MessagePositionState,
+    OutgoingQueue,
+    OutgoingQueueState,
+    QueueAccessType,
+    QueueShareMode,
+)
+from mqconform.model.formats import FormatNameError, parse_format_name
+from mqconform.model.higher_layer import transaction_abort, transaction_commit
 from mqconform.model.message_ops import enqueue_message
-from mqconform.server.provision import ProvisionError, arrival_time, make_message
+from mqconform.model.queue_management import close_queue, delete_queue, open_queue
+from mqconform.server.provision import (
+    ProvisionError,
+    arrival_time,
+    create_queue_from_spec,
+    make_message,
+)
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
@@ -93,8 +107,6 @@ class ControlApi:
         return out
 
     def create_queue(self, spec: dict) -> dict:
-        from mqconform.server.provision import create_queue_from_spec
-
         with self.app.lock:
             queue = create_queue_from_spec(self.env, spec, getattr(self.app, "security", None))
             if self.store is not None:
@@ -132,8 +144,6 @@ class ControlApi:
             return previous
 
     def delete_queue(self, path: str) -> dict:
-        from mqconform.model.queue_management import delete_queue
-
         with self.app.lock:
             queue = self._queue(path)
             status = delete_queue(self.env, queue, skip_directory=True)
@@ -154,8 +164,6 @@ class ControlApi:
             return {"lookup_id": message.lookup_identifier}
 
     def end_transaction(self, identifier: bytes, commit: bool) -> dict:
-        from mqconform.model.higher_layer import transaction_abort, transaction_commit
-
         with self.app.lock:
             status = (transaction_commit if commit else transaction_abort)(self.env, identifier)
             self.app._deliver()
@@ -167,15 +175,6 @@ class ControlApi:
         after an application sent to it). ``spec["state"]``, if given, is then put in
         OutgoingQueue.State: the reference server runs no transfer protocol that would move
         the queue there."""
-        from mqconform.model.adm import (
-            OutgoingQueue,
-            OutgoingQueueState,
-            QueueAccessType,
-            QueueShareMode,
-        )
-        from mqconform.model.formats import FormatNameError, parse_format_name
-        from mqconform.model.queue_management import close_queue, open_queue
-
         unknown = set(spec) - {"format_name", "state"}
         if unknown:
             raise ProvisionError(f"outgoing: unknown key(s) {sorted(unknown)}")
@@ -225,8 +224,6 @@ class ControlApi:
         return previous
 
     def reset(self) -> dict:
-        from mqconform.model.queue_management import delete_queue
-
         with self.app.lock:
             qm = self.env.local_queue_manager
             deleted = 0

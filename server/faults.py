@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from mqconform.model import calls as c
+from mqconform.model.mqmr import ACTIONS, _action_key
 from mqconform.model.observer import RECEIVE_ACTIONS, queue_key
 from mqconform.model.outcome import Outcome
 
@@ -264,6 +265,4 @@ class Faults:
 
     @staticmethod
     def _unknown_action(call: c.R_QMMgmtAction) -> bool:
-        from mqconform.model.mqmr import ACTIONS, _action_key
-
         return ACTIONS.get(_action_key(call.lpwszAction)) is None

@@ -49,6 +49,7 @@ from typing import Any
 
 from mqconform.model import adm
 from mqconform.model.adm import LocalMessage, MessageDeliveryGuarantee, MessagePositionState
+from mqconform.model.message_ops import restore_message
 
 FORMAT = 1
 #: Message attributes that are references to other ADM elements, not values
@@ -198,8 +199,6 @@ class Store:
         """Bring ``env`` (provisioned from the file) and the store together (module doc);
         ``create_queue(env, spec)`` makes a queue from a control API spec. Returns the number
         of messages restored."""
-        from mqconform.model.message_ops import restore_message
-
         for path, spec in self.db.execute("SELECT path, spec FROM queues ORDER BY rowid"):
             if path not in _queues(env):
                 create_queue(env, json.loads(spec))

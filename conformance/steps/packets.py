@@ -12,12 +12,14 @@ import struct
 
 from pytest_bdd import given, parsers, then, when
 
+from mqconform.conformance.steps.remoteread import _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
 from mqconform.model.packet import SUBQUEUE_NAME_SIZE as NAME_FIELD
+from mqconform.model.packet import PacketError, decode_packet
 
 #: MS-MQRR 2.2.5.5 AddressType values and the address length each implies
 ADDRESS_LENGTHS = {0x0000: 0, 0x0001: 4, 0x0006: 16}
@@ -36,8 +38,6 @@ def _packet(mq, scenario: dict) -> bytes:
 def _trailers(mq, scenario: dict) -> dict:
     """Where the ExtensionHeader and the headers after it lie, read from the raw bytes; read
     once per result, however many steps check it."""
-    from mqconform.model.packet import PacketError, decode_packet
-
     cached = scenario.get("trailers")
     if cached is not None and cached["result"] is scenario["result"]:
         return cached
@@ -267,8 +267,6 @@ def _srmp_headers(mq, scenario: dict, data: bytes) -> tuple[int, int, int]:
 @then("the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader "
       "and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it")
 def srmp_message(mq, scenario):
-    from mqconform.model.packet import PacketError, decode_packet
-
     data = _packet(mq, scenario)
     try:
         decoded = decode_packet(data)
@@ -304,8 +302,6 @@ def srmp_message(mq, scenario):
 
 @given("the client has peeked the whole SRMP packet")
 def peeked_whole_srmp(mq, scenario):
-    from mqconform.conformance.steps.remoteread import _receive
-
     out = _receive(mq, scenario, c.MQ_ACTION_PEEK_CURRENT)
     sections = list(out.ppPacketSections or ())
     _assert(mq, out.status == 0 and len(sections) == 1

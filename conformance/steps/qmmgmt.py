@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from mqconform.conformance import client as wc
 from mqconform.conformance.preconditions_mqmr import (
     configure_queue_manager,
     connector_queue,
@@ -60,7 +61,13 @@ from mqconform.model.mqmr import (
     VT_UI4,
 )
 from mqconform.model.status import is_failure
-from mqconform.wire.impacket_ndr import NDR64_SYNTAX, NDR_SYNTAX
+from mqconform.wire.impacket_ndr import (
+    NDR64_SYNTAX,
+    NDR_SYNTAX,
+    EncodeError,
+    decode_response,
+    encode_request,
+)
 
 MACHINE = MgmtObject(MgmtObjectType.MGMT_MACHINE)
 SESSION = MgmtObject(MgmtObjectType.MGMT_SESSION)
@@ -610,7 +617,6 @@ class _RawQmmgmt:
                  syntax: tuple[str, str]):
         from impacket.uuid import uuidtup_to_bin
 
-        from mqconform.conformance import client as wc
 
         client = target.client
         host, port = client.endpoint.host, client._port(c.QMMGMT)
@@ -628,9 +634,6 @@ class _RawQmmgmt:
         self.syntax = self.dce.transfer_syntax
 
     def call(self, typed_call: c.Call) -> c.Result:
-        from mqconform.conformance import client as wc
-        from mqconform.wire.impacket_ndr import decode_response, encode_request
-
         mark = self.recorder.mark() if self.recorder is not None else None
         self.dce.call(typed_call.opnum, encode_request(typed_call, False))
         try:
@@ -708,8 +711,6 @@ def new_connection(mq, mgmt):
 def _stub(cp: int, props: int, vars_: int) -> bytes:
     """An NDR stub of R_QMMgmtGetInfo on MGMT_MACHINE whose arrays announce ``props`` and
     ``vars_`` elements (VT_NULL PROPVARIANTs) whatever ``cp`` says."""
-    from mqconform.wire.impacket_ndr import encode_request
-
     def encoded(n: int) -> bytes:
         return encode_request(c.R_QMMgmtGetInfo(
             pObjectFormat=MACHINE, cp=n, aProp=(PROPID_MGMT_MSMQ_CONNECTED,) * n,
@@ -734,8 +735,6 @@ def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
     target = mq.target
     observed = None
     if isinstance(target, RpcTarget):
-        from mqconform.wire.impacket_ndr import EncodeError
-
         try:
             observed = target.call(call)
         except EncodeError:
@@ -754,9 +753,6 @@ def _raw_or_typed(mq, mgmt: dict, call: c.Call) -> c.Result:
 
 
 def _send_raw(target: RpcTarget, opnum: int, stub: bytes) -> c.Result:
-    from mqconform.conformance import client as wc
-    from mqconform.wire.impacket_ndr import decode_response
-
     recorder = getattr(target, "recorder", None)
     mark = recorder.mark() if recorder is not None else None
     assoc = target.client._association(c.QMMGMT)
@@ -791,8 +787,6 @@ def send_inconsistent(mq, mgmt, cp, props, vars):  # noqa: A002
 @when("the client sends R_QMMgmtGetInfo whose apVar[0] is a VT_BLOB of 4 octets with a NULL "
       "pointer")
 def send_null_blob(mq, mgmt):
-    from mqconform.wire.impacket_ndr import encode_request
-
     call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
                              apVar=(c.PropVariant(VT_BLOB, b"\xab" * 4),))
     if isinstance(mq.target, RpcTarget):

@@ -26,7 +26,8 @@ from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import preconditions as pre
 from mqconform.conformance import sources
-from mqconform.conformance.session import lookup_id_of
+from mqconform.conformance import verdicts as v
+from mqconform.conformance.session import CaseFailed, NotApplicable, lookup_id_of, message_body
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
 from mqconform.model import status as st
@@ -78,9 +79,6 @@ def _place(sc: dict, place: str) -> Any:
 
 def _assert(mq, ok: bool, what: str) -> None:
     """A check of the target's result that the documents state directly."""
-    from mqconform.conformance import verdicts as v
-    from mqconform.conformance.session import CaseFailed
-
     checker = getattr(mq, "assert_that", None)
     if checker is not None:
         checker(ok, what)
@@ -94,15 +92,11 @@ def _no_null_on_the_wire(mq, what: str) -> None:
     """A NULL [ref] pointer cannot be sent over RPC (C706 14.3.10): such a case can run only
     in process."""
     if isinstance(mq.target, RpcTarget):
-        from mqconform.conformance.session import NotApplicable
-
         raise NotApplicable(f"{what} is a [ref] pointer: NDR cannot carry it NULL "
                             f"(C706 14.3.10), so only an in-process target can be given one")
 
 
 def _body(result: c.Result) -> bytes | None:
-    from mqconform.conformance.session import message_body
-
     return message_body(result)
 
 
@@ -455,8 +449,6 @@ def enlists(mq, scenario, tx, token, n, delta, missing):
         _enlist(mq, sc, tx, token=b"", fmt=fmt)
     elif delta:
         if isinstance(mq.target, RpcTarget):
-            from mqconform.conformance.session import NotApplicable
-
             raise NotApplicable("cbPropagationToken is the conformance of pbPropagationToken "
                                 "in NDR ([size_is]): a size other than the token's is not "
                                 "expressible over RPC")

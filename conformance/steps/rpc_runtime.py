@@ -11,9 +11,12 @@ from typing import Any
 
 from pytest_bdd import parsers, then, when
 
-from mqconform.conformance.session import NotApplicable
+from mqconform.conformance.session import NotApplicable, message_body
 from mqconform.conformance.steps.remoteread_more import _assert
+from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
 
 REMOTEREAD_VERSION = (1, 0)
 TIMEOUT_S = 10.0
@@ -48,8 +51,6 @@ class _Recorded:
 
 
 def _connect(mq) -> _Recorded:
-    from mqconform.conformance.targets import RpcTarget
-
     target = mq.target if hasattr(mq, "target") else None
     if not isinstance(target, RpcTarget):
         raise NotApplicable("the target has no RPC runtime to bind to (it is not an "
@@ -63,8 +64,6 @@ def _connect(mq) -> _Recorded:
 
 
 def _read_pdu(sock: _Recorded):
-    from mqconform.wire import dcerpc as d
-
     data = b""
     while len(data) < d.HEADER_SIZE or len(data) < struct.unpack_from("<H", data, 8)[0]:
         chunk = sock.recv(65536)
@@ -76,8 +75,6 @@ def _read_pdu(sock: _Recorded):
 
 def _bind(sock: _Recorded, syntaxes: tuple[str, ...], assoc_group: int = 0,
           flags: int | None = None):
-    from mqconform.wire import dcerpc as d
-
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     contexts = tuple(d.ContextElement(i, interface, (d.TRANSFER_SYNTAXES[name],))
                      for i, name in enumerate(syntaxes))
@@ -92,8 +89,6 @@ def _one_call(mq, opnum: int, stub: bytes, syntax: str = "ndr", assoc_group: int
     """A new connection binds RemoteRead in ``syntax`` (naming ``assoc_group``) and sends one
     request (call_id 2, context 0); the bind_ack's body and the answer's PDU. The call is one
     call of wire.pcap: its request and its answer."""
-    from mqconform.wire import dcerpc as d
-
     with _connect(mq) as sock:
         ack = _bind(sock, (syntax,), assoc_group, flags).body
         _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
@@ -125,8 +120,6 @@ def binds_remoteread(mq, scenario, syntaxes):
 
 @then("the target accepts every presentation context with the transfer syntax proposed in it")
 def accepts_every_context(mq, scenario):
-    from mqconform.wire import dcerpc as d
-
     names, pdu = scenario["bind"]
     body = pdu.body
     _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
@@ -153,8 +146,6 @@ def sends_an_opnum(mq, scenario, opnum):
 
 @then("the target answers with the fault nca_op_rng_error")
 def answers_op_rng_error(mq, scenario):
-    from mqconform.wire import dcerpc as d
-
     body = scenario["answer"].body
     _assert(mq, isinstance(body, d.Fault),
             f"the target refuses an operation number the interface does not have with a "
@@ -170,8 +161,6 @@ def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
 
 @then("the target answers with a fault, not a response")
 def answers_with_a_fault(mq, scenario):
-    from mqconform.wire import dcerpc as d
-
     body = scenario["answer"].body
     _assert(mq, isinstance(body, d.Fault),
             f"the target refuses the malformed stub with a fault PDU (it sent "
@@ -185,9 +174,6 @@ def _join_and_call(mq, scenario, assoc_group: int, action: int) -> None:
     """A new connection binds RemoteRead naming ``assoc_group`` (C706 12.6.4.3
     assoc_group_id) and calls R_StartReceive with the case's context handle; the group the
     target put it in and the answer go into the scenario."""
-    from mqconform.wire import dcerpc as d
-    from mqconform.wire import ndr
-
     syntax = _target_syntax(mq)
     call = c.R_StartReceive(phContext=scenario["context"], ulAction=action, dwRequestId=77,
                             dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16)
@@ -238,8 +224,6 @@ def put_in_the_clients_group(mq, scenario):
 
 @then("that call is refused with a fault")
 def that_call_is_refused(mq, scenario):
-    from mqconform.wire import dcerpc as d
-
     answer = scenario["join"]["answer"]
     _assert(mq, isinstance(answer, d.Fault) or (answer.raised and answer.status),
             "the handle of another association group is refused (strict context handle): "
@@ -249,9 +233,6 @@ def that_call_is_refused(mq, scenario):
 
 @then(parsers.parse('that call returns the message "{body}"'))
 def that_call_returns(mq, scenario, body):
-    from mqconform.conformance.session import message_body
-    from mqconform.wire import dcerpc as d
-
     answer = scenario["join"]["answer"]
     _assert(mq, not isinstance(answer, d.Fault) and answer.status == 0
             and message_body(answer) == body.encode(),
@@ -267,9 +248,6 @@ def calls_with_a_verification_trailer(mq, scenario):
     """MS-RPCE 2.2.2.13: after the stub of the first request on a binding, a Windows client
     sends rpc_sec_vt_bitmask (its bind flagged PFC_SUPPORT_HEADER_SIGN), rpc_sec_vt_pcontext
     and rpc_sec_vt_header2, the last marked SEC_VT_COMMAND_END."""
-    from mqconform.wire import dcerpc as d
-    from mqconform.wire import ndr
-
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     syntax = _target_syntax(mq)
     ndr64 = syntax == "ndr64"
@@ -286,8 +264,6 @@ def calls_with_a_verification_trailer(mq, scenario):
 
 @then("the target answers with the port it listens on, not a fault")
 def answers_the_port(mq, scenario):
-    from mqconform.wire import dcerpc as d
-
     answer = scenario["trailer"]
     _assert(mq, not isinstance(answer, d.Fault),
             "a request with a verification trailer after its stub (MS-RPCE 2.2.2.13) is run, "
