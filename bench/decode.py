@@ -118,7 +118,7 @@ def peak_rss(path: Path) -> tuple[float, int]:
             "t=time.perf_counter()\n"
             f"for _ in Decoder('m', decode_stubs=False).run({str(path)!r}): pass\n"
             "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     return float(out[0]), int(out[1]) // 1024
 

@@ -154,7 +154,7 @@ def validate(inputs: list[str], out: Path, master: str, sample: bool = False,
              config: dict | None = None) -> dict:
     code = RUN.format(inputs=inputs, out=str(out), master=master,
                       config=config or {})
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-P", "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     peaks = {"jvm": 0, "python": 0, "total": 0, "jvm_anon": 0, "python_anon": 0,
              "total_anon": 0}
@@ -224,7 +224,7 @@ def warm() -> None:
     driver JVM's class-data archive (captures/pipeline.py _class_archive), which every later
     start uses; without this the first measured run would pay for it."""
     code = "from mqconform.captures import pipeline; pipeline.context('local[1]').stop()"
-    subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+    subprocess.run([sys.executable, "-P", "-c", code], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=True)
 
 
