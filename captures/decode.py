@@ -632,11 +632,13 @@ class Decoder:
 
     def _events(self, conn: _Connection, events: Any) -> None:
         for event in events:
-            if type(event) is assoc.Call:
+            kind = type(event)
+            if kind is assoc.Call:
                 self._emit(conn, event)
-            else:
+            elif kind is assoc.Error:
                 self._error(event.at[0] if event.at else None, event.kind, event.message,
                             conn.index)
+            # binds and their answers: the association keeps what they put in force
 
     # ------------------------------------------------------------------ call rows
     def _emit(self, conn: _Connection, event: assoc.Call) -> None:

@@ -16,7 +16,7 @@ carry on (``SERVER`` and ``OBSERVER`` below):
 
     assoc = Association(OBSERVER)                    # captures/decode.py, per TCP connection
     for event in assoc.feed(pdu, at=(frame, ts)):     # one whole PDU, either direction
-        ...                                           # Call, Error
+        ...          # Bind, BindAnswered, BindRefused, Call (request + answer), Error
     for event in assoc.close():                       # the connection ended
         ...
 
@@ -55,6 +55,7 @@ _HDR = {True: struct.Struct("<BBBB4sHHI"), False: struct.Struct(">BBBB4sHHI")}
 _REQ = {True: struct.Struct("<IHH"), False: struct.Struct(">IHH")}
 _RESP = {True: struct.Struct("<IH"), False: struct.Struct(">IH")}
 _U32 = {True: struct.Struct("<I"), False: struct.Struct(">I")}
+_U16 = {True: struct.Struct("<H"), False: struct.Struct(">H")}
 _REQUEST, _RESPONSE, _FAULT = int(d.PType.REQUEST), int(d.PType.RESPONSE), int(d.PType.FAULT)
 _BINDS = {int(d.PType.BIND): False, int(d.PType.ALTER_CONTEXT): True}
 _ACKS = {int(d.PType.BIND_ACK): True, int(d.PType.ALTER_CONTEXT_RESP): False}
@@ -208,6 +209,37 @@ class Error:
 
     kind: str
     message: str
+    at: Any = None
+
+
+@dataclass(slots=True)
+class Bind:
+    """A bind (``alter`` False) or alter_context proposing ``contexts``."""
+
+    call_id: int
+    alter: bool
+    contexts: tuple[d.ContextElement, ...]
+    at: Any = None
+
+
+@dataclass(slots=True)
+class BindAnswered:
+    """The bind_ack (``alter`` False) or alter_context_resp: the contexts it put in force (all
+    of them, when its bind was seen), the association group it names."""
+
+    call_id: int
+    alter: bool
+    accepted: dict[int, Binding]
+    assoc_group: int
+    at: Any = None
+
+
+@dataclass(slots=True)
+class BindRefused:
+    """A bind_nak and its reason (C706 12.6.4.5; MS-RPCE 2.2.2.5)."""
+
+    call_id: int
+    reason: int
     at: Any = None
 
 
@@ -474,10 +506,12 @@ class Association:
 
     # --- an observer's feed ---
 
-    def feed(self, pdu: bytes, at: Any = None, until: Any = None) -> Sequence[Call | Error]:
-        """(observer) One whole PDU of either direction (framed by frag_length): the calls it
-        completes and the errors it shows, in order. ``at``/``until``: tags of its first and
-        last octet (frame numbers and times), handed back on the events."""
+    def feed(self, pdu: bytes, at: Any = None, until: Any = None
+             ) -> Sequence[Call | Error | Bind | BindAnswered | BindRefused]:
+        """(observer) One whole PDU of either direction (framed by frag_length): the events it
+        makes, in order: binds and their answers, the calls it completes, the errors it shows.
+        ``at``/``until``: tags of its first and last octet (frame numbers and times), handed
+        back on the events."""
         little = bool(pdu[4] & 0x10)
         _v, _minor, ptype, flags, drep, frag, auth, call_id = _HDR[little].unpack_from(pdu)
         if frag != len(pdu):
@@ -513,17 +547,19 @@ class Association:
             except d.PduError as exc:
                 return (Error("pdu", f"bind call_id {call_id}: {exc}", at),)
             self.propose(call_id, body.contexts)
-            return _NONE
+            return (Bind(call_id, _BINDS[ptype], tuple(body.contexts), at),)
         elif ptype in _ACKS:
             try:
                 body = d.decode_pdu(pdu).body
             except d.PduError as exc:
                 return (Error("pdu", f"bind_ack call_id {call_id}: {exc}", at),)
-            self.acknowledge(call_id, body.results, body.assoc_group_id, _ACKS[ptype])
-            return _NONE
+            accepted = self.acknowledge(call_id, body.results, body.assoc_group_id,
+                                        _ACKS[ptype])
+            return (BindAnswered(call_id, not _ACKS[ptype], accepted, body.assoc_group_id, at),)
         elif ptype == _NAK:
             self.refuse(call_id)
-            return _NONE
+            reason = _U16[little].unpack_from(pdu, d.HEADER_SIZE)[0] if len(pdu) >= 18 else 0
+            return (BindRefused(call_id, reason, at),)
         else:
             return _NONE
         if out is None:

@@ -53,10 +53,14 @@ def test_a_bind_and_its_ack_put_the_accepted_contexts_in_force():
         _ack(results=(d.ContextResultItem(ACCEPT, 0, d.NDR),
                       d.ContextResultItem(d.ContResult.PROVIDER_REJECTION, 2),
                       d.ContextResultItem(ACCEPT, 0, d.NDR))))
-    assert events == []
     assert assoc.contexts == {0: a.Binding(IFACE.uuid, (1, 0), d.NDR),
                               2: a.Binding(OTHER.uuid, (1, 0), d.NDR)}
     assert assoc.assoc_group == 0x1234 and assoc.bound
+    bind, answered = events
+    assert (type(bind), bind.call_id, bind.alter, [e.context_id for e in bind.contexts]) == (
+        a.Bind, 1, False, [0, 1, 2])
+    assert (type(answered), answered.accepted, answered.assoc_group, answered.at) == (
+        a.BindAnswered, assoc.contexts, 0x1234, (1, 1.0))
 
 
 def test_an_ack_captured_before_its_bind_is_applied_when_the_bind_comes():
@@ -65,9 +69,12 @@ def test_an_ack_captured_before_its_bind_is_applied_when_the_bind_comes():
 
 
 def test_a_bind_nak_puts_nothing_in_force_and_an_alter_context_adds_to_it():
-    assoc, _ = _observe(_bind(1), d.encode_pdu(d.BindNak(d.RejectReason.REASON_NOT_SPECIFIED), 1),
-                        _ack(1))
+    assoc, events = _observe(_bind(1),
+                             d.encode_pdu(d.BindNak(d.RejectReason.LOCAL_LIMIT_EXCEEDED), 1),
+                             _ack(1))
     assert assoc.contexts == {}  # the ack of a refused proposal names nothing proposed
+    assert (type(events[1]), events[1].reason) == (a.BindRefused,
+                                                    d.RejectReason.LOCAL_LIMIT_EXCEEDED)
     assoc, _ = _observe(_bind(1), _ack(1), _bind(2, alter=True, contexts=((5, OTHER, (d.NDR,)),)),
                         _ack(2, group=0, alter=True,
                              results=(d.ContextResultItem(ACCEPT, 0, d.NDR),)))
