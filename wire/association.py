@@ -140,8 +140,12 @@ def negotiate_contexts(
             if i != chosen:
                 results[i] = _reject(d.ProviderReason.PROPOSED_TRANSFER_SYNTAXES_NOT_SUPPORTED)
         syntax = d.TRANSFER_SYNTAXES[preferred if preferred in names else names[0]]
-        binding = Binding(iface, (major, minor), syntax)
-        cid = proposed[chosen].context_id
+        element = proposed[chosen]
+        # the context as the client bound it: its abstract syntax's version (what an ack puts
+        # in force, Association.acknowledge, and what a verification trailer names)
+        binding = Binding(iface, (element.abstract_syntax.major, element.abstract_syntax.minor),
+                          syntax)
+        cid = element.context_id
         if cid in existing and existing[cid] != binding:  # a live context cannot change
             results[chosen] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
             continue
@@ -377,8 +381,8 @@ class Association:
         """A bind or alter_context proposing ``contexts`` under ``call_id``."""
         self._proposed[call_id] = tuple(contexts)
         early = self._early_acks.pop(call_id, None)
-        if early is not None:  # its ack was captured first (frames out of order)
-            self.acknowledge(call_id, *early)
+        if early is not None:  # its ack was captured first (frames out of order): its group
+            self._put_in_force(call_id, early)  # was taken when it came
 
     def acknowledge(self, call_id: int, results: Sequence[d.ContextResultItem],
                     assoc_group: int, bind: bool) -> dict[int, Binding]:
@@ -388,12 +392,16 @@ class Association:
             self.assoc_group = assoc_group
         if bind:
             self.bound = True
-        proposed = self._proposed.pop(call_id, None)
-        if proposed is None:
-            self._early_acks[call_id] = (results, assoc_group, bind)
+        if call_id not in self._proposed:
+            self._early_acks[call_id] = tuple(results)
             if len(self._early_acks) > 64:  # acks nobody proposed: remember a few only
                 self._early_acks.pop(next(iter(self._early_acks)))
             return {}
+        return self._put_in_force(call_id, results)
+
+    def _put_in_force(self, call_id: int, results: Sequence[d.ContextResultItem]
+                      ) -> dict[int, Binding]:
+        proposed = self._proposed.pop(call_id)
         accepted = {}
         for element, result in zip(proposed, results, strict=False):
             if result.result == d.ContResult.ACCEPTANCE:

@@ -196,3 +196,25 @@ def test_a_verification_trailer_is_checked_against_the_call():
         a.check_verification_trailer(b"stub" + signing, binding, 1, 0, 3, d.DREP_LE, False)
     assert a.check_verification_trailer(b"stub" + signing, binding, 1, 0, 3, d.DREP_LE,
                                         True)[0] == b"stub"
+
+
+def test_a_live_context_re_proposed_as_bound_stays_in_force():
+    """A server serving version 1.3 accepts 1.0; the context in force is the one the client
+    bound (1.0), so re-proposing it unchanged in an alter_context is no change."""
+    served = {IFACE.uuid: (1, 3, frozenset({"ndr"}))}
+    assoc = a.Association(a.SERVER)
+    proposal = (d.ContextElement(0, IFACE, (d.NDR,)),)
+    results, accepted, _ = a.negotiate_contexts(proposal, served, existing=assoc.contexts)
+    assoc.propose(1, proposal)
+    assert assoc.acknowledge(1, results, 0x77, bind=True) == accepted == {
+        0: a.Binding(IFACE.uuid, (1, 0), d.NDR)}
+    again, accepted, _ = a.negotiate_contexts(proposal, served, existing=assoc.contexts)
+    assert [r.result for r in again] == [ACCEPT] and accepted == assoc.contexts
+    newer = (d.ContextElement(0, d.SyntaxId(IFACE.uuid, 1, 2), (d.NDR,)),)
+    changed, _, _ = a.negotiate_contexts(newer, served, existing=assoc.contexts)
+    assert changed[0].result == d.ContResult.PROVIDER_REJECTION  # a live context cannot change
+
+
+def test_an_early_ack_leaves_the_group_a_later_ack_named():
+    assoc, _ = _observe(_ack(5, group=0x1111), _bind(7), _ack(7, group=0x2222), _bind(5))
+    assert assoc.assoc_group == 0x2222 and 0 in assoc.contexts
