@@ -1,16 +1,18 @@
-"""A session with the reference server, captured on the loopback interface, is read by
-Wireshark's own dissector (tshark) as DCE/RPC: binds to the RemoteRead and qmmgmt interface
-UUIDs, and every request and response with the opnum we sent.
+"""A session with the reference server, captured on the loopback interface by dumpcap (as an
+operator captures), is read by Wireshark's own dissector (tshark) as DCE/RPC: binds to the
+RemoteRead and qmmgmt interface UUIDs, and every request and response with the opnum we sent.
 
-Needs tshark and a raw socket on lo (root); .ci/run installs tshark and runs as root. Outside
-CI the test is skipped when either is missing; under CI=true it fails instead."""
+Needs tshark and dumpcap and a raw socket on lo (root); .ci/run installs tshark and runs as
+root. Outside CI the test is skipped when one is missing; under CI=true it fails instead."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
+import struct
 import subprocess
-import threading
 import time
 import uuid
 
@@ -25,8 +27,9 @@ QUEUES = "queues:\n  - path: private$\\orders\n    messages: [{body: one}, {body
 
 
 def _requirements() -> str | None:
-    if shutil.which("tshark") is None:
-        return "tshark is not installed (apt-get install tshark)"
+    for tool in ("tshark", "dumpcap"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (apt-get install tshark)"
     if os.geteuid() != 0:
         return "capturing on lo needs root"
     return None
@@ -67,28 +70,47 @@ def _session(port: int) -> list[int]:
     return opnums
 
 
-def test_tshark_dissects_every_frame_of_a_session_as_dcerpc(tmp_path, capture_tools):
-    from scapy.all import AsyncSniffer, wrpcap
+def _packets(pcap) -> int:
+    """Enhanced packet blocks (pcapng block type 6) written so far to a file being captured."""
+    data = pcap.read_bytes() if pcap.exists() else b""
+    pos = count = 0
+    while pos + 12 <= len(data):
+        kind, length = struct.unpack_from("<II", data, pos)
+        if length < 12 or pos + length > len(data):
+            break
+        count += kind == 6
+        pos += length
+    return count
 
+
+def test_tshark_dissects_every_frame_of_a_session_as_dcerpc(tmp_path, capture_tools):
     path = tmp_path / "queues.yaml"
     path.write_text(QUEUES)
     server = start(host="127.0.0.1", port=0, queues=str(path))
     port = server.rpc.address[1]
-    listening = threading.Event()
-    sniffer = AsyncSniffer(iface="lo", store=True, started_callback=listening.set,
-                           lfilter=lambda p: p.haslayer("TCP") and port in (p["TCP"].sport,
-                                                                           p["TCP"].dport))
-    sniffer.start()
-    assert listening.wait(30), "the sniffer did not start"
-    time.sleep(0.2)
+    pcap = tmp_path / "session.pcapng"
+    dumpcap = subprocess.Popen(["dumpcap", "-i", "lo", "-f", f"tcp port {port}", "-w", str(pcap)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
+        # dumpcap says "Capturing on 'Loopback: lo'" once its filter is in place
+        started = dumpcap.stderr.readline() if dumpcap.stderr else ""
+        while started and "Capturing on" not in started:
+            started = dumpcap.stderr.readline()
+        assert "Capturing on" in started, "dumpcap did not start"
+        # it may still miss the first packets: knock on the port until a knock is in the file
+        deadline = time.monotonic() + 30
+        while not _packets(pcap):
+            assert time.monotonic() < deadline, "dumpcap captured nothing on lo"
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            time.sleep(0.3)
         sent = _session(port)
     finally:
-        time.sleep(0.5)
-        packets = sniffer.stop()
         server.stop()
-    pcap = tmp_path / "session.pcap"
-    wrpcap(str(pcap), packets)
+        # libpcap hands packets over in blocks, a block at the latest 1 s after its first
+        # packet; a capture stopped sooner can lose the last block
+        time.sleep(1.5)
+        dumpcap.send_signal(signal.SIGINT)  # it writes what it holds and closes the file
+        dumpcap.communicate(timeout=60)
     fields = ["frame.number", "dcerpc.pkt_type", "dcerpc.cn_bind_to_uuid", "dcerpc.opnum"]
     out = subprocess.run(
         ["tshark", "-r", str(pcap), "-d", f"tcp.port=={port},dcerpc", "-Y", "dcerpc",
