@@ -519,13 +519,12 @@ class Connection:
     def _on_bind(self, pdu: d.Pdu, alter: bool) -> None:
         h, b = pdu.header, pdu.body
         assert isinstance(b, d.Bind)
-        if not alter and self.bound:
-            # a second bind on an association is a protocol error (MS-RPCE 2.2.2.5)
-            nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
-            self._send([d.encode_pdu(nak, h.call_id)])
+        refusal = self.assoc.bind_refusal(alter)
+        if isinstance(refusal, d.BindNak):
+            self._send([d.encode_pdu(refusal, h.call_id)])
             return
-        if alter and not self.bound:
-            self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
+        if refusal is not None:
+            self._fault(h.call_id, refusal.context_id, refusal.status)
             return
         challenge = None
         if pdu.auth is not None:

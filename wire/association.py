@@ -384,6 +384,17 @@ class Association:
         if early is not None:  # its ack was captured first (frames out of order): its group
             self._put_in_force(call_id, early)  # was taken when it came
 
+    def bind_refusal(self, alter: bool) -> Refused | d.BindNak | None:
+        """(server) Why a bind or alter_context cannot be taken in this association's state,
+        or None: a second bind is a protocol error (MS-RPCE 2.2.2.5), answered with a
+        bind_nak; an alter_context before any bind has no association to alter, and has no
+        nak of its own: a fault (C706 12.6.4.1)."""
+        if not alter and self.bound:
+            return d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+        if alter and not self.bound:
+            return Refused(0, 0, d.NCA_S_PROTO_ERROR, "alter_context before a bind")
+        return None
+
     def acknowledge(self, call_id: int, results: Sequence[d.ContextResultItem],
                     assoc_group: int, bind: bool) -> dict[int, Binding]:
         """The bind_ack (``bind``) or alter_context_resp answering the proposal of ``call_id``:

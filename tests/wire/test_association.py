@@ -218,3 +218,14 @@ def test_a_live_context_re_proposed_as_bound_stays_in_force():
 def test_an_early_ack_leaves_the_group_a_later_ack_named():
     assoc, _ = _observe(_ack(5, group=0x1111), _bind(7), _ack(7, group=0x2222), _bind(5))
     assert assoc.assoc_group == 0x2222 and 0 in assoc.contexts
+
+
+def test_a_server_takes_one_bind_and_alters_only_after_it():
+    assoc = a.Association(a.SERVER)
+    assert isinstance(assoc.bind_refusal(alter=True), a.Refused)
+    assert assoc.bind_refusal(alter=False) is None
+    assoc.propose(1, (d.ContextElement(0, IFACE, (d.NDR,)),))
+    assoc.acknowledge(1, (d.ContextResultItem(ACCEPT, 0, d.NDR),), 0x42, bind=True)
+    nak = assoc.bind_refusal(alter=False)
+    assert isinstance(nak, d.BindNak) and nak.reason == d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED
+    assert assoc.bind_refusal(alter=True) is None
