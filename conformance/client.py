@@ -517,7 +517,7 @@ class ArgumentError(ValueError):
     the message is one line."""
 
 
-METHODS: dict[str, type[c.Call]] = {cls.__name__: cls for cls in c.CALLS.values()}
+METHODS: dict[str, type[c.Call]] = c.BY_NAME
 
 
 def _constants() -> dict[str, int]:

@@ -164,7 +164,7 @@ IDS_ACTION = ("MS-MQMR/3.1.4.2/R1", "MS-MQMR/3.1.4.2/R2", "MS-MQMR/3.1.4.2/R3",
               "MS-MQMR/3.1.4.2/R14", "MS-MQMR/3.1.4.2/R15", "MS-MQMR/3.1.4.2/R18",
               "MS-MQMR/3.1.4.2/R20", "MS-MQMR/3.1.4.2/R22")
 
-CALL_TYPES: dict[str, type[c.Call]] = {t.__name__: t for t in c.CALLS.values()}
+CALL_TYPES: dict[str, type[c.Call]] = c.BY_NAME
 
 
 # ============================================================================== programs

@@ -383,6 +383,8 @@ CALLS: dict[tuple[str, int], type[Call]] = {
               R_SetUserAcknowledgementClass, R_EndTransactionalReceive, R_QMMgmtGetInfo,
               R_QMMgmtAction)
 }
+#: each call type by its method name (a calls table's ``method``, a target file's step)
+BY_NAME: dict[str, type[Call]] = {c.__name__: c for c in CALLS.values()}
 RESULTS: dict[type[Call], type[Result]] = {c: globals()[c.__name__ + "Result"]
                                            for c in CALLS.values()}
 #: void methods: failures are thrown as RPC exceptions, not returned

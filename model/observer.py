@@ -167,8 +167,6 @@ REUSE = {c.R_StartReceive: "MS-MQRR/3.1.4.7/R11",
          c.R_StartTransactionalReceive: "MS-MQRR/3.1.4.13/R9"}
 CURSOR_CLOSED = {c.R_StartReceive: "MS-MQRR/3.1.4.7/R53",
                  c.R_StartTransactionalReceive: "MS-MQRR/3.1.4.13/R67"}
-#: a call's type by the method name the calls table gives
-CALL_TYPES: dict[str, type[c.Call]] = {t.__name__: t for t in c.CALLS.values()}
 
 
 # ------------------------------------------------------------------------------ inputs
@@ -416,7 +414,7 @@ class Observer:
 
     # ------------------------------------------------------------------ requests
     def _request(self, call: Observed) -> None:
-        kind = CALL_TYPES.get(call.method)
+        kind = c.BY_NAME.get(call.method)
         if call.handle is None or kind in (c.R_OpenQueue, c.R_OpenQueueForMove):
             return
         h = self._handle(call.handle)
@@ -460,7 +458,7 @@ class Observer:
         for rid, pending in h.pending.items():
             if pending.paired:
                 continue
-            self._flag(PAIRING[CALL_TYPES[pending.call.method]], pending.call,
+            self._flag(PAIRING[c.BY_NAME[pending.call.method]], pending.call,
                        f"dwRequestId {rid} returned message {pending.lookup_identifier} and the "
                        f"handle was closed (call_id {call.call_id}, frame "
                        f"{call.request_frame}) without R_EndReceive or R_CancelReceive")
@@ -472,7 +470,7 @@ class Observer:
 
     # ------------------------------------------------------------------ responses
     def _response(self, call: Observed) -> None:
-        kind = CALL_TYPES.get(call.method)
+        kind = c.BY_NAME.get(call.method)
         ok = call.status == MQ_OK
         if kind is c.R_GetServerPort:
             if call.status is not None and call.status != 0 and call.status > 0xFFFF:
@@ -616,7 +614,7 @@ class Observer:
 
     def _qmmgmt(self, call: Observed) -> None:
         session = call.object_type == MgmtObjectType.MGMT_SESSION
-        if CALL_TYPES.get(call.method) is c.R_QMMgmtGetInfo:
+        if c.BY_NAME.get(call.method) is c.R_QMMgmtGetInfo:
             if session:
                 self._flag("MS-MQMR/3.1.4.1/R14", call, "the object is MGMT_SESSION")
                 return

@@ -309,9 +309,14 @@ def check_verification_trailer(stub: bytes, binding: Binding, call_id: int, cont
         elif command.must_process:
             raise TrailerRefused(d.RPC_S_ACCESS_DENIED, "a verification trailer command "
                                  f"{command.command:#x} the server cannot process")
+    return _cut(stub, trailer)
+
+
+def _cut(stub: bytes, trailer: d.VerificationTrailer) -> tuple[bytes, int]:
+    """The stub before its verification trailer, and how many of its last zero octets may be
+    stub padding (at most 3: the trailer is 4-octet aligned, MS-RPCE 2.2.2.13)."""
     body = stub[:trailer.offset]
-    padding = min(3, len(body) - len(body.rstrip(b"\0")))
-    return body, padding
+    return body, min(3, len(body) - len(body.rstrip(b"\0")))
 
 
 def strip_verification_trailer(stub: bytes) -> tuple[bytes, int, str | None]:
@@ -326,8 +331,7 @@ def strip_verification_trailer(stub: bytes) -> tuple[bytes, int, str | None]:
         return stub, -1, str(exc)
     if trailer is None:
         return stub, -1, None
-    body = stub[:trailer.offset]
-    return body, min(3, len(body) - len(body.rstrip(b"\0"))), None
+    return (*_cut(stub, trailer), None)
 
 
 # --- the association ----------------------------------------------------------------------------
@@ -624,6 +628,7 @@ class Association:
 
     def _request(self, request: Request) -> Sequence[Call | Error]:
         out: list[Call | Error] = []
+        # MS-MQRR/2.1/R1: RPC over TCP as MS-RPCE has it, verification trailers included
         stub, padding, problem = strip_verification_trailer(request.stub)
         if problem is not None:
             out.append(Error("trailer", f"call_id {request.call_id}: {problem}", request.at))

@@ -417,9 +417,9 @@ def test_conformant_clients_against_the_model_give_no_violation(seed):
     from mqconform.conformance import synth
     from mqconform.model.mqmr import QMMgmtServer
     from mqconform.model.mqrr import RemoteReadServer
+    from mqconform.model.provisioning import new_queue_manager
     from mqconform.model.runtime import Environment
     from mqconform.server.control import ControlApi
-    from mqconform.model.provisioning import new_queue_manager
 
     env = Environment(new_queue_manager(None))
     env.local_addresses = ("127.0.0.1",)
