@@ -75,6 +75,7 @@ from mqconform.model.status import (
     MQ_ERROR_TRANSACTION_USAGE,
     MQ_OK,
     STATUS_ACCESS_DENIED,
+    STATUS_INVALID_HANDLE,
     STATUS_INVALID_PARAMETER,
 )
 
@@ -91,6 +92,62 @@ CURSOR_ACTIONS = frozenset({c.MQ_ACTION_RECEIVE, c.MQ_ACTION_PEEK_CURRENT,
 PLAIN_ACTIONS = frozenset({c.MQ_ACTION_RECEIVE, c.MQ_ACTION_PEEK_CURRENT})
 PEEK_ACTIONS = frozenset({c.MQ_ACTION_PEEK_CURRENT, c.MQ_ACTION_PEEK_NEXT,
                           c.MQ_LOOKUP_PEEK_CURRENT, c.MQ_LOOKUP_PEEK_NEXT, c.MQ_LOOKUP_PEEK_PREV})
+#: what R_StartReceive and R_StartTransactionalReceive answer when they refuse a call before
+#: they create its PendingRequestEntry: an invalid parameter or access (3.1.4.7/R6), an unknown
+#: handle, an unknown or closed cursor (STATUS_INVALID_HANDLE, 3.1.4.7 hCursor), a transaction
+#: refused (3.1.4.13/R68, R69)
+REFUSED_BEFORE_ENTRY = frozenset({MQ_ERROR_INVALID_PARAMETER, MQ_ERROR_INVALID_HANDLE,
+                                  STATUS_INVALID_HANDLE, MQ_ERROR_TRANSACTION_USAGE})
+
+
+# ---------------------------------------------------------------------------------------------
+# What an answer says about the PendingRequestTable and the OpenQueueDescriptors. The server
+# below changes its state by these predicates; the observer (model/observer.py), which sees only
+# calls and answers, learns the state by the same ones: the two cannot disagree on what a
+# pending request, a lock or a closed handle is.
+# ---------------------------------------------------------------------------------------------
+
+
+def registers_pending_request(action: int, status: int) -> bool:
+    """Whether a receive with this ulAction, answered with this status, left a
+    PendingRequestEntry in the PendingRequestTable (MS-MQRR 3.1.1.3).
+
+    MQ_ACTION_RECEIVE creates its entry before Dequeue Message Begin (3.1.4.7), so the entry
+    stays whatever the wait's outcome (until R_EndReceive, R_CancelReceive on the same handle,
+    the Pending Request Cleanup Timer or a rundown ends it), unless the call was refused before
+    that step. A receive by lookup identifier has an entry once it got its message (see
+    _start_receive). A peek never has one."""
+    if status in REFUSED_BEFORE_ENTRY:
+        return False
+    if action == c.MQ_ACTION_RECEIVE:
+        return True
+    return action in RECEIVE_ACTIONS and status == MQ_OK
+
+
+def holds_lock(action: int, status: int) -> bool:
+    """Whether the receive's PendingRequestEntry holds a message Locked: its LookupIdentifier
+    was set, because the receive returned the message (3.1.4.7 "If the rStatus ... is MQ_OK")."""
+    return action in RECEIVE_ACTIONS and status == MQ_OK
+
+
+def ends_pending_request(method: type[c.Call], status: int) -> bool:
+    """Whether R_EndReceive, R_EndTransactionalReceive or R_CancelReceive, answered with this
+    status, removed the PendingRequestEntry it named. The end methods remove it as soon as they
+    find it (3.1.4.9, 3.1.4.15: "Otherwise, remove"), so every answer but the two refusals
+    before that step (no entry for the handle: MQ_ERROR_INVALID_HANDLE; none for the
+    dwRequestId, or an invalid dwAck: MQ_ERROR_INVALID_PARAMETER) means it is gone. A cancel
+    removes it only when it succeeded (3.1.4.8/R14, R15)."""
+    if method is c.R_CancelReceive:
+        return status == MQ_OK
+    return status not in (MQ_ERROR_INVALID_HANDLE, MQ_ERROR_INVALID_PARAMETER)
+
+
+def closes_handle(method: type[c.Call], status: int) -> bool:
+    """Whether the call closed the OpenQueueDescriptor its handle names: R_CloseQueue answered
+    MQ_OK (3.1.4.3/R15); its PendingRequestEntry instances go with it (3.1.4.3/R13)."""
+    return method is c.R_CloseQueue and status == MQ_OK
+
+
 #: ulAction -> (peek, MessageSeekAction) for the lookup actions (3.1.4.7, 3.1.4.13)
 LOOKUP_TABLE = {
     c.MQ_LOOKUP_PEEK_CURRENT: (True, MessageSeekAction.SeekCurrent),
@@ -646,7 +703,7 @@ class RemoteReadServer:
             result = yield from dequeue_message_begin(  # begin
                 self.env, queue_desc, timeout=timeout, cursor=cursor, tag=call.dwRequestId,
                 transaction=transaction)
-            if result.status == MQ_OK:  # set_lookup
+            if holds_lock(action, result.status):  # set_lookup
                 _set_lookup(self, entry, result.message)
         elif action == c.MQ_ACTION_PEEK_CURRENT:  # peek_current
             result = yield from peek_message(self.env, queue_desc, timeout=timeout,
@@ -659,7 +716,7 @@ class RemoteReadServer:
                 self.env, queue_desc, call.LookupId, peek_operation=peek, lookup_operation=seek,
                 transaction=None if peek else transaction,
                 two_phase_read=not peek and transaction is None)
-            if result.status == MQ_OK and not peek:
+            if registers_pending_request(action, result.status):
                 # the text registers no PendingRequestEntry for a receive by lookup
                 # identifier, yet R_EndReceive (3.1.4.9) ends every two-phase receive through
                 # that table: register it, or the message would stay locked until rundown
@@ -779,7 +836,7 @@ class RemoteReadServer:
             self.env, queue_desc.queue_reference,  # MS-MQRR/3.1.4.8/R12
             call.dwRequestId,  # MS-MQRR/3.1.4.8/R13
             MQ_ERROR_OPERATION_CANCELLED)
-        if status != MQ_OK:  # MS-MQRR/3.1.4.8/R14
+        if not ends_pending_request(c.R_CancelReceive, status):  # MS-MQRR/3.1.4.8/R14
             return status_only(c.R_CancelReceiveResult, status, "MS-MQRR/3.1.4.8/R14",
                                any_failure=True)  # MS-MQRR/3.1.4.8/R7
         self._remove_entry((call.dwRequestId, bytes(call.phContext)))  # MS-MQRR/3.1.4.8/R15

@@ -77,7 +77,14 @@ from typing import Any
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObjectType, QueueSuffixType, from_queue_format
 from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
-from mqconform.model.mqrr import RECEIVE_ACTIONS  # a receive, not a peek: the oracle's
+# what an answer says about pending requests, locks and handles: the oracle's own predicates
+from mqconform.model.mqrr import (
+    RECEIVE_ACTIONS,
+    closes_handle,
+    ends_pending_request,
+    holds_lock,
+    registers_pending_request,
+)
 
 MQ_OK = 0
 
@@ -307,7 +314,7 @@ class _PendingRequestEntry:
     it (its dwRequestId and handle), the LookupIdentifier of the message it holds locked."""
 
     call: Observed
-    lookup_identifier: int | None = None  # set once the receive returned a message
+    lookup_identifier: int | None = None  # set when the receive returned a message (a lock)
     queue: str | None = None
     ended: float | None = None  # request time of the R_EndReceive / R_CancelReceive
     suspects: list = field(default_factory=list)  # (call, queue) returning it while locked
@@ -331,6 +338,8 @@ class _OpenQueueDescriptor:
     #: dwRequestId -> its PendingRequestEntry whose R_EndReceive / R_CancelReceive was sent
     ending: dict = field(default_factory=dict)
     unknown_ends: set = field(default_factory=set)  # (connection, call_id) of ends for none
+    #: dwRequestId of receives still waiting when an R_CancelReceive on this handle succeeded
+    cancelled: set = field(default_factory=set)
     closed_cursors: set = field(default_factory=set)
 
 
@@ -495,22 +504,30 @@ class Observer:
             handler(self, call, kind, h, ok)
 
     def _cancelled(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
-        """MS-MQRR 3.1.4.8: a cancel that succeeded removed the PendingRequestEntry; one that
-        failed (MS-MQRR/3.1.4.8/R14: no waiting read with that dwRequestId) left it in the
-        table, locked, for a later R_EndReceive to end."""
-        h.inflight.pop(call.request_id, None)
-        ending = h.ending.pop(call.request_id, None)
-        if ending is None:
+        """MS-MQRR 3.1.4.8: a cancel that succeeded removed the PendingRequestEntry keyed on its
+        handle and dwRequestId (R15), also the one of a receive still waiting when the cancel
+        was sent, whether that receive's answer comes before the cancel's or after; one that
+        failed (R14: no waiting read with that dwRequestId) left it in the table, locked, for
+        a later R_EndReceive to end."""
+        rid = call.request_id
+        ending = h.ending.pop(rid, None)
+        if not ends_pending_request(kind, call.status):
+            if ending is not None:
+                ending.ended = None
+                ending.paired = True
+                h.pending[rid] = ending
             return
-        if ok:
+        if ending is not None:
             self._unlock(ending)
-        else:
-            ending.ended = None
-            ending.paired = True
-            h.pending[call.request_id] = ending
+        if h.inflight.pop(rid, None) is not None:  # its answer is still to come
+            h.cancelled.add(rid)
+        entry = h.pending.get(rid)
+        if entry is not None and entry.call.request_time < call.request_time:
+            del h.pending[rid]  # it answered while the cancel was on its way
+            self._unlock(entry)
 
     def _closed(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
-        if not ok:
+        if not closes_handle(kind, call.status):
             return
         if call.result_handle is not None:
             self._flag("MS-MQRR/3.1.4.3/R5", call,
@@ -520,6 +537,7 @@ class Observer:
             self._unlock(receive)
         h.pending.clear()
         h.ending.clear()
+        h.cancelled.update(h.inflight)  # their entries went with the handle (3.1.4.3/R13)
         h.inflight.clear()
 
     def _cursor_created(self, call: Observed, kind: type,
@@ -553,34 +571,53 @@ class Observer:
             opened=True)
 
     def _received(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
-        h.inflight.pop(call.request_id, None)
-        if not ok or call.sequence_id is None:
+        rid = call.request_id
+        h.inflight.pop(rid, None)
+        if call.status is None:  # a fault or no answer: nothing is known
             return
-        if call.cursor and call.cursor in h.closed_cursors and not h.closed:
-            self._flag(CURSOR_CLOSED[kind], call, f"hCursor {call.cursor} was closed")
-        lookup = call.sequence_id
+        cancelled = rid in h.cancelled  # a successful R_CancelReceive removed its entry
+        h.cancelled.discard(rid)
+        lookup = call.sequence_id if ok else None
         q = self._queue(h.queue)
-        acked = q.acked.get(lookup)
-        if acked is not None and acked[0] < call.request_time:
-            end = acked[1]
-            self._flag("MS-MQRR/3.1.4.9/R7", call,
-                       f"message {lookup} of {h.queue} was acknowledged by call_id "
-                       f"{end.call_id} ({end.capture}, frame {end.request_frame})")
-        holders = q.locks.get(lookup)
-        for holder in holders or ():
-            if holder.call.response_time < call.request_time:
-                holder.suspects.append(call)
-        if call.action in RECEIVE_ACTIONS:
-            receive = _PendingRequestEntry(call, lookup_identifier=lookup, queue=h.queue)
-            h.pending[call.request_id] = receive
-            q.locks.setdefault(lookup, []).append(receive)
+        if lookup is not None:
+            if call.cursor and call.cursor in h.closed_cursors and not h.closed:
+                self._flag(CURSOR_CLOSED[kind], call, f"hCursor {call.cursor} was closed")
+            acked = q.acked.get(lookup)
+            if acked is not None and acked[0] < call.request_time:
+                end = acked[1]
+                self._flag("MS-MQRR/3.1.4.9/R7", call,
+                           f"message {lookup} of {h.queue} was acknowledged by call_id "
+                           f"{end.call_id} ({end.capture}, frame {end.request_frame})")
+            for holder in q.locks.get(lookup) or ():
+                if holder.call.response_time < call.request_time:
+                    holder.suspects.append(call)
+        if cancelled or not registers_pending_request(call.action, call.status):
+            return
+        locked = lookup is not None and holds_lock(call.action, call.status)
+        # a failed receive's entry holds no lock, and the client's pairing obligations are not
+        # read into a failed receive: it counts as paired
+        entry = _PendingRequestEntry(call, lookup_identifier=lookup if locked else None,
+                                     queue=h.queue, paired=not locked)
+        old = h.pending.get(rid)
+        if old is not None:  # the server's table keeps one entry per key: the new one
+            self._unlock(old)
+        h.pending[rid] = entry
+        if locked:
+            q.locks.setdefault(lookup, []).append(entry)
 
     def _ended(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id
         pending = h.ending.pop(rid, None)
-        if not ok:  # no entry on the server (the cleanup timer removed it, or never one)
-            if pending is not None:
+        if not ok:
+            if pending is None:
+                return
+            if ends_pending_request(kind, call.status) or call.ack in (c.RR_ACK, c.RR_NACK):
+                # it ended here, or a valid end found no entry: the Pending Request Cleanup
+                # Timer (or nothing the capture shows) had removed it before
                 self._unlock(pending)
+            else:  # refused for its dwAck before the entry was looked up: it is still there
+                pending.ended = None
+                h.pending[rid] = pending
             return
         if pending is None:
             if (call.connection, call.call_id) in h.unknown_ends:
@@ -599,7 +636,8 @@ class Observer:
                            f"{call.request_frame}")
         pending.suspects.clear()
         self._unlock(pending)
-        if call.ack == c.RR_ACK and kind is c.R_EndReceive:
+        if (call.ack == c.RR_ACK and kind is c.R_EndReceive
+                and pending.lookup_identifier is not None):
             self._queue(pending.queue).acked[pending.lookup_identifier] = (call.response_time, call)
 
     def _unlock(self, receive: _PendingRequestEntry) -> None:
