@@ -77,6 +77,7 @@ from typing import Any
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObjectType, QueueSuffixType, from_queue_format
 from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, _action_key
+
 # what an answer says about pending requests, locks and handles: the oracle's own predicates
 from mqconform.model.mqrr import (
     RECEIVE_ACTIONS,
