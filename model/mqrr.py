@@ -685,7 +685,9 @@ class RemoteReadServer:
         if call.hCursor != 0:  # cursor
             cursor = self._cursor(queue_desc, call.hCursor)
             if cursor is None:
-                return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["cursor"]),
+                # "return STATUS_INVALID_HANDLE (0xC0000008)", a code the Return Values table
+                # does not list; the client treats every failure alike: any failure passes
+                return status_only(result_type, STATUS_INVALID_HANDLE, _first(steps["cursor"]),
                                    any_failure=True)
         if (call.ulAction in RECEIVE_ACTIONS
                 and queue_desc.access_type is not QueueAccessType.ReceiveAccess):
@@ -777,7 +779,7 @@ class RemoteReadServer:
             return status_only(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R66",
                                any_failure=True)
         if call.hCursor != 0 and self._cursor(queue_desc, call.hCursor) is None:  # .../R67
-            return status_only(result_type, MQ_ERROR_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R67",
+            return status_only(result_type, STATUS_INVALID_HANDLE, "MS-MQRR/3.1.4.13/R67",
                                any_failure=True)
         if not queue_desc.queue_reference.transactional:  # MS-MQRR/3.1.4.13/R68
             return status_only(result_type, MQ_ERROR_TRANSACTION_USAGE, "MS-MQRR/3.1.4.13/R68")
