@@ -10,6 +10,10 @@ once. The two runs go one after the other, never at the same time, each with the
 arguments and the bench script of its own revision; then every line of the two outputs that
 differs only in its figures is printed once with each figure as ``before -> after (ratio)``.
 The exit status is the worse of the two runs'.
+
+With ``--rounds N`` the two alternate N times (baseline, tree, baseline, tree, ...), so that a
+machine whose speed drifts during the comparison slows both alike; each figure is then the
+median of its N runs, and each run's own figures are printed as they come.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import hashlib
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,6 +79,39 @@ def _figures(line: str) -> tuple[str, list[float]]:
     return shape, [float(n.replace(",", "")) for n in NUMBER.findall(line)]
 
 
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:.4f}".rstrip("0")
+
+
+def medians(outputs: list[list[str]]) -> list[str]:
+    """The lines of the first output, each figure replaced by its median over the outputs
+    (the k-th line of a shape in one output is matched with the k-th of the same shape in
+    the others; a line that is not in every output is left out)."""
+    by_shape: list[dict[str, list[list[float]]]] = []
+    for lines in outputs:
+        shapes: dict[str, list[list[float]]] = {}
+        for line in lines:
+            shape, values = _figures(line)
+            if values:
+                shapes.setdefault(shape, []).append(values)
+        by_shape.append(shapes)
+    seen: dict[str, int] = {}
+    out = []
+    for line in outputs[0]:
+        shape, values = _figures(line)
+        if not values:
+            continue
+        k = seen[shape] = seen.get(shape, -1) + 1
+        runs = [s[shape][k] for s in by_shape if len(s.get(shape, ())) > k]
+        if len(runs) < len(outputs) or any(len(r) != len(values) for r in runs):
+            continue
+        mid = [statistics.median(column) for column in zip(*runs, strict=True)]
+        parts = NUMBER.split(line)
+        out.append(parts[0] + "".join(_number(v) + rest for v, rest in zip(mid, parts[1:],
+                                                                          strict=True)))
+    return out
+
+
 def side_by_side(before: list[str], after: list[str]) -> list[str]:
     """The lines of ``after`` whose shape (the text without its figures) a line of ``before``
     has too, each figure as ``before -> after (after/before)``."""
@@ -104,12 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", required=True, help="a git revision (commit, tag, branch)")
     ap.add_argument("--cache", default=tempfile.gettempdir(),
                     help="where the baseline's worktree and venv are kept")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="alternate the two runs this many times; figures are medians")
     ap.add_argument("bench", help="a script of bench/: decode, server, model, pipeline, ...")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="its arguments, after --")
     args = ap.parse_args(argv)
     script = ROOT / "bench" / f"{args.bench}.py"
     if args.bench == "compare" or not script.is_file():
         ap.error(f"no benchmark bench/{args.bench}.py")
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     rest = args.args[1:] if args.args[:1] == ["--"] else args.args
     try:
         old_python, tree = baseline(args.baseline, args.bench, Path(args.cache))
@@ -120,13 +162,25 @@ def main(argv: list[str] | None = None) -> int:
     if not old_script.is_file():
         print(f"compare: {args.baseline} has no bench/{args.bench}.py", file=sys.stderr)
         return 2
-    print(f"== baseline {args.baseline}")
-    rc_old, before, t_old = run(old_python, old_script, rest)
-    print(f"== working tree ({_git('rev-parse', '--short', 'HEAD')}"
-          f"{'+changes' if _git('status', '--porcelain', '--untracked-files=no') else ''})")
     env_python = Path(os.environ.get("MQCONFORM_PYTHON", sys.executable))
-    rc_new, after, t_new = run(env_python, script, rest)
-    print(f"\n== side by side: baseline {args.baseline} -> working tree (ratio after/before)")
+    tree_name = (f"{_git('rev-parse', '--short', 'HEAD')}"
+                 f"{'+changes' if _git('status', '--porcelain', '--untracked-files=no') else ''}")
+    befores, afters, t_old, t_new, rc_old, rc_new = [], [], 0.0, 0.0, 0, 0
+    for i in range(args.rounds):
+        label = f" (round {i + 1} of {args.rounds})" if args.rounds > 1 else ""
+        print(f"== baseline {args.baseline}{label}")
+        rc, lines, seconds = run(old_python, old_script, rest)
+        befores.append(lines)
+        rc_old, t_old = max(rc_old, rc), t_old + seconds
+        print(f"== working tree ({tree_name}){label}")
+        rc, lines, seconds = run(env_python, script, rest)
+        afters.append(lines)
+        rc_new, t_new = max(rc_new, rc), t_new + seconds
+    before, after = ((medians(befores), medians(afters)) if args.rounds > 1
+                     else (befores[0], afters[0]))
+    what = f"medians of {args.rounds} alternating rounds, " if args.rounds > 1 else ""
+    print(f"\n== side by side: baseline {args.baseline} -> working tree "
+          f"({what}ratio after/before)")
     for line in side_by_side(before, after):
         print(line)
     print(f"wall time of the runs: {t_old:.0f} s -> {t_new:.0f} s")

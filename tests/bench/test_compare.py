@@ -35,3 +35,19 @@ def test_an_unknown_benchmark_is_a_usage_error(capsys):
         compare.main(["--baseline", "HEAD", "nonsense"])
     assert exc.value.code == 2
     assert "no benchmark bench/nonsense.py" in capsys.readouterr().err
+
+
+def test_rounds_give_the_median_of_each_figure_line_by_line():
+    runs = [["corpus: 1,000 frames", "local[1] 12.5 s  80000 frames/s", "p99 4.0 ms"],
+            ["corpus: 1,000 frames", "local[1] 10.0 s  100,000 frames/s", "p99 9.0 ms",
+             "only here 3"],
+            ["corpus: 1,000 frames", "local[1] 11.0 s  90000 frames/s", "p99 5.5 ms"]]
+    assert compare.medians(runs) == ["corpus: 1000 frames", "local[1] 11 s  90000 frames/s",
+                                     "p99 5.5 ms"]
+
+
+def test_rounds_below_one_are_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        compare.main(["--baseline", "HEAD", "--rounds", "0", "model"])
+    assert exc.value.code == 2
+    assert "--rounds must be at least 1" in capsys.readouterr().err
