@@ -28,6 +28,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import secrets
+import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -150,6 +152,7 @@ class Suite:
         self.results: list[v.CaseResult] = []
         self.capabilities = Capabilities(dict(spec.capabilities))
         self._running = None  # the embedded reference server, when endpoint is reference
+        self._folder: Path | None = None  # its provisioning file's folder, removed at close
         self._run = secrets.token_hex(3)
         self._queues = itertools.count(1)
         self.target, self.sut, port = self._open()
@@ -191,10 +194,7 @@ class Suite:
         scenarios, an administrator and a reader, whose passwords are made for this run and
         handed over in the server's environment (its provisioning file names the variables,
         not the secrets)."""
-        import tempfile
-
-
-        folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
+        folder = self._folder = Path(tempfile.mkdtemp(prefix="mqconform-reference-"))
         users = {"administrator": f"mqc-admin-{self._run}", "reader": f"mqc-reader-{self._run}"}
         passwords = {role: secrets.token_urlsafe(18) for role in users}
         env = {f"MQC_{role.upper()}_PASSWORD": passwords[role] for role in users}
@@ -224,6 +224,9 @@ class Suite:
         if self._running is not None:
             self._running.close()
             self._running = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
 
 class ModelAssociation:
