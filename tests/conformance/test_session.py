@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mqconform.conformance.session import Suite
-from mqconform.model import calls as c
 from mqconform.conformance.targetfile import load
+from mqconform.model import calls as c
 
 
 def test_the_embedded_reference_leaves_no_folder_behind():
