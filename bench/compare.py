@@ -131,7 +131,7 @@ def side_by_side(before: list[str], after: list[str]) -> list[str]:
         text = next(parts)
         for a, b, rest in zip(old, values, parts, strict=False):
             ratio = f"{b / a:.2f}" if a else "-"
-            text += f"[{a:g} -> {b:g} ({ratio})]" + rest
+            text += f"[{_number(a)} -> {_number(b)} ({ratio})]" + rest
         out.append(text.strip())
     return out
 
