@@ -51,8 +51,10 @@ from mqconform.conformance.targets import (
     Capabilities,
     ModelQueueManager,
     ModelTarget,
+    NotApplicable,
     RpcTarget,
     ServeProcess,
+    require_capability,
 )
 from mqconform.model import calls as c
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
@@ -78,10 +80,6 @@ ANSWER_LIMIT_S = 10.0
 #: pSequenceId: the lower 7 octets of a lookup identifier (MS-MQRR 3.1.4.7); the high octet
 #: is 7 - priority for a transactional message (MS-MQDMPR 3.1.7.1.9)
 SEQUENCE_MASK = (1 << 56) - 1
-
-
-class NotApplicable(Exception):
-    """The target declares a capability the case needs absent."""
 
 
 class CaseFailed(AssertionError):
@@ -247,6 +245,7 @@ class ModelAssociation:
             target.qm.host.join(self.group, id(self))
 
     def call(self, typed_call: c.Call) -> c.Result:
+        require_capability(self.capabilities, typed_call)
         listener = self.target.qm.listener
         if listener is not None:
             listener.on_connect(self)

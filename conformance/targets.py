@@ -40,6 +40,31 @@ class TargetError(Exception):
     """A target that cannot be reached or used; one line."""
 
 
+class NotApplicable(Exception):
+    """The target declares a capability the case needs absent."""
+
+
+#: the capability a call needs, by its type: the qmmgmt interface (MS-MQMR) as a whole, and
+#: the move methods of RemoteRead (MS-MQRR 3.1.4.11, 3.1.4.10), which a server may leave out
+MOVE_CALLS = (c.R_OpenQueueForMove, c.R_MoveMessage)
+
+
+def needed_capability(typed_call: c.Call) -> str | None:
+    if typed_call.interface == c.QMMGMT:
+        return "qmmgmt"
+    if isinstance(typed_call, MOVE_CALLS):
+        return "move"
+    return None
+
+
+def require_capability(capabilities: Capabilities, typed_call: c.Call) -> None:
+    """A call the target declares it cannot take makes its case not applicable: it is never
+    sent (a target without qmmgmt would refuse the bind, and the case would read failed)."""
+    needed = needed_capability(typed_call)
+    if needed is not None and not capabilities.has(needed):
+        raise NotApplicable(f"the target declares no {needed} ({type(typed_call).__name__})")
+
+
 @dataclass
 class Capabilities:
     declared: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
@@ -208,6 +233,7 @@ class ModelTarget:
         return self.qm.outcome(typed_call)
 
     def call(self, typed_call: c.Call) -> c.Result:
+        require_capability(self.capabilities, typed_call)
         listener = self.qm.listener
         if listener is None:
             return self.qm.outcome(typed_call).result
@@ -263,6 +289,7 @@ class RpcTarget:
         return self.client._associations[c.REMOTEREAD].port
 
     def call(self, typed_call: c.Call) -> c.Result:
+        require_capability(self.capabilities, typed_call)
         mark = self.recorder.mark() if self.recorder is not None else None
         try:
             return self.client.call(typed_call)

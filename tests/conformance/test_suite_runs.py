@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconform.model import calls as c
 from mqconform.server.main import start
 from mqconform.spec.catalog import load
 
@@ -168,3 +169,33 @@ def test_without_sut_control_every_case_is_inconclusive(tmp_path, reference):
     verdicts = [c["verdict"] for c in results["cases"]]
     assert len(verdicts) >= 2 and set(verdicts) == {"inconclusive"}
     assert "cannot create queue" in results["cases"][0]["messages"][0]
+
+
+def test_a_target_without_qmmgmt_has_every_mqmr_case_not_applicable(tmp_path, reference):
+    """A RemoteRead-only endpoint (the reference refusing binds of qmmgmt) declared
+    ``qmmgmt: false``: the MS-MQMR cases are not applicable and send no qmmgmt call; none
+    fails for an interface the target says it does not have."""
+    served = reference.handler.interfaces()
+    reference.handler.interfaces = lambda: {u: v for u, v in served.items()
+                                            if u != c.QMMGMT_UUID}
+    path = target_file(tmp_path, reference, capabilities="{qmmgmt: false}")
+    out = run("--target", str(path), "--report-dir", str(tmp_path / "r"),
+              "--select", "MS-MQMR", cwd=tmp_path)
+    assert out.returncode != 1, out.stdout[-3000:] + out.stderr[-3000:]
+    cases = json.loads((tmp_path / "r" / "results.json").read_text())["cases"]
+    assert len(cases) >= 50
+    verdicts = {c["verdict"] for c in cases}
+    assert verdicts == {"not-applicable"}, {c["case"]: c["verdict"] for c in cases
+                                            if c["verdict"] != "not-applicable"}
+    assert all("qmmgmt" in c["messages"][0] for c in cases)
+
+
+def test_a_target_without_move_has_the_move_cases_not_applicable(tmp_path, reference):
+    path = target_file(tmp_path, reference, capabilities="{move: false}")
+    out = run("--target", str(path), "--report-dir", str(tmp_path / "r"),
+              "--select", "MS-MQRR/3.1.4.10", cwd=tmp_path)
+    assert out.returncode != 1, out.stdout[-3000:] + out.stderr[-3000:]
+    cases = json.loads((tmp_path / "r" / "results.json").read_text())["cases"]
+    assert len(cases) >= 3
+    assert {c["verdict"] for c in cases} == {"not-applicable"}
+    assert all("move" in c["messages"][0] for c in cases)
