@@ -516,6 +516,7 @@ class MessagePosition:
     _key: Any = bookkeeping()  # its order in the MessagePositionList (model/positionlist.py)
     _linked: bool = bookkeeping(False)  # in a MessagePositionList now
     _deleted_reason: Any = bookkeeping()  # why Message Position Deleted ran (3.1.7.2.1)
+    _counted: bool = bookkeeping(False)  # its size is in Queue.TotalBytes (consumed.count_bytes)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # MessagePositionList.version counts changes of the queue's live messages (a copy

@@ -27,10 +27,28 @@ def storage_size(message: Any) -> int:
     return len(message.body or b"") + len(getattr(message, "extension", b"") or b"")
 
 
+def count_bytes(queue: Any, position: Any, present: bool) -> None:
+    """Keep Queue.TotalBytes what MS-MQDMPR 3.1.1.2 defines: "the storage space, in bytes,
+    consumed by all the messages in a queue".
+
+    Message Position Available adds a message's size each time the message becomes Available
+    (3.1.7.2.2/R3), also when a Locked message comes back (RR_NACK, an abort, the Pending
+    Request Cleanup Timer, a rundown), while Message Position Deleted subtracts it once
+    (3.1.7.2.1/R3): read literally, the count grows at every NACK and never returns (errata
+    ``total-bytes``, ``mqconform spec errata``). The model counts each position's message
+    once, from its first Available until it leaves the queue, whichever way it leaves (Move
+    Message and a committed move set Deleted without the event)."""
+    if position._counted is present:
+        return
+    size = storage_size(position.message_reference)
+    queue.total_bytes += size if present else -size
+    position._counted = present
+
+
 def message_position_deleted(env: Environment, queue: Any, position: Any, reason: Any) -> None:
     """MS-MQDMPR 3.1.7.2.1 Message Position Deleted (MS-MQDMPR/3.1.7.2.1/R1
     MS-MQDMPR/3.1.7.2.1/R2). ``reason`` is a MessageClass value for consuming protocols."""
-    queue.total_bytes -= storage_size(position.message_reference)  # MS-MQDMPR/3.1.7.2.1/R3
+    count_bytes(queue, position, False)  # MS-MQDMPR/3.1.7.2.1/R3
     position.state = MessagePositionState.Deleted  # MS-MQDMPR/3.1.7.2.1/R4
     queue.message_position_list.remove(position)  # MS-MQDMPR/3.1.7.2.1/R5
     index = queue._positions_by_lookup_id
@@ -43,7 +61,7 @@ def message_position_deleted(env: Environment, queue: Any, position: Any, reason
 def message_position_available(env: Environment, queue: Any, position: Any) -> None:
     """MS-MQDMPR 3.1.7.2.2 Message Position Available (MS-MQDMPR/3.1.7.2.2/R1
     MS-MQDMPR/3.1.7.2.2/R2)."""
-    queue.total_bytes += storage_size(position.message_reference)  # MS-MQDMPR/3.1.7.2.2/R3
+    count_bytes(queue, position, True)  # MS-MQDMPR/3.1.7.2.2/R3 (once: count_bytes)
     position.state = MessagePositionState.Available  # MS-MQDMPR/3.1.7.2.2/R4
     for queue_desc in list(queue.open_queue_descriptor_collection):  # MS-MQDMPR/3.1.7.2.2/R5
         for reader in list(  # MS-MQDMPR/3.1.7.2.2/R6

@@ -58,6 +58,7 @@ from mqconform.model.adm import (
     TransactionalOperationType,
 )
 from mqconform.model.consumed import (
+    count_bytes,
     message_position_available,
     message_position_deleted,
     time_to_be_received_timer_key,
@@ -142,6 +143,7 @@ def transaction_commit(env: Environment, transaction_identifier: Any) -> int:
                                      reason=trans_op.dequeue_reason)  # MS-MQDMPR/3.1.4.4/R14
         elif trans_op.operation_type is Move:  # MS-MQDMPR/3.1.4.4/R15
             position.state = MessagePositionState.Deleted  # MS-MQDMPR/3.1.4.4/R16
+            count_bytes(position.queue_reference, position, False)  # it left its queue
             target = trans_op.target_queue_reference
             message = position.message_reference
             # MS-MQDMPR/3.1.4.4/R17: created in the target queue by the list's rules

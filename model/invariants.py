@@ -8,13 +8,15 @@ QueueReference is NULL); they have their own checks, ``check_routing_link`` and
 ``check_open_queue_descriptor`` (which ``check_invariants`` also applies to every descriptor it
 reaches).
 
-Besides the documents' MUST rules, two rules hold the model together:
+Besides the documents' MUST rules, three rules hold the model together:
 
 * every MessagePosition is in exactly one MessagePositionState (MS-MQDMPR/3.1.1.11/R2);
 * a MessagePosition that is not Deleted is an entry of the MessagePositionList of the queue it
   names (MS-MQDMPR/3.1.1.11/R1: QueueReference is "the Queue ... that contains this
   MessagePosition"), and it references a Message whose MessagePositionReference is that same
-  position (MS-MQDMPR/3.1.1.12/R1: "the MessagePosition ... that contains this Message").
+  position (MS-MQDMPR/3.1.1.12/R1: "the MessagePosition ... that contains this Message");
+* a queue's TotalBytes is the size of the messages in it (MS-MQDMPR 3.1.1.2), whatever NACKs,
+  moves and restarts happened (errata ``total-bytes``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from mqconform.model.adm import (
     TransactionalOperationType,
     User,
 )
+from mqconform.model.consumed import storage_size
 
 #: MS-MQDMPR 3.1.1.12 Label: "MUST NOT exceed 249 characters in length"
 LABEL_MAX = 249
@@ -48,8 +51,12 @@ def check_invariants(qm: QueueManager) -> list[str]:
     """Every ADM rule that can be checked from ``qm`` (see the module docstring)."""
     out = _queue_manager(qm)
     queues = list(_queues(qm))
+    enqueuing = {id(op.message_position_reference) for t in qm.transaction_collection
+                 for op in t.transactional_operation_collection
+                 if op.operation_type is TransactionalOperationType.Enqueue}
     for queue in queues:
         out += _message_position_list(queue)
+        out += _total_bytes(queue, enqueuing)
     out += _positions(queues, list(_all_positions(qm, queues)))
     descriptors = list(_descriptors(queues))
     out += _descriptors_rules(descriptors)
@@ -120,6 +127,19 @@ def _message_position_list(queue: Queue) -> list[str]:
                        f" (priority {previous.priority}, arrival {previous.arrival_time})")
         previous = message
     return out
+
+
+def _total_bytes(queue: Queue, enqueuing: set[int]) -> list[str]:
+    """Queue.TotalBytes (MS-MQDMPR 3.1.1.2): "the storage space, in bytes, consumed by all the
+    messages in a queue": the messages of its list that are not Deleted, but for those a
+    transaction enqueued and has not committed (3.1.7.1.9 counts them at the commit)."""
+    present = sum(storage_size(p.message_reference) for p in queue.message_position_list
+                  if p.state is not MessagePositionState.Deleted and id(p) not in enqueuing
+                  and p.message_reference is not None)
+    if queue.total_bytes != present:
+        return [f"MS-MQDMPR 3.1.1.2 TotalBytes: {_name(queue)} counts {queue.total_bytes} bytes "
+                f"but its messages take {present} (errata total-bytes)"]
+    return []
 
 
 def _positions(queues: list[Queue], positions: list[MessagePosition]) -> list[str]:

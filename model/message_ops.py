@@ -29,6 +29,7 @@ from mqconform.model.adm import (
     TransactionalOperationType,
 )
 from mqconform.model.consumed import (
+    count_bytes,
     message_position_available,
     message_position_deleted,
     storage_size,
@@ -99,6 +100,7 @@ def restore_message(env: Environment, queue: Any, message: Any) -> None:
     qm.sequential_id = max(qm.sequential_id, message.lookup_identifier & 0x00FFFFFFFFFFFFFF)
     queue.message_position_list.insert(position)
     _index(queue)[message.lookup_identifier] = position
+    count_bytes(queue, position, True)
     time_to_be_received_timer_start(env, message)
 
 
@@ -436,6 +438,7 @@ def move_message(env: Environment, message_pos: Any, target_queue: Any,
     No transaction may be given for a System target queue (MS-MQDMPR/3.1.7.1.16/R2)."""
     if transaction is None:  # MS-MQDMPR/3.1.7.1.16/R4
         message_pos.state = Deleted  # MS-MQDMPR/3.1.7.1.16/R5
+        count_bytes(message_pos.queue_reference, message_pos, False)  # it left its queue
         message = message_pos.message_reference
         new_message_pos = MessagePosition(  # MS-MQDMPR/3.1.7.1.16/R6
             message_reference=message, state=Available, queue_reference=target_queue)

@@ -223,6 +223,7 @@ class Store:
             for position in list(queue.message_position_list):
                 queue.message_position_list.remove(position)
             queue._positions_by_lookup_id = None
+            queue.total_bytes = 0  # restore_message counts the stored ones
         qm = env.local_queue_manager
         for path, lookup_id, text in stored:
             where = f"store {self.directory}: message {lookup_id} of {path}"

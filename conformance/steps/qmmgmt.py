@@ -381,6 +381,12 @@ def read_bytes_in_all(mq, mgmt):
                             .value, mgmt["expected"].apVar[0].value)
 
 
+@given(parsers.parse('the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "{label}"'))
+def read_queue_bytes(mq, mgmt, label):
+    mgmt.setdefault("queue_bytes", {})[label] = _value(
+        mq, mgmt, _object(mgmt, f'queue "{label}"'), "PROPID_MGMT_QUEUE_BYTES_IN_QUEUE").value
+
+
 @given(parsers.re(r'the client has called R_QMMgmtAction "(?P<action>[^"]*)" on '
                   r'(?P<obj>.+)$'))
 def has_called_action(mq, mgmt, action, obj):
@@ -503,6 +509,12 @@ def acknowledge(mq, mgmt):
     mq.call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_ACK, dwRequestId=request))
 
 
+@when("the client gives the receive back with RR_NACK")
+def give_back(mq, mgmt):
+    ctx, request = mgmt.pop("receive")
+    mq.call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_NACK, dwRequestId=request))
+
+
 # ------------------------------------------------------------------------------ Then
 
 @then("R_QMMgmtGetInfo returns MQ_OK with the values the documents give")
@@ -576,6 +588,16 @@ def queue_property_is(mq, mgmt, label, name, text, number):
     want = text if text is not None else int(number)
     mq.assert_that(got.value == want, f"{name} of queue {label!r} is {got.value!r}, "
                                       f"not {want!r}")
+
+
+@then(parsers.parse('PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "{label}" is what it was'))
+def queue_bytes_unchanged(mq, mgmt, label):
+    before = mgmt["queue_bytes"][label]
+    now = _value(mq, mgmt, _object(mgmt, f'queue "{label}"'),
+                 "PROPID_MGMT_QUEUE_BYTES_IN_QUEUE").value
+    mq.assert_that(now == before, f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue {label!r} went "
+                                  f"from {before} to {now} with the same messages in it",
+                   "MS-MQMR/3.1.4.1/R20")
 
 
 @then(parsers.parse('every queue property of queue "{label}" has the value the documents give'))

@@ -129,6 +129,21 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client acknowledges the receive
     Then queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
 
+  # MS-MQDMPR 3.1.1.2 defines TotalBytes as the bytes of the messages in the queue; read
+  # literally, Message Position Available (3.1.7.2.2) adds a message's size again each time a
+  # NACK gives it back (errata total-bytes): the count must stay the sum of what is there
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.2.2/R3
+  Scenario: PROPID_MGMT_QUEUE_BYTES_IN_QUEUE stays the same when a receive is given back with RR_NACK
+    Given a private queue "A" with messages "one, two"
+    And the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "A"
+    And the client has opened queue "A" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "A"
+    And the client gives the receive back with RR_NACK
+    And the client starts a two-phase receive from queue "A"
+    And the client gives the receive back with RR_NACK
+    Then PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "A" is what it was
+    And queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 2
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
   Scenario: PROPID_MGMT_QUEUE_BYTES_IN_QUEUE drops to 0 when the queue is purged
     Given a private queue "A" with messages "one, two"

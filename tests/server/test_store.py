@@ -9,6 +9,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import types
 import urllib.request
 from pathlib import Path
 
@@ -224,3 +225,31 @@ def test_a_message_moved_to_a_subqueue_or_purged_while_locked_stays_so_after_a_r
         assert rl.available(r.rpc.address, "DIRECT=OS:MQREF\\private$\\q;retry") == [b"a"]
     finally:
         r.stop()
+
+
+def test_after_a_restart_the_byte_counts_are_those_of_the_stored_messages(tmp_path):
+    """MS-MQDMPR 3.1.1.2 TotalBytes after a restart: the stored messages' sizes, not those of
+    the provisioning file's messages (which are not sent again) nor zero."""
+    from mqconform.model.invariants import check_invariants
+
+    (tmp_path / "queues.yaml").write_text(queues_yaml(3))
+    first = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"),
+                  store=str(tmp_path / "store"))
+    try:
+        host, port = first.control.address
+        control = types.SimpleNamespace(control_url=f"http://{host}:{port}")
+        for i in range(4):
+            send(control, f"later-{i}", delivery="recoverable")
+    finally:
+        first.stop()
+    again = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"),
+                  store=str(tmp_path / "store"))
+    try:
+        qm = again.handler.env.local_queue_manager
+        [queue] = [q for q in qm.queue_collection
+                   if q.pathname.lower().endswith("private$\\q")]
+        assert len(queue.message_position_list) == 7
+        assert queue.total_bytes > 0
+        assert check_invariants(qm) == []
+    finally:
+        again.stop()
