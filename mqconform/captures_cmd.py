@@ -70,8 +70,9 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Exit 0: no violation and every file read whole; 1: a violation or a file error;
-    2: bad arguments (no such input, bad master URL)."""
+    """Exit 0: no violation and every file read whole (violations and decoding errors a
+    conformance run lists as deliberate beside its capture excepted); 1: a violation or a file
+    error; 2: bad arguments (no such input, bad master URL, an unreadable list)."""
     UsageError = args.usage_error  # noqa: N806
     require_extra("validate", UsageError)
     from rich.console import Console
@@ -108,6 +109,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                   f"{result.seconds:.1f} s")
     for requirement, count in sorted(result.by_requirement.items()):
         console.print(f"  {requirement}: {count}")
+    known = _expected(paths, result.out, UsageError)
+    if known is not None:
+        console.print(f"expected: {known['violations']} violation(s) and {known['errors']} "
+                      f"decoding error(s) are the deliberate departures of a conformance run, "
+                      f"listed beside the capture ({', '.join(known['files'])}); unexpected: "
+                      f"{result.violations - known['violations']} violation(s), "
+                      f"{result.errors - known['errors']} decoding error(s)")
     for table in pipeline.TABLES:
         console.print(f"{table}: {result.out / table}")
     console.print(f"report: {result.out / 'index.html'} and {result.out / 'report.json'}")
@@ -116,7 +124,46 @@ def cmd_validate(args: argparse.Namespace) -> int:
         console.print(f"against {args.labels}: {score['faulty_flows']} faulty flows, recall "
                       f"{score['recall']:.1%}, {score['false_positive_flows']} false "
                       f"positive flow(s) of {score['clean_flows']} clean")
+    if known is not None:
+        return 1 if (result.violations > known["violations"]
+                     or result.errors > known["errors"]) else 0
     return 1 if result.violations or result.errors else 0
+
+
+def _expected(paths: list[str], out: Path, usage_error: type) -> dict | None:
+    """How many of the violations and decoding errors found are listed as deliberate beside
+    their capture (``wire.expected.json`` of ``mqconform run``; captures/expected.py); None
+    when no input has such a list."""
+    import pyarrow.parquet as pq
+
+    from mqconform.captures import expected
+
+    wanted: set[tuple] = set()
+    files = []
+    for path in paths:
+        try:
+            entries = expected.load(path)
+        except expected.ExpectedError as exc:
+            raise usage_error(str(exc)) from None
+        if entries is not None:
+            wanted |= expected.keys(path, entries)
+            files.append(expected.sidecar(path).name)
+    if not files:
+        return None
+    found = {"violations": 0, "errors": 0, "files": files}
+    if (out / "violations").exists():
+        table = pq.read_table(out / "violations",
+                              columns=["capture", "request_frame", "requirement"])
+        for row in table.to_pylist():
+            if expected.violation_key(row["capture"], row["request_frame"],
+                                      row["requirement"]) in wanted:
+                found["violations"] += 1
+    if (out / "errors").exists():
+        for row in pq.read_table(out / "errors", columns=["capture", "frame", "kind"]
+                                 ).to_pylist():
+            if expected.error_key(row["capture"], row["frame"], row["kind"]) in wanted:
+                found["errors"] += 1
+    return found
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@
     mqconform spec stats                        counts and coverage checks
     mqconform spec trace                        citations of requirement IDs in the tree
     mqconform spec report --out DIR             catalog.json + index.html (traceability)
+    mqconform spec errata [--format json]       where the documents contradict themselves
     mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
     mqconform run [--target T] [--report-dir D] [--select ID] [--strict] [-- PYTEST ARGS]
                                                 the conformance suite (exit 1: a failure)
@@ -185,6 +186,26 @@ def cmd_spec_trace(args: argparse.Namespace) -> int:
     return 1 if result.errors else 0
 
 
+# ---------------------------------------------------------------------------- spec errata
+
+def cmd_spec_errata(args: argparse.Namespace) -> int:
+    from mqconform.spec import errata
+
+    try:
+        entries = errata.load()
+    except errata.ErrataError as exc:
+        print(f"mqconform spec errata: {exc}", file=sys.stderr)
+        return 1
+    if not args.include_retired:
+        entries = [e for e in entries if not e.retired]
+    if args.format == "json":
+        json.dump([e.as_dict() for e in entries], sys.stdout, indent=1, ensure_ascii=False)
+        print()
+    else:
+        print(errata.render(entries))
+    return 0
+
+
 # ---------------------------------------------------------------------------- spec report
 
 def cmd_spec_report(args: argparse.Namespace) -> int:
@@ -281,11 +302,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.strict:
         argv.append("--mq-strict")
     rc = pytest.main(argv + list(args.pytest_args))
+    _write_expected(report_dir)
     if rc in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         return 0
     if rc == pytest.ExitCode.TESTS_FAILED:
         return 1
     return 2 if rc == pytest.ExitCode.USAGE_ERROR else 1
+
+
+def _write_expected(report_dir: Path) -> None:
+    """wire.expected.json beside wire.pcap: the run's deliberate departures, which
+    ``mqconform captures validate`` reports as expected (captures/expected.py)."""
+    capture, results = report_dir / "wire.pcap", report_dir / "results.json"
+    if not (capture.is_file() and results.is_file()):
+        return
+    from mqconform.captures import expected
+
+    try:
+        path = expected.write(capture, results)
+    except Exception as exc:  # the run's verdicts stand; say why the list is missing
+        print(f"mqconform run: {expected.sidecar(capture).name} not written: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return
+    print(f"deliberate departures: {path}")
 
 
 # ---------------------------------------------------------------------------- replay
@@ -426,6 +465,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="tree to scan (default: this checkout)")
     p.add_argument("-v", "--verbose", action="store_true", help="list every citation")
     p.set_defaults(func=cmd_spec_trace)
+
+    p = spec_sub.add_parser("errata", help="where the documents contradict themselves or each "
+                            "other, and what the model does there")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--include-retired", action="store_true")
+    p.set_defaults(func=cmd_spec_errata)
 
     p = spec_sub.add_parser("report", help="write catalog.json and index.html")
     p.add_argument("--out", default="reports", help="directory (default: reports)")

@@ -1,0 +1,91 @@
+"""captures/expected.py: a conformance run lists its deliberate departures beside its capture,
+and the trace validator reports them as expected, never a server's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqconform.captures import expected
+from mqconform.model.observer import RULES
+from mqconform.server.faults import Faults
+from mqconform.server.main import start
+
+MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*MQCONFORM, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _target(tmp_path: Path, server) -> Path:
+    host, port = server.rpc.address
+    chost, cport = server.control.address
+    path = tmp_path / "target.yaml"
+    path.write_text(f'endpoint: "ncacn_ip_tcp:{host}[{port}]"\nname: reference-over-tcp\n'
+                    f"sut_control: {{kind: reference, url: 'http://{chost}:{cport}'}}\n")
+    return path
+
+
+def test_the_sidecar_is_named_after_the_capture():
+    assert expected.sidecar("r/wire.pcap") == Path("r/wire.expected.json")
+    assert expected.sidecar("x/a.pcapng.gz") == Path("x/a.expected.json")
+
+
+def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expected(tmp_path):
+    """`mqconform run` then `mqconform captures validate r/wire.pcap`: exit 0, the suite's
+    negative calls reported as expected; each listed entry is a client rule or a request the
+    suite sent malformed, and names a case of the run."""
+    out = _run("run", "--target", "reference", "--report-dir", str(tmp_path / "r"),
+               "--select", "MS-MQRR/3.1.4.5", "--select", "MS-MQRR/3.1.4.9",
+               "--select", "MS-MQMR/2.2", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    sidecar = tmp_path / "r" / "wire.expected.json"
+    data = json.loads(sidecar.read_text())
+    cases = {c["case"] for c in json.loads((tmp_path / "r" / "results.json").read_text())
+             ["cases"]}
+    entries = data["expected"]
+    assert {e["kind"] for e in entries} == {"violation", "error"}, entries[:3]
+    for e in entries:
+        assert e["case"] in cases
+        if e["kind"] == "violation":
+            assert RULES[e["requirement"]][0] == "client", e
+    valid = _run("captures", "validate", str(tmp_path / "r" / "wire.pcap"),
+                 "--out", str(tmp_path / "v"), cwd=tmp_path)
+    assert valid.returncode == 0, valid.stdout[-3000:] + valid.stderr[-2000:]
+    assert "unexpected: 0 violation(s), 0 decoding error(s)" in valid.stdout
+    listed = sum(1 for e in entries if e["kind"] == "violation")
+    assert f"expected: {listed} violation(s)" in valid.stdout
+
+
+def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):
+    """A reference that keeps acknowledged messages (fault ack-keeps, MS-MQRR/3.1.4.9/R7):
+    its violations are the server's, never in the run's list, and the validation fails."""
+    server = start(port=0, control_port=0, faults=Faults(frozenset({"ack-keeps"}), rate=1.0))
+    try:
+        out = _run("run", "--target", str(_target(tmp_path, server)), "--report-dir",
+                   str(tmp_path / "r"), "--select", "MS-MQRR/3.1.4.9", cwd=tmp_path)
+    finally:
+        server.stop()
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-2000:]
+    entries = json.loads((tmp_path / "r" / "wire.expected.json").read_text())["expected"]
+    assert all(e["kind"] == "error" or RULES[e["requirement"]][0] == "client"
+               for e in entries)
+    valid = _run("captures", "validate", str(tmp_path / "r" / "wire.pcap"),
+                 "--out", str(tmp_path / "v"), cwd=tmp_path)
+    assert valid.returncode == 1, valid.stdout[-3000:]
+    assert "MS-MQRR/3.1.4.9/R7" in valid.stdout
+    assert "unexpected: 0 violation(s)" not in valid.stdout
+
+
+def test_an_unreadable_sidecar_is_one_line(tmp_path):
+    capture = tmp_path / "wire.pcap"
+    capture.write_bytes(b"")
+    (tmp_path / "wire.expected.json").write_text("{not json")
+    with pytest.raises(expected.ExpectedError, match="wire.expected.json: unreadable"):
+        expected.load(capture)
