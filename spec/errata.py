@@ -1,5 +1,5 @@
 """Errata as data: the places where the documents contradict themselves or each other, and what
-the model does there (``spec/catalog/errata.yaml``; ``mqconform spec errata``).
+the model does there (``spec/errata.yaml``; ``mqconform spec errata``).
 
 Each entry names the requirement IDs it touches, quotes both (or all) readings verbatim from the
 source documents (spec/seeds/, cited by file), says what the model does and where (the model's
@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ERRATA = HERE / "catalog" / "errata.yaml"
+ERRATA = HERE / "errata.yaml"
 SEEDS = HERE / "seeds"
 _SPACE = re.compile(r"\s+")
 
