@@ -110,12 +110,13 @@ class Progress:
         for r in results:
             if r.unexpected or r.expected_failure_passed:
                 what = "FAIL" if r.unexpected else "expected failure PASSED"
+                shown = r.failed_ids or r.ids
                 first = (r.messages or [""])[0].splitlines()[:1]
                 frames = (f" frames {r.frames['first']}-{r.frames['last']}"
                           if r.frames else "")
                 self.console.print(f"[red]{what}[/] {escape(r.case)} "
-                                   f"[{escape(' '.join(r.ids[:4]))}"
-                                   f"{' ...' if len(r.ids) > 4 else ''}]{frames}")
+                                   f"[{escape(' '.join(shown[:4]))}"
+                                   f"{' ...' if len(shown) > 4 else ''}]{frames}")
                 if first:
                     self.console.print(f"    {escape(first[0][:300])}")
         for path in state.get("written", []):

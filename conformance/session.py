@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import secrets
 import shutil
 import tempfile
@@ -59,6 +60,7 @@ from mqconform.conformance.targets import (
 from mqconform.model import calls as c
 from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
 from mqconform.model.host import CONTEXT_FIELDS
+from mqconform.model.mqrr import RECEIVE_ACTIONS
 from mqconform.model.outcome import Outcome
 from mqconform.model.packet import decode_packet
 from mqconform.model.runtime import Pending
@@ -80,6 +82,8 @@ ANSWER_LIMIT_S = 10.0
 #: pSequenceId: the lower 7 octets of a lookup identifier (MS-MQRR 3.1.4.7); the high octet
 #: is 7 - priority for a transactional message (MS-MQDMPR 3.1.7.1.9)
 SEQUENCE_MASK = (1 << 56) - 1
+#: a requirement ID cited in a check's text
+REQUIREMENT = re.compile(r"\bMS-MQ(?:RR|MR|DMPR)/[0-9.]+/R[0-9]+\b")
 
 
 class CaseFailed(AssertionError):
@@ -319,6 +323,10 @@ class Case:
         #: the target's lookup identifiers (pSequenceId) -> the oracle's, as receives return
         #: them, so that a LookupId the target gave is sent to the oracle as the oracle's own
         self._lookups: dict[int, int] = {}
+        #: (handle, dwRequestId) -> the target's pSequenceId of a receive not yet ended, and
+        #: the pSequenceIds of messages the target acknowledged removing (RR_ACK, MQ_OK)
+        self._received: dict[tuple[bytes, int], int] = {}
+        self._acked: set[int] = set()
         self._paths: dict[QueueFormat, str] = {}
         #: association groups: 0 is the suite's (its target and every connect_second of it);
         #: each separate() connection is a group of its own. Context handles by the group
@@ -482,6 +490,31 @@ class Case:
         if (hasattr(observed, "pSequenceId") and observed.status == 0 == expected.status
                 and not observed.raised and observed.pSequenceId and expected.pSequenceId):
             self._lookups.setdefault(observed.pSequenceId, expected.pSequenceId)
+        ok = observed.status == 0 and not observed.raised
+        if (isinstance(call, (c.R_StartReceive, c.R_StartTransactionalReceive)) and ok
+                and call.ulAction in RECEIVE_ACTIONS and observed.pSequenceId):
+            self._received[(bytes(call.phContext or b""), call.dwRequestId)] = \
+                observed.pSequenceId
+        if isinstance(call, (c.R_EndReceive, c.R_EndTransactionalReceive)) and ok:
+            seq = self._received.pop((bytes(call.phContext or b""), call.dwRequestId), None)
+            if seq is not None and call.dwAck == c.RR_ACK:
+                self._acked.add(seq)
+
+    def _returned_acked(self, call: c.Call | None, observed: c.Result) -> str | None:
+        """A message the target returns again after it answered MQ_OK to RR_ACK for it in
+        this case: the failure is MS-MQRR/3.1.4.9/R7's ("remove the message from the queue"),
+        whatever later check shows it."""
+        if observed.status != 0 or observed.raised:
+            return None
+        seq = getattr(observed, "pSequenceId", None)
+        if seq and seq in self._acked:
+            return (f"message 0x{seq:X} came back after R_EndReceive acknowledged it with "
+                    f"RR_ACK (MS-MQRR/3.1.4.9/R7)")
+        lookup = getattr(call, "LookupId", 0)
+        if lookup and lookup in self._acked:
+            return (f"LookupId 0x{lookup:X} still finds the message R_EndReceive acknowledged "
+                    f"with RR_ACK (MS-MQRR/3.1.4.9/R7)")
+        return None
 
     def call(self, typed_call: c.Call, ids: tuple[str, ...] | list[str] | str = (),
              target: Any = None) -> c.Result:
@@ -679,6 +712,8 @@ class Case:
         relation between output fields, a value from outside the model); False ends the
         case."""
         ids = (ids,) if isinstance(ids, str) else tuple(ids)
+        if not ids and not ok:  # the requirements its text cites, else the case's
+            ids = tuple(dict.fromkeys(REQUIREMENT.findall(what)))
         self.checks.append(v.Check(ids or self.record.ids, bool(ok), what))
         if not ok:
             raise CaseFailed(what)
@@ -710,6 +745,9 @@ class Case:
         elif outcome.status == 0 and not observed.raised and hasattr(observed,
                                                                      "ppPacketSections"):
             problems.extend(self._compare_message(outcome.result, observed))
+        gone = self._returned_acked(call, observed) if problems else None
+        if gone is not None:
+            problems.insert(0, gone)
         name = type(call).__name__ if call is not None else (what or type(observed).__name__)
         message = f"{name}: " + "; ".join(problems) if problems else f"{name}: conforms"
         if self.keep_calls or problems:
@@ -719,7 +757,12 @@ class Case:
                 + (" or any failure" if outcome.any_failure else "")
                 + (" or an RPC fault (a handle the association does not hold)"
                    if dead_context and outcome.status != 0 else ""), rule=outcome.rule))
-        check = v.Check(ids or self.record.ids, not problems, message)
+        # a failure is the requirement's the check was given, else those its problems cite
+        # (the model's rule that decided the answer, a field's own rule), else the case's;
+        # a message acknowledged earlier coming back is the acknowledgement's failure
+        cited = tuple(dict.fromkeys(REQUIREMENT.findall(gone or " ".join(problems))))
+        check = v.Check(ids or (cited if problems else ()) or self.record.ids, not problems,
+                        message)
         self.checks.append(check)
         if problems:
             raise CaseFailed(message)

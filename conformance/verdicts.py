@@ -68,9 +68,13 @@ class CaseResult:
     duration: float = 0.0
     source: dict | None = None  # where the case is written: path, line, name (scenario)
     frames: dict | None = None  # the case's frames in wire.pcap: first, last
+    #: the requirements a failed case failed: those its failed checks carry (a check names
+    #: the requirement that demands it), not every ID the case is tagged with
+    failed_ids: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return {"case": self.case, "ids": list(self.ids), "target": self.target,
+                "failed_ids": list(self.failed_ids),
                 "verdict": self.verdict, "unexpected": self.unexpected,
                 "expected_failure": self.expected_failure,
                 "expected_failure_passed": self.expected_failure_passed,
@@ -96,7 +100,12 @@ def decide(result: CaseResult, checks: list[Check], levels: dict[str, str],
         result.verdict = PASS
     if result.verdict == FAIL:
         ids = {i for ch in failed for i in (ch.ids or result.ids)}
+        # an error is no requirement's failure that a check could name: all the case's
+        result.failed_ids = tuple(sorted(ids)) if failed and error is None else result.ids
         weak = error is None and ids and all(levels.get(i) in WEAK_LEVELS for i in ids)
+        # an expectation excuses the failure of its own requirement, not of another the
+        # case happens to be tagged with
+        expected = [expectations[i] for i in result.failed_ids if i in expectations]
         if expected:
             result.expected_failure = "; ".join(expected)
         elif weak and not strict:
@@ -124,13 +133,17 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
 
 def by_requirement(results: list[CaseResult]) -> dict[str, dict]:
     """Per requirement: the worst verdict over its cases (fail > inconclusive > pass >
-    not-applicable) and the cases."""
+    not-applicable) and the cases. A failed case fails only the requirements its failed
+    checks name (``failed_ids``); for its other IDs it is inconclusive (it stopped before it
+    could show them kept)."""
     order = {FAIL: 3, INCONCLUSIVE: 2, PASS: 1, NOT_APPLICABLE: 0}
     out: dict[str, dict] = {}
     for r in results:
+        failed = set(r.failed_ids or r.ids)
         for rid in r.ids:
             entry = out.setdefault(rid, {"verdict": None, "cases": []})
             entry["cases"].append(r.case)
-            if entry["verdict"] is None or order[r.verdict] > order[entry["verdict"]]:
-                entry["verdict"] = r.verdict
+            verdict = r.verdict if r.verdict != FAIL or rid in failed else INCONCLUSIVE
+            if entry["verdict"] is None or order[verdict] > order[entry["verdict"]]:
+                entry["verdict"] = verdict
     return dict(sorted(out.items()))

@@ -14,14 +14,16 @@ from mqconform.model.status import MQ_ERROR_QUEUE_NOT_FOUND
 @pytest.mark.req("MS-MQRR/3.1.4.1/R1", "MS-MQRR/3.1.4.1/R6")
 def test_get_server_port_returns_the_remoteread_port(mq):
     out = mq.call(c.R_GetServerPort())
-    assert 0 < out.status < 0x10000
+    mq.assert_that(0 < out.status < 0x10000, f"R_GetServerPort returned {out.status:#x}, not a "
+                   f"TCP port", "MS-MQRR/3.1.4.1/R6")
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.2/R29", "MS-MQRR/3.1.4.2/R30")
 def test_open_an_existing_queue_returns_a_context_handle(mq):
     fmt = mq.queue()
     ctx = mq.open(fmt)
-    assert len(ctx) == c.CONTEXT_HANDLE_SIZE
+    mq.assert_that(len(ctx) == c.CONTEXT_HANDLE_SIZE, f"pphContext has {len(ctx)} octets, not "
+                   f"{c.CONTEXT_HANDLE_SIZE}")
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.2/R24")
@@ -31,7 +33,8 @@ def test_open_a_missing_queue_raises_queue_not_found(mq):
         f"DIRECT=OS:{mq.suite.spec.computer_name}\\private$\\mqc-missing-{sources.uuid4().hex}"))
     out = mq.call(c.R_OpenQueue(pQueueFormat=missing, dwAccess=c.RECEIVE_ACCESS,
                                 pClientId=sources.uuid4()))
-    assert out.raised and out.status == MQ_ERROR_QUEUE_NOT_FOUND
+    mq.assert_that(out.raised and out.status == MQ_ERROR_QUEUE_NOT_FOUND,
+                   f"R_OpenQueue of a missing queue: {out!r}")
 
 
 @pytest.mark.parametrize("access", [0, 0x2, c.MQ_MOVE_ACCESS, 0x21, 0xFFFFFFFF])
@@ -45,14 +48,15 @@ def test_open_with_an_invalid_access_raises_invalid_parameter(mq, access):
 def test_close_queue_returns_ok_and_a_null_handle(mq):
     ctx = mq.open(mq.queue())
     out = mq.call(c.R_CloseQueue(pphContext=ctx))
-    assert out.pphContext is None
+    mq.assert_that(out.pphContext is None, f"R_CloseQueue returned pphContext "
+                   f"{out.pphContext!r}, not NULL", "MS-MQRR/3.1.4.3/R5")
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.4/R15", "MS-MQRR/3.1.4.5/R16", "MS-MQRR/3.1.4.7/R7")
 def test_cursor_create_peek_next_and_close(mq):
     ctx = mq.open(mq.queue([b"one", b"two"]))
     cursor = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
-    assert cursor != 0
+    mq.assert_that(cursor != 0, "R_CreateCursor returned hCursor 0")
     mq.receive(ctx, c.MQ_ACTION_PEEK_NEXT, hCursor=cursor)
     mq.receive(ctx, c.MQ_ACTION_PEEK_NEXT, hCursor=cursor)
     mq.receive(ctx, c.MQ_ACTION_PEEK_CURRENT, hCursor=cursor)

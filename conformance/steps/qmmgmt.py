@@ -198,7 +198,7 @@ def _compare_entry(mgmt: dict, table: dict, propid: int, got: c.PropVariant,
         return f"{name}: no PROPVARIANT returned"
     if got.vt != want.vt:
         return f"{name}: VARTYPE 0x{got.vt:04X}, the documents give 0x{want.vt:04X} " \
-               f"({want.value!r})"
+               f"({want.value!r}; MS-MQMR/3.1.4.1/R7)"
     if table is MACHINE_PROPERTIES and propid in (PROPID_MGMT_MSMQ_ACTIVEQUEUES,
                                                   PROPID_MGMT_MSMQ_PRIVATEQ):
         if not isinstance(got.value, list) or not all(isinstance(v, str) for v in got.value):
@@ -263,8 +263,10 @@ def _connected(mq, mgmt: dict) -> bool:
     observed = mq.target.call(call)
     mq.check(c.R_QMMgmtGetInfoResult(status=0), observed, ids=("MS-MQMR/3.1.4.1/R9",), call=call)
     [value] = observed.apVar or [None]
-    mq.assert_that(isinstance(value, c.PropVariant) and value.vt == VT_LPWSTR
-                   and value.value in ("CONNECTED", "DISCONNECTED"),
+    mq.assert_that(isinstance(value, c.PropVariant) and value.vt == VT_LPWSTR,
+                   f"PROPID_MGMT_MSMQ_CONNECTED is {value!r}, not a VT_LPWSTR",
+                   "MS-MQMR/3.1.4.1/R7")
+    mq.assert_that(value.value in ("CONNECTED", "DISCONNECTED"),
                    f"PROPID_MGMT_MSMQ_CONNECTED is {value!r}, not the string CONNECTED or "
                    f"DISCONNECTED", "MS-MQMR/3.1.4.1/R18")
     return value.value == "CONNECTED"

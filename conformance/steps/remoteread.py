@@ -195,14 +195,14 @@ def noted_lookup_identifiers(mq, scenario):
 @given(parsers.parse('the client has received "{body}" as request {request:d}'))
 def has_received(mq, scenario, body, request):
     out = _receive(mq, scenario, c.MQ_ACTION_RECEIVE, request)
-    _the_message_is_returned(scenario, body)
+    _the_message_is_returned(mq, scenario, body)
     scenario["lookup"].setdefault(body, out.pSequenceId)
 
 
 @given(parsers.parse('the client has peeked "{body}" on the cursor'))
 def has_peeked_on_cursor(mq, scenario, body):
     _receive(mq, scenario, c.MQ_ACTION_PEEK_CURRENT, hCursor=scenario["cursor"])
-    _the_message_is_returned(scenario, body)
+    _the_message_is_returned(mq, scenario, body)
 
 
 @given("the client has a second connection in the same association group")
@@ -219,7 +219,7 @@ def has_a_separate_connection(mq, scenario):
                      "{request:d}"))
 def has_ended(mq, scenario, ack, request):
     call_end(mq, scenario, ack, request)
-    the_call_succeeds(scenario)
+    the_call_succeeds(mq, scenario)
 
 
 @given(parsers.parse("the client has called R_StartReceive with {action:w} as request "
@@ -555,13 +555,13 @@ def _finish(mq, scenario: dict, request: int) -> c.Result:
 @then(parsers.parse('the started request {request:d} returns the message "{body}"'))
 def started_returns_message(mq, scenario, request, body):
     _finish(mq, scenario, request)
-    _the_message_is_returned(scenario, body)
+    _the_message_is_returned(mq, scenario, body)
 
 
 @then(parsers.parse("the started request {request:d} returns {status:w}"))
 def started_returns_status(mq, scenario, request, status):
     _finish(mq, scenario, request)
-    the_call_returns(scenario, status)
+    the_call_returns(mq, scenario, status)
 
 
 @then(parsers.parse("the started request {request:d} is still waiting"))
@@ -617,90 +617,118 @@ def call_end(mq, scenario, ack, request):
 
 # ============================================================================ Then: statuses
 
+def _rule(mq) -> tuple[str, ...]:
+    """The requirement that decided the answer to the scenario's last call, as the model
+    says (its Outcome's rule): what a check of that answer's status enforces."""
+    outcome = getattr(mq, "last_outcome", None)
+    return tuple(outcome.rule.split()) if outcome is not None and outcome.rule else ()
+
+
+def _status_of(out: c.Result) -> str:
+    return f"status 0x{out.status:08X}{' (raised)' if out.raised else ''}"
+
+
 @then("the returned port is a nonzero TCP port")
-def nonzero_port(scenario):
-    assert 0 < scenario["result"].status < 0x10000
+def nonzero_port(mq, scenario):
+    out = scenario["result"]
+    mq.assert_that(0 < out.status < 0x10000, f"R_GetServerPort returned {out.status:#x}, not a "
+                   f"TCP port", "MS-MQRR/3.1.4.1/R6")
 
 
 @then("the call succeeds")
-def the_call_succeeds(scenario):
+def the_call_succeeds(mq, scenario):
     out = _result(scenario)
-    assert out.status == 0 and not out.raised, f"status 0x{out.status:08X}"
+    mq.assert_that(out.status == 0 and not out.raised, f"{_status_of(out)}, not MQ_OK",
+                   _rule(mq))
 
 
 @then("the call fails")
-def the_call_fails(scenario):
+def the_call_fails(mq, scenario):
     out = _result(scenario)
-    assert out.raised or is_failure(out.status), f"status 0x{out.status:08X}"
+    mq.assert_that(out.raised or is_failure(out.status), f"{_status_of(out)}, not a failure",
+                   _rule(mq))
 
 
 @then(parsers.parse("the call throws {status:w}"))
-def the_call_throws(scenario, status):
+def the_call_throws(mq, scenario, status):
     out = _result(scenario)
-    assert out.raised and out.status == _status(status), \
-        f"status 0x{out.status:08X} (raised: {out.raised})"
+    mq.assert_that(out.raised and out.status == _status(status),
+                   f"{_status_of(out)}, not {status} raised", _rule(mq))
 
 
 @then(parsers.parse("the call returns {status:w}"))
-def the_call_returns(scenario, status):
+def the_call_returns(mq, scenario, status):
     out = _result(scenario)
-    assert not out.raised and out.status == _status(status), \
-        f"status 0x{out.status:08X} (raised: {out.raised}), not {status}"
+    mq.assert_that(not out.raised and out.status == _status(status),
+                   f"{_status_of(out)}, not {status}", _rule(mq))
 
 
 @then("the returned context handle is not NULL")
-def context_not_null(scenario):
+def context_not_null(mq, scenario):
     ctx = _result(scenario).pphContext
-    assert ctx is not None and len(ctx) == c.CONTEXT_HANDLE_SIZE and any(ctx[4:])
+    mq.assert_that(ctx is not None and len(ctx) == c.CONTEXT_HANDLE_SIZE and any(ctx[4:]),
+                   f"pphContext {ctx!r} is NULL or not a context handle",
+                   "MS-MQRR/3.1.4.2/R19")
 
 
 @then("the returned context handle is NULL")
-def context_null(scenario):
+def context_null(mq, scenario):
     ctx = _result(scenario).pphContext
-    assert ctx is None or not any(ctx)
+    mq.assert_that(ctx is None or not any(ctx), f"R_CloseQueue returned pphContext {ctx!r}, "
+                   f"not NULL", "MS-MQRR/3.1.4.3/R5")
 
 
 @then("the returned cursor handle is nonzero")
-def cursor_nonzero(scenario):
-    assert _result(scenario).phCursor != 0
+def cursor_nonzero(mq, scenario):
+    mq.assert_that(_result(scenario).phCursor != 0, "R_CreateCursor returned hCursor 0",
+                   _rule(mq))
 
 
 @then("the two cursor handles differ")
-def cursors_differ(scenario):
+def cursors_differ(mq, scenario):
     handles = list(scenario["cursors"].values())
-    assert len(handles) == 2 and handles[0] != handles[1]
+    mq.assert_that(len(handles) == 2 and handles[0] != handles[1],
+                   f"the two R_CreateCursor calls returned {handles}", _rule(mq))
 
 
 # ============================================================================ Then: messages
 
-def _the_message_is_returned(scenario: dict, body: str) -> None:
+def _the_message_is_returned(mq, scenario: dict, body: str) -> None:
     out = _result(scenario)
-    assert out.status == 0 and not out.raised, f"status 0x{out.status:08X}"
-    assert message_body(out) == body.encode(), f"body {message_body(out)!r}, not {body!r}"
+    mq.assert_that(out.status == 0 and not out.raised, f"{_status_of(out)}, not MQ_OK",
+                   _rule(mq))
+    mq.assert_that(message_body(out) == body.encode(),
+                   f"body {message_body(out)!r}, not {body!r} (MS-MQRR/3.1.4.7/R31)")
 
 
 @then(parsers.parse('the message "{body}" is returned'))
-def the_message_is_returned(scenario, body):
-    _the_message_is_returned(scenario, body)
+def the_message_is_returned(mq, scenario, body):
+    _the_message_is_returned(mq, scenario, body)
 
 
 @then("a peek finds no message")
 def peek_finds_nothing(mq, scenario):
     result = mq.receive(scenario["context"], c.MQ_ACTION_PEEK_CURRENT)
-    assert result.status == MQ_ERROR_IO_TIMEOUT
+    mq.assert_that(result.status == MQ_ERROR_IO_TIMEOUT,
+                   f"a peek of an empty queue gave {_status_of(result)}, not "
+                   f"MQ_ERROR_IO_TIMEOUT", _rule(mq))
 
 
 @then(parsers.parse('a peek finds the message "{body}"'))
 def peek_finds(mq, scenario, body):
     result = mq.receive(scenario["context"], c.MQ_ACTION_PEEK_CURRENT)
-    assert message_body(result) == body.encode(), f"body {message_body(result)!r}"
+    mq.assert_that(message_body(result) == body.encode(),
+                   f"a peek found body {message_body(result)!r}, not {body!r} "
+                   f"(MS-MQRR/3.1.4.7/R31)")
 
 
 @then(parsers.re(r'a peek on ' + CURSOR + r' finds the message "(?P<body>[^"]*)"'))
 def peek_on_cursor_finds(mq, scenario, cursor, body):
     result = mq.receive(scenario["context"], c.MQ_ACTION_PEEK_CURRENT,
                         hCursor=_cursor(scenario, cursor))
-    assert message_body(result) == body.encode(), f"body {message_body(result)!r}"
+    mq.assert_that(message_body(result) == body.encode(),
+                   f"a peek on the cursor found body {message_body(result)!r}, not {body!r} "
+                   f"(MS-MQRR/3.1.4.7/R31)")
 
 
 @then(parsers.parse('the pSequenceId is the one noted for "{body}"'))

@@ -134,7 +134,10 @@ def test_a_deviating_target_fails_the_run_with_exit_1(tmp_path, reference):
     assert "MQ_ERROR_QUEUE_NOT_FOUND" in case["messages"][0]
     # the summary names the failing case, its requirement IDs and the frames of its calls
     fail = next(line for line in out.stdout.splitlines() if line.startswith("FAIL "))
-    assert case["case"] in fail and case["ids"][0] in fail
+    # the requirement that failed is the one its check names: the queue is not found at
+    # R_OpenQueue (3.1.4.2), before the R_CloseQueue the case is about
+    assert case["failed_ids"] == ["MS-MQRR/3.1.4.2/R30"]
+    assert case["case"] in fail and case["failed_ids"][0] in fail
     assert f"frames {case['frames']['first']}-{case['frames']['last']}" in fail
     assert "wire coverage MS-MQRR:" in out.stdout and "report: " in out.stdout
 
@@ -143,7 +146,7 @@ def test_an_expected_failure_does_not_fail_the_run_and_one_that_passes_is_report
         tmp_path, reference):
     path = target_file(tmp_path, reference, computer_name="ELSEWHERE")
     path.write_text(path.read_text() + "expectations:\n"
-                    "  - {id: MS-MQRR/3.1.4.3/R15, reason: known}\n")
+                    "  - {id: MS-MQRR/3.1.4.2/R30, reason: known}\n")
     out = run("--target", str(path), "--report-dir", str(tmp_path / "r"),
               "--select", "MS-MQRR/3.1.4.3", "--", "-k", "test_close_queue_returns_ok_and_a_null_handle", cwd=tmp_path)  # trace: ignore
     assert out.returncode == 0, out.stdout + out.stderr
