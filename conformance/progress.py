@@ -119,6 +119,10 @@ class Progress:
                                    f"{' ...' if len(shown) > 4 else ''}]{frames}")
                 if first:
                     self.console.print(f"    {escape(first[0][:300])}")
+                step = (r.failures[0].get("step") if r.failures else None) or {}
+                if step:
+                    self.console.print(f"    at {escape(step.get('path', ''))}:"
+                                       f"{step.get('line', '')} {escape(step.get('text', ''))}")
         for path in state.get("written", []):
             if path.name == "index.html":
                 self.console.print(f"report: {Path(path).resolve()}")

@@ -30,6 +30,7 @@ import itertools
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -151,6 +152,7 @@ class Suite:
         self.strict = strict
         self.catalog = catalog or load()
         self.levels = {r.id: r.level for r in self.catalog}
+        self.texts = {r.id: r.text for r in self.catalog}
         self.results: list[v.CaseResult] = []
         self.capabilities = Capabilities(dict(spec.capabilities))
         self._running = None  # the embedded reference server, when endpoint is reference
@@ -344,6 +346,8 @@ class Case:
         #: its own, as the stateful machines do, saves formatting every call's text)
         self.keep_calls = True
         self._started = time.monotonic()
+        #: the scenario step running (suite_plugin sets it): path, line, its text
+        self.step: dict | None = None
 
     # ---------------------------------------------------------------- preconditions
     def require(self, capability: str) -> None:
@@ -703,18 +707,43 @@ class Case:
             pass
 
     def _fail(self, ids: tuple[str, ...], call: c.Call | None, message: str) -> c.Result:
-        self.checks.append(v.Check(ids or self.record.ids, False, message))
+        self.checks.append(v.Check(ids or self.record.ids, False, message,
+                                   step=self._where()))
         raise CaseFailed(message)
 
-    def assert_that(self, ok: bool, what: str, ids: tuple[str, ...] | list[str] | str = ()
-                    ) -> bool:
+    @staticmethod
+    def _expected_text(outcome: Outcome, observed: c.Result, refused: bool) -> str:
+        """What the documents allow for a call, for a failure's record: the status (or any
+        failure), and the model's whole result where the status agreed but fields did not."""
+        if outcome.conforms(observed) or refused:
+            return result_text(outcome.result)
+        return status_text(outcome.result) + (" or any failure" if outcome.any_failure else "")
+
+    def _where(self) -> dict | None:
+        """Where the check is made: the scenario step running (the plugin sets ``step``), or
+        the line of a Python case that made it."""
+        if self.step is not None:
+            return self.step
+        frame = sys._getframe(1)
+        while frame is not None:
+            path = frame.f_code.co_filename.replace("\\", "/")
+            if "/conformance/cases/" in path and not path.endswith("test_features.py"):
+                return {"path": "conformance/cases/" + path.rsplit("/conformance/cases/", 1)[1],
+                        "line": frame.f_lineno, "text": frame.f_code.co_name}
+            frame = frame.f_back
+        return None
+
+    def assert_that(self, ok: bool, what: str, ids: tuple[str, ...] | list[str] | str = (),
+                    expected: str | None = None, observed: str | None = None) -> bool:
         """Record a check of the target's result that the documents state directly (a
         relation between output fields, a value from outside the model); False ends the
-        case."""
+        case. ``expected``/``observed``: for the report (else the requirement's sentence and
+        ``what``)."""
         ids = (ids,) if isinstance(ids, str) else tuple(ids)
         if not ids and not ok:  # the requirements its text cites, else the case's
             ids = tuple(dict.fromkeys(REQUIREMENT.findall(what)))
-        self.checks.append(v.Check(ids or self.record.ids, bool(ok), what))
+        self.checks.append(v.Check(ids or self.record.ids, bool(ok), what, expected, observed,
+                                   None if ok else self._where()))
         if not ok:
             raise CaseFailed(what)
         return True
@@ -762,7 +791,11 @@ class Case:
         # a message acknowledged earlier coming back is the acknowledgement's failure
         cited = tuple(dict.fromkeys(REQUIREMENT.findall(gone or " ".join(problems))))
         check = v.Check(ids or (cited if problems else ()) or self.record.ids, not problems,
-                        message)
+                        message,
+                        expected=(self._expected_text(outcome, observed, refused)
+                                  if problems else None),
+                        observed=result_text(observed) if problems else None,
+                        step=self._where() if problems else None)
         self.checks.append(check)
         if problems:
             raise CaseFailed(message)
@@ -825,7 +858,8 @@ class Case:
             self.record.messages.append(inconclusive or not_applicable)
             return self.record
         return v.decide(self.record, self.checks, self.suite.levels,
-                        self.suite.spec.expectations, self.suite.strict, error)
+                        self.suite.spec.expectations, self.suite.strict, error,
+                        self.suite.texts)
 
     def _cleanup(self) -> None:
         """End the calls still pending and close the connections the case opened."""

@@ -176,12 +176,14 @@ def mq(request: pytest.FixtureRequest):
         recorder.claim()  # nothing from before the case
     case = Case(suite, case_id(request.node), _ids(request.node))
     request.node.stash[CASE] = case
+    case.step = request.node.stash.get(STEP, None)
     if case.record.ids and all(i.split("/")[0] == "MS-MQMR" for i in case.record.ids):
         case.require("qmmgmt")  # a case of the qmmgmt interface as a whole
     yield case
 
 
 CASE = pytest.StashKey[Case]()
+STEP = pytest.StashKey[dict]()
 FIRST_FRAME = pytest.StashKey[int]()
 SOURCE = pytest.StashKey[dict]()
 
@@ -191,6 +193,17 @@ def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, sce
     request.node.stash[SOURCE] = {"path": _relative(feature.filename),
                                   "line": scenario.line_number,
                                   "name": f"Scenario: {scenario.name}"}
+
+
+def pytest_bdd_before_step(request: pytest.FixtureRequest, feature: Any, scenario: Any,
+                           step: Any, step_func: Any) -> None:
+    """The step running, for the checks it makes (a failure names its step)."""
+    where = {"path": _relative(feature.filename), "line": step.line_number,
+             "text": f"{step.keyword} {step.name}"}
+    request.node.stash[STEP] = where  # the first step runs before its case exists
+    case = request.node.stash.get(CASE, None)
+    if case is not None:
+        case.step = where
 
 
 def _relative(path: Any) -> str:
@@ -283,6 +296,18 @@ def coverage(catalog: Any, results: list[v.CaseResult]) -> dict[str, dict]:
     return out
 
 
+def _failure_text(failure: dict) -> str:
+    """One failed check for a person reading a CI log: step, requirement, expected, observed."""
+    step = failure.get("step") or {}
+    lines = ["", f"step: {step.get('path', '?')}:{step.get('line', '?')} "
+                 f"{step.get('text', '')}".rstrip()]
+    for r in failure["requirements"]:
+        lines.append(f"requirement: {r['id']}" + (f" - {r['text']}" if r.get("text") else ""))
+    lines += [f"expected: {failure.get('expected') or '(the requirement above)'}",
+              f"observed: {failure.get('observed')}"]
+    return "\n".join(lines)
+
+
 def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     results: list[v.CaseResult] = state["results"]
@@ -317,7 +342,7 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
         ET.SubElement(props, "property", name="target", value=r.target)
         if r.verdict == v.FAIL and r.unexpected:
             ET.SubElement(case_el, "failure", message=r.messages[0][:200]).text = \
-                "\n".join(r.messages)
+                "\n".join([*r.messages, *(_failure_text(f) for f in r.failures)])
         elif r.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE) or r.verdict == v.FAIL:
             ET.SubElement(case_el, "skipped", message=f"{r.verdict}: "
                           + (r.expected_failure or "; ".join(r.messages))[:200])

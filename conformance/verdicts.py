@@ -23,6 +23,9 @@ class Check:
     ids: tuple[str, ...]
     ok: bool
     message: str
+    expected: str | None = None  # what the documents allow (all of it where several values are)
+    observed: str | None = None  # what the target did
+    step: dict | None = None  # where the check is made: path, line, and the step's text
 
 
 #: Where a new CallRecord finds its frames when it is given none: during a recorded run,
@@ -71,10 +74,12 @@ class CaseResult:
     #: the requirements a failed case failed: those its failed checks carry (a check names
     #: the requirement that demands it), not every ID the case is tagged with
     failed_ids: tuple[str, ...] = ()
+    #: each failed check: its step, its requirements with their sentences, expected, observed
+    failures: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"case": self.case, "ids": list(self.ids), "target": self.target,
-                "failed_ids": list(self.failed_ids),
+                "failed_ids": list(self.failed_ids), "failures": self.failures,
                 "verdict": self.verdict, "unexpected": self.unexpected,
                 "expected_failure": self.expected_failure,
                 "expected_failure_passed": self.expected_failure_passed,
@@ -84,11 +89,24 @@ class CaseResult:
                 "frames": self.frames}
 
 
+def failure(check: Check, ids: tuple[str, ...], texts: dict[str, str]) -> dict:
+    """What a report shows of one failed check: where, which requirement and what it says,
+    what the documents allow and what the target did."""
+    sentences = [{"id": i, "text": texts.get(i)} for i in ids]
+    expected = check.expected or " ".join(f"{s['id']}: {s['text']}" for s in sentences
+                                          if s["text"]) or None
+    return {"step": check.step, "requirements": sentences, "expected": expected,
+            "observed": check.observed or check.message, "message": check.message}
+
+
 def decide(result: CaseResult, checks: list[Check], levels: dict[str, str],
-           expectations: dict[str, str], strict: bool, error: str | None = None) -> CaseResult:
+           expectations: dict[str, str], strict: bool, error: str | None = None,
+           texts: dict[str, str] | None = None) -> CaseResult:
     """Fill in ``result``'s verdict from its checks (``error``: an exception that ended the
-    case early and is not a check, e.g. a target that stopped answering)."""
+    case early and is not a check, e.g. a target that stopped answering; ``texts``: the
+    requirements' sentences, for the failures' records)."""
     failed = [ch for ch in checks if not ch.ok]
+    result.failures = [failure(ch, ch.ids or result.ids, texts or {}) for ch in failed]
     expected = [expectations[i] for i in result.ids if i in expectations]
     if error is not None:
         result.verdict = FAIL

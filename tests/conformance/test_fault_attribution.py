@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -47,3 +46,13 @@ def test_a_seeded_fault_fails_its_own_requirement_and_no_other(tmp_path, fault):
     # tags read inconclusive (not shown kept), not failed
     red = {rid for rid, e in results["requirements"].items() if e["verdict"] == "fail"}
     assert red == {declared}
+    # every failure names its step, its requirement and what the requirement says, what the
+    # documents allow and what the target did
+    for case in failing:
+        assert case["failures"], case["case"]
+        for f in case["failures"]:
+            assert f["step"]["path"] and f["step"]["line"] > 0 and f["step"]["text"], f
+            assert [r["id"] for r in f["requirements"]] == [declared]
+            assert all(r["text"] for r in f["requirements"]), f
+            assert f["expected"] and f["observed"], f
+    assert "at " in out.stdout and declared in out.stdout
