@@ -339,7 +339,11 @@ class _OpenQueueDescriptor:
     #: dwRequestId -> its PendingRequestEntry whose R_EndReceive / R_CancelReceive was sent
     ending: dict = field(default_factory=dict)
     unknown_ends: set = field(default_factory=set)  # (connection, call_id) of ends for none
-    #: dwRequestId of receives still waiting when an R_CancelReceive on this handle succeeded
+    #: every receive on the handle not answered yet, by its (connection, call_id): a client
+    #: may reuse a dwRequestId while the first is in flight (then ``inflight`` holds the last)
+    waiting: dict = field(default_factory=dict)
+    #: (connection, call_id) of receives still waiting when an R_CancelReceive or
+    #: R_CloseQueue on this handle succeeded: their entries are gone whenever they answer
     cancelled: set = field(default_factory=set)
     closed_cursors: set = field(default_factory=set)
 
@@ -448,6 +452,7 @@ class Observer:
             self._flag("MS-MQRR/3.1.4.5/R7", call,
                        f"hCursor {call.cursor} was closed by an earlier R_CloseCursor")
         h.inflight[rid] = call
+        h.waiting[(call.connection, call.call_id)] = call
 
     def _end_request(self, call: Observed, kind: type, h: _OpenQueueDescriptor) -> None:
         """R_EndReceive, R_EndTransactionalReceive and R_CancelReceive: the pending request
@@ -520,8 +525,10 @@ class Observer:
             return
         if ending is not None:
             self._unlock(ending)
-        if h.inflight.pop(rid, None) is not None:  # its answer is still to come
-            h.cancelled.add(rid)
+        h.inflight.pop(rid, None)
+        for key, receive in h.waiting.items():  # their answers are still to come
+            if receive.request_id == rid:
+                h.cancelled.add(key)
         entry = h.pending.get(rid)
         if entry is not None and entry.call.request_time < call.request_time:
             del h.pending[rid]  # it answered while the cancel was on its way
@@ -538,7 +545,7 @@ class Observer:
             self._unlock(receive)
         h.pending.clear()
         h.ending.clear()
-        h.cancelled.update(h.inflight)  # their entries went with the handle (3.1.4.3/R13)
+        h.cancelled.update(h.waiting)  # their entries went with the handle (3.1.4.3/R13)
         h.inflight.clear()
 
     def _cursor_created(self, call: Observed, kind: type,
@@ -573,11 +580,14 @@ class Observer:
 
     def _received(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id
-        h.inflight.pop(rid, None)
+        if h.inflight.get(rid) is call:
+            del h.inflight[rid]
+        key = (call.connection, call.call_id)
+        h.waiting.pop(key, None)
+        cancelled = key in h.cancelled  # a successful cancel or close removed its entry
+        h.cancelled.discard(key)
         if call.status is None:  # a fault or no answer: nothing is known
             return
-        cancelled = rid in h.cancelled  # a successful R_CancelReceive removed its entry
-        h.cancelled.discard(rid)
         lookup = call.sequence_id if ok else None
         q = self._queue(h.queue)
         if lookup is not None:
