@@ -214,15 +214,31 @@ class ReferenceControl(SutControl):
             self._http("POST", "/queues", dict(spec))
 
 
+#: the optional message keys a send_message template may use, and what they read when a
+#: message does not set them (an empty text: the template's command keeps its own default)
+OPTIONAL_MESSAGE_KEYS = ("dead_letter_queue", "sent_time", "time_to_reach_queue",
+                         "time_to_be_received", "received_from", "direct", "soap_envelope",
+                         "compound_message", "soap_header", "soap_body", "delivery")
+#: the values a send_message template must consume when a message sets them otherwise than
+#: this: a template that ignores one would send another message than the case relies on
+DEFAULTS = {"label": "", "priority": 3}
+
+
 class CommandControl(SutControl):
     """Command templates per action: an argument list (run as it is, no shell; each
     placeholder's value is put into its argument unquoted) or a shell line (run by /bin/sh;
     values quoted with shlex.quote). Placeholders: {path} (queue path name), {name} (the queue
     name without ``private$\\``), {transactional} (true/false), {body} (text), {body_hex},
-    {label}, {priority}; {subqueue} for create_subqueue; {transaction} (the XACTUOW in hex)
-    for commit_transaction and abort_transaction; {ms} for set_cleanup_timer. Without a
-    create_subqueue template, subqueues are taken to exist implicitly (as Windows MSMQ
-    creates them on first use)."""
+    {label}, {priority}, and the optional message keys (OPTIONAL_MESSAGE_KEYS: an empty text
+    when the message does not set one); {subqueue} for create_subqueue; {transaction} (the
+    XACTUOW in hex) for commit_transaction and abort_transaction; {ms} for set_cleanup_timer,
+    whose command prints the previous duration in milliseconds (the suite restores it after
+    the case). Without a create_subqueue template, subqueues are taken to exist implicitly
+    (as Windows MSMQ creates them on first use).
+
+    A case never runs on a message the template could not express: a message that sets a key
+    (or a label or priority other than the defaults) its template does not take is not sent,
+    and the case is inconclusive."""
 
     kind = "command"
 
@@ -272,18 +288,32 @@ class CommandControl(SutControl):
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
                      dead_letter_queue: str = "", **more: Any) -> None:
-        """Other message keys (``more``) are placeholders of the send_message template: a
-        template that does not use one cannot send such a message (Inconclusive)."""
+        """Every value the message sets (``more``, a dead-letter queue, a label or priority
+        other than the defaults) must be a placeholder of the send_message template: a
+        template that does not take one would send another message (Inconclusive). The
+        optional keys a message does not set read as empty texts."""
         template = self.templates.get("send_message", "")
         if isinstance(template, list):
             template = " ".join(map(str, template))
-        missing = sorted(k for k in more if "{" + k + "}" not in template)
+        given = {k: v for k, v in more.items() if v not in (None, "")}
+        if dead_letter_queue:
+            given["dead_letter_queue"] = dead_letter_queue
+        given.update({k: v for k, v in (("label", label), ("priority", priority))
+                      if v != DEFAULTS[k]})
+        missing = sorted(k for k in given if "{" + k + "}" not in template)
+        if template and "{body}" not in template and "{body_hex}" not in template:
+            missing.insert(0, "body")
         if missing:
             raise Inconclusive(f"sut_control command: the send_message template takes no "
-                               f"{', '.join('{' + k + '}' for k in missing)}")
-        self.run("send_message", body=body.decode("utf-8", "replace"), body_hex=body.hex(),
-                 label=label, priority=priority, dead_letter_queue=dead_letter_queue,
-                 **more, **self._values(path))
+                               f"{', '.join('{' + k + '}' for k in missing)}, which this "
+                               f"message sets")
+        values = {k: "" for k in OPTIONAL_MESSAGE_KEYS}
+        values.update({k: ("" if v is None else v) for k, v in more.items()})
+        self.run("send_message", **{**values, "body": body.decode("utf-8", "replace"),
+                                    "body_hex": body.hex(), "label": label,
+                                    "priority": priority,
+                                    "dead_letter_queue": dead_letter_queue,
+                                    **self._values(path)})
 
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))
@@ -296,5 +326,18 @@ class CommandControl(SutControl):
                  transaction=bytes(identifier).hex())
 
     def set_cleanup_timer(self, ms: int) -> int | None:
-        self.run("set_cleanup_timer", ms=int(ms))
-        return None
+        """The command prints the previous duration (ms) on its last line, for the suite to
+        set back after the case. A command that prints none leaves the target changed for
+        the cases after it: the ``reset`` template (if any) is run, and the case is
+        inconclusive."""
+        out = self.run("set_cleanup_timer", ms=int(ms))
+        last = (out.strip().splitlines() or [""])[-1].strip()
+        try:
+            return int(last)
+        except ValueError:
+            pass
+        if "reset" in self.templates:
+            self.run("reset")
+        raise Inconclusive(f"sut_control command set_cleanup_timer printed no previous "
+                           f"duration ({last[:60]!r}), so it cannot be set back after the "
+                           f"case: print the previous value in milliseconds")

@@ -135,3 +135,40 @@ def test_a_password_written_into_password_env_is_not_shown_in_the_error(tmp_path
         assert (value in str(raised.value)) is shown, str(raised.value)
         assert "password_env" in str(raised.value) and "\n" not in str(raised.value)
 
+
+
+def test_command_control_gives_optional_keys_a_message_does_not_set_as_empty(tmp_path):
+    """A template may use every optional message key; a message that does not set one reads
+    it as an empty text (it used to raise KeyError: every send inconclusive)."""
+    out = tmp_path / "sent"
+    control = CommandControl({"send_message": f"printf '%s|%s|%s' {{body}} {{sent_time}} "
+                                              f"{{received_from}} > {out}"})
+    control.send_message("private$\\q", b"plain")
+    assert out.read_text() == "plain||"
+    control.send_message("private$\\q", b"x", sent_time=1767225600)
+    assert out.read_text() == "x|1767225600|"
+
+
+def test_command_control_refuses_a_message_its_template_cannot_express(tmp_path):
+    """A dead-letter queue, label or priority the message sets and the template ignores would
+    send another message than the case relies on: inconclusive, and nothing is sent."""
+    out = tmp_path / "sent"
+    control = CommandControl({"send_message": f"printf %s {{body}} > {out}"})
+    for kw, key in (({"dead_letter_queue": "DIRECT=OS:.\\private$\\dlq"}, "dead_letter_queue"),
+                    ({"label": "greeting"}, "label"), ({"priority": 7}, "priority")):
+        with pytest.raises(Inconclusive, match=r"takes no \{" + key + r"\}"):
+            control.send_message("private$\\q", b"x", **kw)
+    assert not out.exists()
+    control.send_message("private$\\q", b"x", priority=3, label="")  # the defaults: sent
+    assert out.read_text() == "x"
+
+
+def test_command_control_cleanup_timer_returns_the_previous_duration_or_resets(tmp_path):
+    told = tmp_path / "told"
+    control = CommandControl({"set_cleanup_timer": f"echo {{ms}} >> {told}; echo 300000"})
+    assert control.set_cleanup_timer(2000) == 300000
+    reset = tmp_path / "reset"
+    silent = CommandControl({"set_cleanup_timer": "true", "reset": f"touch {reset}"})
+    with pytest.raises(Inconclusive, match="printed no previous duration"):
+        silent.set_cleanup_timer(2000)
+    assert reset.exists()  # the target is set back before the case gives up
