@@ -7,7 +7,11 @@ model/mqrr.py (registers_pending_request, holds_lock, ends_pending_request, clos
 this machine shows that reading them from the answers gives the oracle's state.
 
 The Pending Request Cleanup Timer is set beyond any clock the machine reaches: an entry it
-removes leaves no trace in a capture, so no observer can follow it.
+removes leaves no trace in a capture, so no observer can follow it. Likewise a dwRequestId
+used again on a handle while a receive with it still waits (the client breaks
+MS-MQRR/3.1.4.7/R11, which the observer reports): the table keeps one entry per key, and which
+receive's entry it keeps then depends on events no capture shows. Such keys are left out of
+the comparison.
 """
 
 from __future__ import annotations
@@ -50,9 +54,14 @@ class ObserverFollowsOracle(RuleBasedStateMachine):
         self.calls: list[Observed] = []  # in request order, fed once all before have answers
         self.waiting: dict[object, tuple[Observed, c.Call]] = {}
         self.cursors: list[tuple[bytes, int]] = []
+        self.ambiguous: set[tuple[int, str]] = set()  # (dwRequestId, handle hex): see above
 
     # ------------------------------------------------------------------ driving
     def _call(self, call: c.Call) -> Observed:
+        if isinstance(call, c.R_StartReceive) and any(
+                isinstance(w, c.R_StartReceive) and w.phContext == call.phContext
+                and w.dwRequestId == call.dwRequestId for _, w in self.waiting.values()):
+            self.ambiguous.add((call.dwRequestId, bytes(call.phContext).hex()))
         token = object()
         seen = Observed(method=type(call).__name__, request_time=float(next(self.clock)),
                         response_time=None, status=None, connection=1,
@@ -174,6 +183,9 @@ class ObserverFollowsOracle(RuleBasedStateMachine):
         learned = {(rid, key): entry.lookup_identifier
                    for key, h in self.observer.handles.items()
                    for rid, entry in h.pending.items()}
+        for key in self.ambiguous:
+            oracle.pop(key, None)
+            learned.pop(key, None)
         assert learned == oracle, "pending requests and their locks"
         for ctx in self.handles:
             closed = self.observer.handles[ctx.hex()].closed
