@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mqconform.captures import expected
+from mqconform.conformance.targets import ServeProcess
 from mqconform.model.observer import RULES
 from mqconform.server.faults import Faults
 from mqconform.server.main import start
@@ -37,18 +38,49 @@ def test_the_sidecar_is_named_after_the_capture():
     assert expected.sidecar("x/a.pcapng.gz") == Path("x/a.expected.json")
 
 
-def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expected(tmp_path):
+SECURE_SERVER = """
+security:
+  authentication: required
+  level: integrity
+  users:
+    - {name: suite, password_env: MQX_SUITE, administrator: true}
+"""
+
+
+@pytest.mark.parametrize("transfer", ["ndr", "ndr64", "authenticated"])
+def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expected(
+        tmp_path, transfer):
     """`mqconform run` then `mqconform captures validate r/wire.pcap`: exit 0, the suite's
     negative calls reported as expected; each listed entry is a client rule or a request the
-    suite sent malformed, and names a case of the run."""
-    out = _run("run", "--target", "reference", "--report-dir", str(tmp_path / "r"),
-               "--select", "MS-MQRR/3.1.4.5", "--select", "MS-MQRR/3.1.4.9",  # trace: ignore
-               "--select", "MS-MQMR/2.2", cwd=tmp_path)  # trace: ignore
+    suite sent malformed, and names a case of the run. Over NDR, NDR64, and NTLM with packet
+    integrity."""
+    server = None
+    target = "reference"
+    if transfer == "ndr64":
+        target = str(tmp_path / "target.yaml")
+        Path(target).write_text("endpoint: reference\nndr64: true\n")
+    elif transfer == "authenticated":
+        (tmp_path / "queues.yaml").write_text(SECURE_SERVER)
+        env = {"MQX_SUITE": "suite-Pw-71q"}
+        server = ServeProcess(args=("--queues", str(tmp_path / "queues.yaml")), env=env)
+        target = str(tmp_path / "target.yaml")
+        Path(target).write_text(
+            f"endpoint: {server.endpoint}\n"
+            f"credentials: {{user: suite, password: suite-Pw-71q, level: integrity}}\n"
+            f"sut_control: {{kind: reference, url: {server.control_url}}}\n")
+    try:
+        out = _run("run", "--target", target, "--report-dir", str(tmp_path / "r"),
+                   "--select", "MS-MQRR/3.1.4.5", "--select", "MS-MQRR/3.1.4.9",  # trace: ignore
+                   "--select", "MS-MQMR/2.2", cwd=tmp_path)  # trace: ignore
+    finally:
+        if server is not None:
+            server.close()
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     sidecar = tmp_path / "r" / "wire.expected.json"
     data = json.loads(sidecar.read_text())
-    cases = {c["case"] for c in json.loads((tmp_path / "r" / "results.json").read_text())
-             ["cases"]}
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["target"]["ndr64"] is (transfer == "ndr64")
+    cases = {c["case"] for c in results["cases"]}
     entries = data["expected"]
     assert {e["kind"] for e in entries} == {"violation", "error"}, entries[:3]
     for e in entries:
