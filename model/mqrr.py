@@ -743,8 +743,12 @@ class RemoteReadServer:
         """MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7) (MS-MQRR/3.1.4.7/R49)."""
         steps = RECEIVE_STEPS["3.1.4.7"]
         if self._validate_receive(call) is not None:  # invalid
+            # errata lookup-receive-prev-lookup-id: the ulAction table gives LookupId 0 for
+            # MQ_LOOKUP_RECEIVE_PREV, the LookupId list forbids it; read by the table, no
+            # message precedes "message 0" either: any failure follows one reading or the other
+            table_reading = call.ulAction == c.MQ_LOOKUP_RECEIVE_PREV and call.LookupId == 0
             return status_only(c.R_StartReceiveResult, MQ_ERROR_INVALID_PARAMETER,
-                               _first(steps["invalid"]))
+                               _first(steps["invalid"]), any_failure=table_reading)
         return (yield from self._start_receive(call, c.R_StartReceiveResult, None, steps))
 
     def r_starttransactionalreceive(self, call: c.R_StartTransactionalReceive

@@ -658,8 +658,14 @@ def the_call_throws(mq, scenario, status):
 
 @then(parsers.parse("the call returns {status:w}"))
 def the_call_returns(mq, scenario, status):
+    """The status the scenario names; where the model marks the answer "any failure" (the
+    documents allow any, or their readings disagree: ``mqconform spec errata``), a failure
+    named otherwise passes too."""
     out = _result(scenario)
-    mq.assert_that(not out.raised and out.status == _status(status),
+    outcome = getattr(mq, "last_outcome", None)
+    loose = (outcome is not None and outcome.any_failure and is_failure(_status(status))
+             and is_failure(out.status))
+    mq.assert_that((not out.raised and out.status == _status(status)) or loose,
                    f"{_status_of(out)}, not {status}", _rule(mq))
 
 

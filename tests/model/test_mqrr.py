@@ -234,6 +234,21 @@ def test_start_receive_parameter_table(rig, kw):
     assert out.status == MQ_ERROR_INVALID_PARAMETER
 
 
+@pytest.mark.req("MS-MQRR/3.1.4.7/R50")
+def test_lookup_receive_prev_with_lookup_id_0_allows_either_reading(rig):
+    """Errata lookup-receive-prev-lookup-id: the ulAction table allows LookupId 0 for
+    MQ_LOOKUP_RECEIVE_PREV, the LookupId list forbids it; any failure follows one reading or
+    the other. The other MQ_LOOKUP_ actions with LookupId 0 stay MQ_ERROR_INVALID_PARAMETER
+    exactly (the table and the list agree there)."""
+    ctx = rig.context()
+    prev = rig.server.call(c.R_StartReceive(phContext=ctx, LookupId=0,
+                                            ulAction=c.MQ_LOOKUP_RECEIVE_PREV))
+    assert prev.status == MQ_ERROR_INVALID_PARAMETER and prev.any_failure
+    peek = rig.server.call(c.R_StartReceive(phContext=ctx, LookupId=0,
+                                            ulAction=c.MQ_LOOKUP_PEEK_PREV))
+    assert peek.status == MQ_ERROR_INVALID_PARAMETER and not peek.any_failure
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.7/R6")
 def test_a_peek_handle_cannot_receive(rig):
     ctx = rig.context(access=c.PEEK_ACCESS)
