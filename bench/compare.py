@@ -83,18 +83,21 @@ def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:.4f}".rstrip("0")
 
 
+def _by_shape(lines: list[str]) -> dict[str, list[list[float]]]:
+    """The figures of each line that has some, by the line's shape, in order."""
+    shapes: dict[str, list[list[float]]] = {}
+    for line in lines:
+        shape, values = _figures(line)
+        if values:
+            shapes.setdefault(shape, []).append(values)
+    return shapes
+
+
 def medians(outputs: list[list[str]]) -> list[str]:
     """The lines of the first output, each figure replaced by its median over the outputs
     (the k-th line of a shape in one output is matched with the k-th of the same shape in
     the others; a line that is not in every output is left out)."""
-    by_shape: list[dict[str, list[list[float]]]] = []
-    for lines in outputs:
-        shapes: dict[str, list[list[float]]] = {}
-        for line in lines:
-            shape, values = _figures(line)
-            if values:
-                shapes.setdefault(shape, []).append(values)
-        by_shape.append(shapes)
+    by_shape = [_by_shape(lines) for lines in outputs]
     seen: dict[str, int] = {}
     out = []
     for line in outputs[0]:
@@ -115,11 +118,7 @@ def medians(outputs: list[list[str]]) -> list[str]:
 def side_by_side(before: list[str], after: list[str]) -> list[str]:
     """The lines of ``after`` whose shape (the text without its figures) a line of ``before``
     has too, each figure as ``before -> after (after/before)``."""
-    shapes: dict[str, list[list[float]]] = {}
-    for line in before:
-        shape, values = _figures(line)
-        if values:
-            shapes.setdefault(shape, []).append(values)
+    shapes = _by_shape(before)
     out = []
     for line in after:
         shape, values = _figures(line)

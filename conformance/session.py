@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
 import secrets
 import shutil
 import sys
@@ -67,7 +66,7 @@ from mqconform.model.packet import decode_packet
 from mqconform.model.runtime import Pending
 from mqconform.model.status import name_of
 from mqconform.server.control import ControlApi
-from mqconform.spec.catalog import load
+from mqconform.spec.catalog import ID_IN_TEXT, load
 
 #: what the oracle is given in place of a context handle the calling association was never
 #: given (MS-MQRR 2.2.4: strict context handles): a handle the oracle never issued
@@ -83,8 +82,6 @@ ANSWER_LIMIT_S = 10.0
 #: pSequenceId: the lower 7 octets of a lookup identifier (MS-MQRR 3.1.4.7); the high octet
 #: is 7 - priority for a transactional message (MS-MQDMPR 3.1.7.1.9)
 SEQUENCE_MASK = (1 << 56) - 1
-#: a requirement ID cited in a check's text
-REQUIREMENT = re.compile(r"\bMS-MQ(?:RR|MR|DMPR)/[0-9.]+/R[0-9]+\b")
 
 
 class CaseFailed(AssertionError):
@@ -741,7 +738,7 @@ class Case:
         ``what``)."""
         ids = (ids,) if isinstance(ids, str) else tuple(ids)
         if not ids and not ok:  # the requirements its text cites, else the case's
-            ids = tuple(dict.fromkeys(REQUIREMENT.findall(what)))
+            ids = tuple(dict.fromkeys(ID_IN_TEXT.findall(what)))
         self.checks.append(v.Check(ids or self.record.ids, bool(ok), what, expected, observed,
                                    None if ok else self._where()))
         if not ok:
@@ -789,7 +786,7 @@ class Case:
         # a failure is the requirement's the check was given, else those its problems cite
         # (the model's rule that decided the answer, a field's own rule), else the case's;
         # a message acknowledged earlier coming back is the acknowledgement's failure
-        cited = tuple(dict.fromkeys(REQUIREMENT.findall(gone or " ".join(problems))))
+        cited = tuple(dict.fromkeys(ID_IN_TEXT.findall(gone or " ".join(problems))))
         check = v.Check(ids or (cited if problems else ()) or self.record.ids, not problems,
                         message,
                         expected=(self._expected_text(outcome, observed, refused)

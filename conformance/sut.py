@@ -26,7 +26,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import quote
 
-from mqconform.model.provisioning import ProvisionError
+from mqconform.model.provisioning import MESSAGE_KEYS, ProvisionError
 
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
            "commit_transaction", "abort_transaction", "set_cleanup_timer")
@@ -216,9 +216,7 @@ class ReferenceControl(SutControl):
 
 #: the optional message keys a send_message template may use, and what they read when a
 #: message does not set them (an empty text: the template's command keeps its own default)
-OPTIONAL_MESSAGE_KEYS = ("dead_letter_queue", "sent_time", "time_to_reach_queue",
-                         "time_to_be_received", "received_from", "direct", "soap_envelope",
-                         "compound_message", "soap_header", "soap_body", "delivery")
+OPTIONAL_MESSAGE_KEYS = tuple(sorted(MESSAGE_KEYS - {"body", "body_hex", "label", "priority"}))
 #: the values a send_message template must consume when a message sets them otherwise than
 #: this: a template that ignores one would send another message than the case relies on
 DEFAULTS = {"label": "", "priority": 3}

@@ -71,11 +71,19 @@ class CaseResult:
     duration: float = 0.0
     source: dict | None = None  # where the case is written: path, line, name (scenario)
     frames: dict | None = None  # the case's frames in wire.pcap: first, last
-    #: the requirements a failed case failed: those its failed checks carry (a check names
-    #: the requirement that demands it), not every ID the case is tagged with
-    failed_ids: tuple[str, ...] = ()
     #: each failed check: its step, its requirements with their sentences, expected, observed
     failures: list[dict] = field(default_factory=list)
+
+    @property
+    def failed_ids(self) -> tuple[str, ...]:
+        """The requirements a failed case failed: those its failed checks carry (a check names
+        the requirement that demands it), not every ID the case is tagged with; all of them
+        when it failed without a check (an error)."""
+        if self.verdict != FAIL:
+            return ()
+        if not self.failures:
+            return self.ids
+        return tuple(sorted({r["id"] for f in self.failures for r in f["requirements"]}))
 
     def as_dict(self) -> dict:
         return {"case": self.case, "ids": list(self.ids), "target": self.target,
@@ -118,8 +126,6 @@ def decide(result: CaseResult, checks: list[Check], levels: dict[str, str],
         result.verdict = PASS
     if result.verdict == FAIL:
         ids = {i for ch in failed for i in (ch.ids or result.ids)}
-        # an error is no requirement's failure that a check could name: all the case's
-        result.failed_ids = tuple(sorted(ids)) if failed and error is None else result.ids
         weak = error is None and ids and all(levels.get(i) in WEAK_LEVELS for i in ids)
         # an expectation excuses the failure of its own requirement, not of another the
         # case happens to be tagged with

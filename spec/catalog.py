@@ -18,7 +18,10 @@ SPEC_DIR = Path(__file__).resolve().parent
 CATALOG_DIR = SPEC_DIR / "catalog"
 DOCUMENTS_DIR = SPEC_DIR / "documents"
 
-ID_PATTERN = re.compile(r"^MS-MQ(RR|MR|DMPR)/\d+(\.\d+)*/R\d+$")
+_ID = r"MS-MQ(?:RR|MR|DMPR)/\d+(?:\.\d+)*/R\d+"
+ID_PATTERN = re.compile(rf"^{_ID}$")
+#: a requirement ID inside a text (a check's message citing the rule it enforces)
+ID_IN_TEXT = re.compile(rf"(?<![\w/.-]){_ID}(?![\w])")
 DOCS = ("MS-MQDMPR", "MS-MQMR", "MS-MQRR")
 
 

@@ -255,14 +255,20 @@ def _value(mq, mgmt: dict, obj: MgmtObject, name: str) -> c.PropVariant:
     return mgmt["observed"].apVar[0]
 
 
+def _unchecked(mq, target, obj: MgmtObject, propid: int) -> Any:
+    """One property of the target, read without comparing it with the oracle (only the
+    status is checked): where the oracle's value is not the one to hold the target to."""
+    call = c.R_QMMgmtGetInfo(pObjectFormat=obj, cp=1, aProp=(propid,), apVar=(NULL,))
+    observed = target.call(call)
+    mq.check(c.R_QMMgmtGetInfoResult(status=0), observed, ids=("MS-MQMR/3.1.4.1/R9",), call=call)
+    [value] = observed.apVar or [None]
+    return value
+
+
 def _connected(mq, mgmt: dict) -> bool:
     """The target's PROPID_MGMT_MSMQ_CONNECTED, read without comparing it with the oracle
     (whose state is then aligned)."""
-    call = c.R_QMMgmtGetInfo(pObjectFormat=MACHINE, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,),
-                             apVar=(NULL,))
-    observed = mq.target.call(call)
-    mq.check(c.R_QMMgmtGetInfoResult(status=0), observed, ids=("MS-MQMR/3.1.4.1/R9",), call=call)
-    [value] = observed.apVar or [None]
+    value = _unchecked(mq, mq.target, MACHINE, PROPID_MGMT_MSMQ_CONNECTED)
     mq.assert_that(isinstance(value, c.PropVariant) and value.vt == VT_LPWSTR,
                    f"PROPID_MGMT_MSMQ_CONNECTED is {value!r}, not a VT_LPWSTR",
                    "MS-MQMR/3.1.4.1/R7")
@@ -599,13 +605,8 @@ def queue_bytes_unchanged(mq, mgmt, label):
     literally adds the message's size again at each NACK. Both readings pass; the case says
     which one the server follows. The value is read without the oracle, which keeps 3.1.1.2."""
     before = mgmt["queue_bytes"][label]
-    call = c.R_QMMgmtGetInfo(pObjectFormat=_object(mgmt, f'queue "{label}"'), cp=1,
-                             aProp=(QUEUE_IDS["PROPID_MGMT_QUEUE_BYTES_IN_QUEUE"],),
-                             apVar=(NULL,))
-    observed = _via(mq, mgmt).call(call)
-    mq.check(c.R_QMMgmtGetInfoResult(status=0), observed, ids=("MS-MQMR/3.1.4.1/R9",),
-             call=call)
-    [value] = observed.apVar or [None]
+    value = _unchecked(mq, _via(mq, mgmt), _object(mgmt, f'queue "{label}"'),
+                       QUEUE_IDS["PROPID_MGMT_QUEUE_BYTES_IN_QUEUE"])
     now = value.value if isinstance(value, c.PropVariant) else None
     mq.assert_that(isinstance(now, int) and now >= before,
                    f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue {label!r} went from {before} to "
