@@ -66,6 +66,8 @@ def queue_with_subqueues(mq, messages: list[bytes | dict] = (), subqueues: tuple
         require(mq, "transactions")
     path = mq.suite.queue_path()
     specs = [m if isinstance(m, dict) else {"body": m} for m in messages]
+    if hasattr(mq, "note_messages"):
+        mq.note_messages(specs)
     for control in (mq.sut, mq.suite.oracle_sut):
         control.provision(path, specs, transactional=transactional, subqueues=tuple(subqueues))
     fmt = mq.format_of(path)

@@ -64,6 +64,8 @@ def queue_with_subqueues(mq, subqueues: list[str], messages: list[bytes] = ()
         raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a queue with subqueues")
     creator(spec)
     mq.suite.oracle_sut.create_queue_from(spec)
+    if hasattr(mq, "note_messages"):
+        mq.note_messages([{"body": body} for body in messages])
     for body in messages:
         mq.sut.send_message(path, body)
         mq.suite.oracle_sut.send_message(path, body)

@@ -29,7 +29,8 @@ from urllib.parse import quote
 from mqconform.model.provisioning import MESSAGE_KEYS, ProvisionError
 
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
-           "commit_transaction", "abort_transaction", "set_cleanup_timer")
+           "commit_transaction", "abort_transaction", "set_cleanup_timer", "open_outgoing",
+           "configure_queue_manager", "create_queue_from")
 
 
 class Inconclusive(Exception):
@@ -231,8 +232,14 @@ class CommandControl(SutControl):
     when the message does not set one); {subqueue} for create_subqueue; {transaction} (the
     XACTUOW in hex) for commit_transaction and abort_transaction; {ms} for set_cleanup_timer,
     whose command prints the previous duration in milliseconds (the suite restores it after
-    the case). Without a create_subqueue template, subqueues are taken to exist implicitly
-    (as Windows MSMQ creates them on first use).
+    the case); {format_name} and {state} (an OutgoingQueue.State name, empty for none) for
+    open_outgoing; {settings} (a JSON object of QueueManager attributes) for
+    configure_queue_manager, whose command prints the previous values as a JSON object on its
+    last line (the suite sets them back after the case); {spec} (the JSON queue entry of the
+    control API's POST /queues: path, queue_type, subqueues, access, ...) and {path}, {name}
+    for create_queue_from, which makes the queues create_queue cannot (a connector queue, a
+    queue with an access list). Without a create_subqueue template, subqueues are taken to
+    exist implicitly (as Windows MSMQ creates them on first use).
 
     A case never runs on a message the template could not express: a message that sets a key
     (or a label or priority other than the defaults) its template does not take is not sent,
@@ -278,6 +285,15 @@ class CommandControl(SutControl):
 
     def create_queue(self, path: str, transactional: bool = False, label: str = "",
                      subqueues: list[str] | tuple[str, ...] = ()) -> None:
+        """Subqueues by create_subqueue; without that template, by create_queue_from (the
+        queue and its subqueues at once) if there is one, else taken to exist implicitly."""
+        if subqueues and "create_subqueue" not in self.templates \
+                and "create_queue_from" in self.templates:
+            spec = {"path": path, "transactional": transactional, "label": label,
+                    "subqueues": list(subqueues)}
+            self.run("create_queue_from", spec=json.dumps(spec, separators=(",", ":"),
+                                                          sort_keys=True), **self._values(path))
+            return
         self.run("create_queue", transactional=str(transactional).lower(), label=label,
                  **self._values(path))
         if "create_subqueue" in self.templates:
@@ -315,6 +331,43 @@ class CommandControl(SutControl):
 
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))
+
+    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
+        self.run("open_outgoing", format_name=format_name, state=state or "")
+
+    def configure_queue_manager(self, spec: dict) -> dict:
+        """The command prints the previous values (a JSON object) on its last line; without
+        them the target could not be set back: ``reset`` is run and the case is
+        inconclusive."""
+        out = self.run("configure_queue_manager",
+                       settings=json.dumps(spec, separators=(",", ":"), sort_keys=True))
+        last = (out.strip().splitlines() or [""])[-1].strip()
+        try:
+            previous = json.loads(last)
+        except ValueError:
+            previous = None
+        if isinstance(previous, dict) and set(previous) == set(spec):
+            return previous
+        if "reset" in self.templates:
+            self.run("reset")
+        raise Inconclusive(f"sut_control command configure_queue_manager printed no previous "
+                           f"values ({last[:60]!r}), so they cannot be set back after the "
+                           f"case: print a JSON object with the keys it was given")
+
+    def create_queue_from(self, spec: dict) -> None:
+        """A queue create_queue (and create_subqueue) can make goes through them; any other
+        (a queue_type, an access list, ...) needs the create_queue_from template."""
+        if not set(spec) - {"path", "transactional", "label", "subqueues"}:
+            self.create_queue(spec["path"], transactional=spec.get("transactional", False),
+                              label=spec.get("label", ""),
+                              subqueues=tuple(spec.get("subqueues") or ()))
+            return
+        if "create_queue_from" not in self.templates:
+            raise Inconclusive(f"sut_control command: no template for create_queue_from, "
+                               f"which a queue with {sorted(set(spec) - {'path'})} needs")
+        self.run("create_queue_from", spec=json.dumps(spec, separators=(",", ":"),
+                                                      sort_keys=True),
+                 **self._values(spec["path"]))
 
     def reset(self) -> None:
         self.run("reset")

@@ -3,6 +3,8 @@
 ```yaml
 name: windows-2022               # shown in reports (default: the endpoint)
 endpoint: ncacn_ip_tcp:10.0.0.5[2103]   # or `reference` (start the embedded server) or `model`
+choices: reference               # reference or model only: `alternate` serves another allowed
+                                 # value wherever the documents leave a choice (spec/choices.yaml)
 ndr64: false                     # bind RemoteRead with NDR64
 computer_name: MQREF             # the target's NetBIOS name, used in queue format names
 epm_port: 135                    # endpoint mapper, when the endpoint has no [port]
@@ -22,6 +24,8 @@ sut_control:
   commands:                      # command: per action, an argument list (no shell) or a
     create_queue: [pwsh, -NoProfile, -File, sut.ps1, create_queue, "{path}"]  # shell line
     delete_queue: "my-sut delete {name}"   # (values shell-quoted) (conformance/sut.py)
+profile: windows                 # expect the departures the product documents for itself
+                                 # in the product behaviour notes (spec/profiles/windows.yaml)
 expectations:                    # known deviations: the case fails, the run does not
   - id: MS-MQRR/3.1.4.6/R14
     reason: purge without receive access answers MQ_ERROR_ACCESS_DENIED
@@ -42,8 +46,10 @@ import yaml
 from mqconform.conformance.sut import ACTIONS
 from mqconform.conformance.targets import DEFAULT_CAPABILITIES
 
-KEYS = {"name", "endpoint", "ndr64", "computer_name", "epm_port", "timeout", "credentials",
-        "identities", "capabilities", "sut_control", "expectations"}
+KEYS = {"name", "endpoint", "choices", "ndr64", "computer_name", "epm_port", "timeout",
+        "credentials", "identities", "capabilities", "sut_control", "expectations", "profile"}
+#: ``--target reference:alternate`` (or model:alternate): the embedded server with its choices
+BUILT_IN = re.compile(r"^(reference|model)(?::(\w+))?$")
 #: the roles the access-check scenarios call as (features/MS-MQRR/2.1, features/MS-MQMR/3):
 #: an administrator of the target, and a user who is not one
 ROLES = ("administrator", "reader")
@@ -66,6 +72,8 @@ class TargetSpec:
     identities: dict[str, Any] = field(default_factory=dict)  # role -> Credentials
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     sut_kind: str = "reference"
+    choices: str = "reference"  # model/choices.py PROFILES, for endpoint reference or model
+    profile: str | None = None  # spec/profiles/<name>.yaml, joined to the expectations
     sut_url: str | None = None
     sut_commands: dict[str, str | list[str]] = field(default_factory=dict)
     expectations: dict[str, str] = field(default_factory=dict)
@@ -86,6 +94,16 @@ def parse(data: Any, source: str = "<target>", catalog: Any = None) -> TargetSpe
     _need(endpoint in ("reference", "model") or bool(ENDPOINT.match(endpoint)),
           f"{source}: endpoint", "must be ncacn_ip_tcp:HOST[PORT], reference or model")
     spec = TargetSpec(endpoint=endpoint, name=str(data.get("name") or endpoint), source=source)
+    if "choices" in data:
+        from mqconform.model.choices import PROFILES
+
+        _need(endpoint in ("reference", "model"), f"{source}: choices",
+              "only for endpoint reference or model (the embedded server)")
+        _need(data["choices"] in PROFILES, f"{source}: choices",
+              f"one of {', '.join(sorted(PROFILES))}")
+        spec.choices = data["choices"]
+        if "name" not in data and spec.choices != "reference":
+            spec.name = f"{endpoint}:{spec.choices}"
     for key in ("ndr64",):
         if key in data:
             _need(isinstance(data[key], bool), f"{source}: {key}", "must be true or false")
@@ -124,6 +142,8 @@ def parse(data: Any, source: str = "<target>", catalog: Any = None) -> TargetSpe
               "set, but capabilities.ndr64 is false")
     _sut(data.get("sut_control"), spec, source)
     _expectations(data.get("expectations"), spec, source, catalog)
+    if "profile" in data:
+        _profile(data["profile"], spec, source, catalog)
     return spec
 
 
@@ -166,6 +186,25 @@ def _sut(sut: Any, spec: TargetSpec, source: str) -> None:
                              for a, c in commands.items()}
 
 
+def _profile(name: Any, spec: TargetSpec, source: str, catalog: Any) -> None:
+    """The profile's departures join the expectations (the file's own reason wins)."""
+    from mqconform.spec import profiles
+
+    _need(isinstance(name, str) and name in profiles.names(), f"{source}: profile",
+          f"one of {', '.join(profiles.names())}")
+    if catalog is None:
+        from mqconform.spec.catalog import load
+
+        catalog = load()
+    try:
+        expected = profiles.expectations(name, catalog)
+    except profiles.ProfileError as exc:
+        raise TargetFileError(f"{source}: profile: {exc}") from None
+    spec.profile = name
+    for rid, reason in expected.items():
+        spec.expectations.setdefault(rid, reason)
+
+
 def _expectations(items: Any, spec: TargetSpec, source: str, catalog: Any) -> None:
     if items is None:
         return
@@ -192,6 +231,10 @@ def _expectations(items: Any, spec: TargetSpec, source: str, catalog: Any) -> No
 def load(target: str, catalog: Any = None) -> TargetSpec:
     """``target``: ``reference``, ``model``, an endpoint (no SUT control) or the path of a
     target file."""
+    built_in = BUILT_IN.match(target)
+    if built_in and built_in.group(2):
+        return parse({"endpoint": built_in.group(1), "choices": built_in.group(2)}, target,
+                     catalog)
     if target in ("reference", "model") or ENDPOINT.match(target):
         return parse({"endpoint": target}, target, catalog)
     p = Path(target)

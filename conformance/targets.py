@@ -128,7 +128,11 @@ class ModelQueueManager:
 
     @classmethod
     def from_yaml(cls, text: str = "", port: int = 2103, clock: str = "real",
-                  computer_name: str | None = None) -> ModelQueueManager:
+                  computer_name: str | None = None, choices: str = "reference"
+                  ) -> ModelQueueManager:
+        """``choices``: a name of model/choices.py PROFILES."""
+        from mqconform.model.choices import PROFILES
+
         if text.strip():
             try:
                 document = yaml.safe_load(text)
@@ -140,6 +144,7 @@ class ModelQueueManager:
         else:
             env = Environment(new_queue_manager({"computer_name": computer_name}
                                                 if computer_name else None))
+        env.choices = PROFILES[choices]
         return cls(env, port=port, clock=clock)
 
     @property

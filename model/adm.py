@@ -719,7 +719,8 @@ class Message:
         default_factory=lambda: [MessageAcknowledgementsRequested.None_])
     label: str = ""
     sent_time: int = 0
-    time_to_reach_queue: int = 0x54600  # seconds (4 days); MS-MQDMPR/3.1.1.12/R45
+    # seconds (4 days); MS-MQDMPR/3.1.1.12/R45, a SHOULD (choice 1: model/choices.py)
+    time_to_reach_queue: int = 0x54600
     time_to_be_received: int = 0xFFFFFFFF  # seconds
     # MS-MQDMPR/3.1.1.12/R46 (values), MS-MQDMPR/3.1.1.12/R47 (default)
     hash_algorithm: MessageHashAlgorithm = MessageHashAlgorithm.SHA1

@@ -19,8 +19,8 @@ INFINITE_TTBR = 0xFFFFFFFF
 
 def storage_size(message: Any) -> int:
     """The storage space, in bytes, consumed by the headers and body of a message. The document
-    leaves the measure to the implementation; the model counts the serialized packet when the
-    message has one, else its body and extension."""
+    leaves the measure to the implementation (choice 1): the model counts the serialized packet
+    when the message has one, else its body and extension."""
     packet = getattr(message, "packet", None)
     if packet:
         return len(packet)

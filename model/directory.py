@@ -30,7 +30,7 @@ LESS-THAN, GREATER-THAN, LESS-THAN-OR-EQUAL, GREATER-THAN-OR-EQUAL. An enumerati
 also compares equal to its member's spelling ("WinServer"). Attribute lists name attributes the
 same way; a single string is a one-element list.
 
-What the stand-in does where [MS-MQDSSM] holds the details (choices of the model, not of
+What the stand-in does where [MS-MQDSSM] holds the details (choice 1, of the model, not of
 MS-MQDMPR): objects of a type are kept, and "first" is taken, in creation order; Create assigns
 a new GUID when the object's Identifier is GUID_NULL and refuses an Identifier already held
 (ObjectAlreadyExists); only the attributes in iAttributeList are published, and reading one that

@@ -188,7 +188,7 @@ class QueueManagerHost:
         """The waiting calls the model has completed since the last look: (token, Outcome),
         in the order they completed."""
         done = []
-        for completion in self.env.take_completions():
+        for completion in self.remote_read.take_completions():
             entry = self._waiting.pop(completion.token, None)
             if entry is not None:
                 group, call = entry

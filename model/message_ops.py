@@ -7,10 +7,13 @@ Message); they are generators (see model/runtime.py) and return an :class:`Event
 Timeouts are milliseconds (see model/internal.py).
 
 Where the document leaves a gap the code closes it the way the rest of the document requires,
-with a comment saying so: the dequeue and peek seeks start from Start (which Seek Available
-Message Position turns into Head) where the text says Head, because starting the seek at Head
-would skip the first message; a wait that ends with "Failed" (a zero timeout) is reported as
-MQ_ERROR_IO_TIMEOUT, the status the events list for a wait that produced no message.
+with a comment saying so:
+
+1. The dequeue and peek seeks start from Start (which Seek Available Message Position turns
+   into Head) where the text says Head, because starting the seek at Head would skip the first
+   message (errata seek-from-head-skips-first).
+2. A wait that ends with "Failed" (a zero timeout) is reported as MQ_ERROR_IO_TIMEOUT, the
+   status the events list for a wait that produced no message.
 """
 
 from __future__ import annotations

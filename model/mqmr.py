@@ -40,6 +40,15 @@ Where the text leaves a gap or contradicts itself, the choice is named once here
 5. "EOD_RESEND" generates a Resend Transactional Sequence event that MS-MQDMPR does not define.
    The model records it, as model/dispatch.py records hand-offs to transfer protocols, in the
    list ``env.resend_transactional_sequence`` (read it with :func:`resent`); nothing else moves.
+6. PROPID_MGMT_QUEUE_CONNECTION_HISTORY: the excerpt of MS-MQMQ 2.3.12.25 at hand names the
+   first three vectors (VT_UI4, VT_I4, VT_I4) and announces four; the fourth is taken to be
+   the addresses (see ``connection_history``).
+7. A queue's name in PROPID_MGMT_MSMQ_ACTIVEQUEUES is its Pathname (MS-MQMQ 2.1.1); an
+   OutgoingQueue that Open Queue created has none, and its DestinationFormatName stands in.
+8. "QueueManager" in the FOREIGN rows is the LocalQueueManager, the one element of that name
+   the section uses, not the queue's QueueManager reference.
+9. A machine action on a queue, or a queue action on the machine, is not a value of the table
+   for that object ("A machine action", "A queue action"): refused like an unknown action.
 """
 
 from __future__ import annotations
@@ -230,7 +239,7 @@ def eod_source_info(infos: list) -> list[c.PropVariant]:
 
 def connection_history(entries: list) -> list[c.PropVariant]:
     """OutgoingQueue.ConnectionHistory as the vectors of MS-MQMQ 2.3.12.25: Status codes,
-    times, error values, and the addresses. Choice: the excerpt of 2.3.12.25 we hold names the
+    times, error values, and the addresses. Choice 6: the excerpt of 2.3.12.25 we hold names the
     first three items (VT_UI4, VT_I4, VT_I4 vectors) and announces four; the fourth is taken to
     be the entry's AddressList, one VT_LPWSTR per entry with its addresses separated by ","
     (MS-MQDMPR 3.1.1.3's AddressList is "an address or a list of possible addresses")."""
@@ -261,7 +270,7 @@ class MgmtProperty:
 
 
 def _queue_name(queue: Queue) -> str:
-    """A queue's name for PROPID_MGMT_MSMQ_ACTIVEQUEUES. Choice: its Pathname (MS-MQMQ 2.1.1);
+    """A queue's name for PROPID_MGMT_MSMQ_ACTIVEQUEUES. Choice 7: its Pathname (MS-MQMQ 2.1.1);
     an OutgoingQueue that Open Queue created has none, and its DestinationFormatName is then
     the only name it has."""
     if not queue.pathname and isinstance(queue, OutgoingQueue):
@@ -331,7 +340,7 @@ def _xact(qm: QueueManager, q: Queue) -> str:
 
 
 def _foreign(qm: QueueManager, q: Queue) -> str:
-    # choice: "QueueManager" is the LocalQueueManager, the one element of that name the
+    # choice 8: "QueueManager" is the LocalQueueManager, the one element of that name the
     # section uses (as in the machine table), not the queue's QueueManager reference
     if qm.directory_offline:  # MS-MQMR/3.1.4.1/R35
         if q.queue_type is QueueType.Private:
@@ -575,9 +584,9 @@ class QMMgmtServer:
         if method is None:
             raise TypeError(f"{type(call).__name__} is not a qmmgmt call")
         if not caller_is_administrator:  # MS-MQMR/3/R1
-            return status_only(c.RESULTS[type(call)], MQ_ERROR_ACCESS_DENIED, "MS-MQMR/3/R1",
-                               any_failure=True)
-        return getattr(self, method)(call)
+            return self.env.choices.answer(status_only(
+                c.RESULTS[type(call)], MQ_ERROR_ACCESS_DENIED, "MS-MQMR/3/R1", any_failure=True))
+        return self.env.choices.answer(getattr(self, method)(call))
 
     # ------------------------------------------------------------------ helpers
     def _queue(self, pObjectFormat: MgmtObject) -> Queue | None:
@@ -670,7 +679,7 @@ class QMMgmtServer:
             return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
                                any_failure=True)
         action = ACTIONS.get(_action_key(call.lpwszAction))  # MS-MQMR/3.1.4.2/R1
-        # choice: a machine action on a queue, or a queue action on the machine, is not a
+        # choice 9: a machine action on a queue, or a queue action on the machine, is not a
         # value of the table for that object ("A machine action", "A queue action")
         if action is None or action.object_type != obj.type:  # MS-MQMR/3.1.4.2/R3
             return status_only(result, MQ_ERROR_INVALID_PARAMETER, "MS-MQMR/3.1.4.2/R3",
@@ -697,7 +706,9 @@ class QMMgmtServer:
         take_offline(self.env)  # MS-MQMR/3.1.4.2/R15 MS-MQMR/3.1.4.2/R9
 
     def _tidy(self, queue: None) -> None:
-        # choice 4: every queue is purged, as the rule says
+        # choice 4: every queue is purged, as the rule says (env.choices.tidy_purges_queues)
+        if not self.env.choices.tidy_purges_queues:
+            return
         queues = self.env.local_queue_manager.queue_collection
         for element in list(queues):  # MS-MQMR/3.1.4.2/R16
             purge_queue(self.env,  # MS-MQMR/3.1.4.2/R10

@@ -10,14 +10,21 @@ any failure is conforming). R_StartReceive and R_StartTransactionalReceive can w
 returns ``Pending(token)`` and the outcome arrives later from ``take_completions`` (after
 ``env.advance`` fires a timer, or another call makes a message available or cancels the wait).
 
-Where the text leaves the server a choice, the choice is named here once:
+Where the text leaves the server a choice, the choice is named here once (each marked "choice
+N" at its code, listed in spec/choices.yaml, switched by model/choices.py):
 
-* "return a failure HRESULT" for an unknown handle: MQ_ERROR_INVALID_HANDLE (the code the
-  document uses for unknown handles in 3.1.4.9 and 3.1.4.15), marked ``any_failure``;
-* a handle opened with PEEK_ACCESS used to receive (3.1.4.7 R6, 3.1.4.2's dwAccess table):
-  MQ_ERROR_INVALID_PARAMETER, the code 3.1.4.7 gives for invalid input, marked ``any_failure``;
-* the Pending Request Cleanup Timer's duration is implementation-dependent (3.1.2.2 R2):
-  ``cleanup_ms``, five minutes unless configured.
+1. "return a failure HRESULT" for an unknown handle: MQ_ERROR_INVALID_HANDLE (the code the
+   document uses for unknown handles in 3.1.4.9 and 3.1.4.15), marked ``any_failure``;
+2. a handle opened with PEEK_ACCESS used to receive (3.1.4.7 R6, 3.1.4.2's dwAccess table):
+   MQ_ERROR_INVALID_PARAMETER, the code 3.1.4.7 gives for invalid input, marked ``any_failure``;
+3. the Pending Request Cleanup Timer's duration is implementation-dependent (3.1.2.2 R2):
+   ``cleanup_ms``, five minutes unless configured;
+4. R_CloseQueue removes the handle's PendingRequestEntry instances (3.1.4.3) but, unlike the
+   rundown (3.1.6.2), ends no dequeue: a received, unacknowledged message stays Locked; the
+   text says nothing of it (errata close-queue-unacknowledged-message).
+5. A waiting receive whose PendingRequestEntry the Pending Request Cleanup Timer removed, and
+   which then gets a message, registers its entry again with a new timer (errata
+   cleanup-timer-vs-waiting-receive; see ``_set_lookup``).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from mqconform.model.adm import (
     QueueAccessType,
     QueueShareMode,
 )
+from mqconform.model.choices import REFERENCE
 from mqconform.model.formats import from_queue_format
 from mqconform.model.message_ops import (
     dequeue_message_begin,
@@ -80,7 +88,7 @@ from mqconform.model.status import (
 )
 
 DEFAULT_PORT = 2103  # the default port (MS-MQRR 3.1.4.1); see MS-MQRR/3.1.4.1/R2
-DEFAULT_CLEANUP_MS = 300_000
+DEFAULT_CLEANUP_MS = REFERENCE.cleanup_ms
 
 RECEIVE_ACTIONS = frozenset({c.MQ_ACTION_RECEIVE, c.MQ_LOOKUP_RECEIVE_CURRENT,
                              c.MQ_LOOKUP_RECEIVE_NEXT, c.MQ_LOOKUP_RECEIVE_PREV})
@@ -420,10 +428,11 @@ class RemoteReadServer:
     """The RemoteRead interface of one queue manager (MS-MQRR 3.1)."""
 
     def __init__(self, env: Environment, port: int = DEFAULT_PORT,
-                 cleanup_ms: int = DEFAULT_CLEANUP_MS):
+                 cleanup_ms: int | None = None):
         self.env = env
         self.port = port
-        self.cleanup_ms = cleanup_ms
+        # choice 3 (env.choices.cleanup_ms unless given)
+        self.cleanup_ms = env.choices.cleanup_ms if cleanup_ms is None else cleanup_ms
         self.pending_request_table = PendingRequestTable()  # MS-MQRR 3.1.1.3
         # MS-MQRR/3.1.2/R1: the RPC Call Timeout Timer is the wait's own timer (3.1.2.1, see
         # _start_receive); the Pending Request Cleanup Timer is started per entry (_add_entry)
@@ -436,16 +445,20 @@ class RemoteReadServer:
         """Process one call. Returns its Outcome, or Pending(token) if it waits."""
         handler = getattr(self, call.__class__.__name__.lower())
         result = self.env.call(handler(call), token)
+        if isinstance(result, Outcome):
+            return self.env.choices.answer(result)
         return result
 
     def take_completions(self) -> list[Completion]:
         """Outcomes of calls that waited and have now finished."""
-        return self.env.take_completions()
+        answer = self.env.choices.answer
+        return [replace(done, result=answer(done.result)) if isinstance(done.result, Outcome)
+                else done for done in self.env.take_completions()]
 
     #: a context handle names a descriptor only if the server returned it and it has not been
     #: closed, and NULL names none: the "handle MUST have been returned by the server ... and
     #: MUST NOT have been closed" and "MUST NOT be NULL" rules of every method are enforced
-    #: here (each method answers a failure for a handle this finds nothing for)
+    #: here (each method answers a failure for a handle this finds nothing for: choice 1)
     HANDLE_RULES = (
         "MS-MQRR/3.1.4.3/R3 MS-MQRR/3.1.4.3/R4 MS-MQRR/3.1.4.4/R3 MS-MQRR/3.1.4.4/R4"
         " MS-MQRR/3.1.4.5/R4 MS-MQRR/3.1.4.5/R5 MS-MQRR/3.1.4.6/R3 MS-MQRR/3.1.4.6/R4"
@@ -590,10 +603,16 @@ class RemoteReadServer:
                            "MS-MQRR/3.1.4.3/R10", any_failure=True)  # MS-MQRR/3.1.4.3/R7
         close_queue(self.env,  # MS-MQRR/3.1.4.3/R11
                     desc)  # MS-MQRR/3.1.4.3/R12
-        self._forget(desc, call.pphContext)
         # MS-MQRR/3.1.4.3/R13: remove the pending requests of this handle
         for key in [k for k in self.pending_request_table.entries if k[1] == call.pphContext]:
-            self._remove_entry(key)
+            entry = self._remove_entry(key)
+            # choice 4: a received, unacknowledged message stays as Dequeue Message Begin left
+            # it, unless env.choices returns it to the queue as the rundown does (3.1.6.2)
+            if self.env.choices.close_returns_unacknowledged and entry.lookup_identifier:
+                message = self._message_by_lookup_id(desc, entry.lookup_identifier)
+                if message is not None:
+                    dequeue_message_end(self.env, desc, message, delete_message=False)
+        self._forget(desc, call.pphContext)
         return Outcome(c.R_CloseQueueResult(status=MQ_OK,  # MS-MQRR/3.1.4.3/R15 .../R6
                                             pphContext=None),  # MS-MQRR/3.1.4.3/R14
                        # MS-MQRR/3.1.4.3/R6 MS-MQRR/3.1.4.3/R5
@@ -691,7 +710,7 @@ class RemoteReadServer:
                                    any_failure=True)
         if (call.ulAction in RECEIVE_ACTIONS
                 and queue_desc.access_type is not QueueAccessType.ReceiveAccess):
-            # MS-MQRR/3.1.4.7/R6: a PEEK_ACCESS handle allows only peek actions
+            # MS-MQRR/3.1.4.7/R6: a PEEK_ACCESS handle allows only peek actions (choice 2)
             return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, "MS-MQRR/3.1.4.7/R6",
                                any_failure=True)
         # MS-MQRR/3.1.2.1/R1 MS-MQRR/3.1.2.1/R2: the call waits at most ulTimeout
@@ -1066,7 +1085,7 @@ def _set_lookup(server: RemoteReadServer, entry: PendingRequestEntry, message: A
     Dequeue Message Begin returns a message. The entry's Pending Request Cleanup Timer started
     when it was added, before the call waited (3.1.2.2), so a receive that waits longer than
     the timer finds its entry removed by 3.1.5.1, which had no message to end. The documents
-    leave that case open; taken literally the message would stay Locked with no entry for
+    leave that case open (choice 5); taken literally the message would stay Locked with no entry for
     R_EndReceive, R_CancelReceive or the rundown (3.1.6.2) to end it. The entry is added again
     (with a new timer), as the first time: the message is then ended by the client, by the
     timer or by the rundown, as every other received message is."""

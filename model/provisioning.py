@@ -27,7 +27,8 @@ queues:
         priority: 3               # 0..7
         time_to_be_received: 60   # seconds; omitted: infinite
         sent_time: 1767225600     # Message.SentTime (seconds since 1970); omitted: 0
-        time_to_reach_queue: 3600 # Message.TimeToReachQueue, seconds; omitted: 4 days
+        time_to_reach_queue: 3600 # Message.TimeToReachQueue, seconds; omitted: 4 days (a
+                                  # SHOULD: the served choice, spec/choices.yaml)
         dead_letter_queue: MQREF\\private$\\dead   # Message.ApplicationDeadletterQueue
       - body: "<order/>"          # an SRMP message (MS-MQRR 2.2.5.1.2): both keys below
         soap_envelope: "<se:Envelope>...</se:Envelope>"   # Message.SOAPEnvelope
@@ -64,6 +65,7 @@ from mqconform.model.adm import (
     QueueManager,
     QueueType,
 )
+from mqconform.model.choices import REFERENCE, Choices
 from mqconform.model.higher_layer import create_system_queues
 from mqconform.model.message_ops import enqueue_message
 from mqconform.model.packet import HostAddress, PacketError
@@ -170,10 +172,13 @@ def _host(value: Any, where: str) -> Any:
     return HostAddress.of(ip, int(scope or 0))
 
 
-def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
+def make_message(spec: dict, where: str, destination: str = "",
+                 choices: Choices = REFERENCE) -> LocalMessage:
     """A message as a client would receive it: the ADM Message serialized to a UserMessage
     packet by the wire codec and read back, so it carries its packet, Type and Offset.
-    ``destination``: the path name of the queue it is sent to (for ``direct``)."""
+    ``destination``: the path name of the queue it is sent to (for ``direct``); ``choices``:
+    the queue manager's (model/choices.py; the TimeToReachQueue of a message that names
+    none)."""
     _check(isinstance(spec, dict), where, "must be a mapping")
     unknown = set(spec) - MESSAGE_KEYS
     _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
@@ -205,9 +210,10 @@ def make_message(spec: dict, where: str, destination: str = "") -> LocalMessage:
         message.delivery_guarantee = MessageDeliveryGuarantee[spec["delivery"].capitalize()]
     if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
         message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
-    if "time_to_reach_queue" in spec:  # Message.TimeToReachQueue, seconds
-        message.time_to_reach_queue = _int(spec["time_to_reach_queue"],
-                                           f"{where}.time_to_reach_queue", 0, 0xFFFFFFFF)
+    # Message.TimeToReachQueue, seconds; MS-MQDMPR/3.1.1.12/R45 (a SHOULD) when omitted
+    message.time_to_reach_queue = _int(
+        spec.get("time_to_reach_queue", choices.default_time_to_reach_queue),
+        f"{where}.time_to_reach_queue", 0, 0xFFFFFFFF)
     _check(bool(message.soap_envelope) == bool(message.soap_compound_message), where,
            "an SRMP message needs both soap_envelope and compound_message")
     direct = spec.get("direct", False)
@@ -298,7 +304,7 @@ def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0
             new_queue.subqueue_collection.append(sub)
         for j, message_spec in enumerate(spec.get("messages") or []):
             m_where = f"{where}.messages[{j}]"
-            message = make_message(message_spec, m_where, new_queue.pathname)
+            message = make_message(message_spec, m_where, new_queue.pathname, env.choices)
             message.arrival_time = arrival_time()
             status = enqueue_message(env, new_queue, message)
             _check(status == 0, m_where, f"Enqueue Message refused it (rStatus {status})")

@@ -28,7 +28,19 @@ that order. A filter is a list of ``(attribute, operator, value)`` triples such 
 ``("Identifier", "EQUALS", guid)``. When ``env.directory`` is None (or lacks a method) every call
 ends as a directory that is not connected does: ``DirectoryOperationResult.DirectoryNotConnected``.
 
-Choices where the document leaves room are marked "choice" at their code.
+Choices where the document leaves room (each marked "choice N" at its code, listed in
+spec/choices.yaml):
+
+1. "." names the local computer in a path name (the shorthand path names use).
+2. Open Queue finds or creates one OutgoingQueue per destination format name (the glossary's
+   "outgoing queue" holds the messages for one format name).
+3. A queue whose Pathname is not set yet is created on the local computer, whose name stands in
+   for the "computer name portion" (Create Queue's security steps).
+4. A new private queue takes the first unused number from ``env.choices.first_private_queue_number``
+   (any unused number satisfies 3.1.7.1.3).
+5. Security bytes that are not a self-relative security descriptor count as not set.
+6. The ComputerName stands in for the QualifiedComputerName when the queue manager has none.
+7. A distribution list met again while resolving (one list inside another) adds nothing new.
 """
 
 from __future__ import annotations
@@ -141,7 +153,7 @@ def _fold(text: str | None) -> str:
 def _is_local_machine(env: Environment, machine_name: str | None) -> bool:
     """Whether ``machine_name`` names the computer that hosts the local queue manager: its
     ComputerName or QualifiedComputerName, case-insensitively (MS-MQMQ 2.1.1 computer names
-    compare without case); "." (choice: the local-computer shorthand that path names use); and
+    compare without case); "." (choice 1: the local-computer shorthand of path names); and
     the addresses in ``env.local_addresses`` when the environment lists them (MS-MQDMPR 3.1.7.1.5
     calls machineName "the name or address of the computer")."""
     qm = env.local_queue_manager
@@ -154,7 +166,8 @@ def _is_local_machine(env: Environment, machine_name: str | None) -> bool:
 # QueueName / Computer "\system$;" QueueName; Computer = 1*256 VCHAR; QueueName = 1*124 name
 # characters [";" Subqueue] (MSMQ 4.0 and later); Subqueue = 1*32 name characters. The name
 # characters are %x21 / %x23-2A / %x2D-3A / %x3C-5B / %x5D-7F: no space, '"', '+', ',', ';' or
-# '\'. As model/formats.py (its choice 7), printable non-ASCII characters are accepted too.
+# '\'. As model/formats.py does (its seventh choice), printable non-ASCII characters are
+# accepted too.
 # model/formats.py parses format names, not path names: this small parser is private here.
 _NAME_ASCII = frozenset(chr(c) for c in [0x21, *range(0x23, 0x2B), *range(0x2D, 0x3B),
                                          *range(0x3C, 0x5C), *range(0x5D, 0x80)])
@@ -269,7 +282,7 @@ def find_queue(env: Environment, format_name: FormatName | str) -> Queue | None:
       (2.1.2): the local queue manager's SystemJournalQueue, SystemDeadletterQueue or
       SystemTransactionalDeadletterQueue;
     * any other name (a connector, multicast or remote queue): the OutgoingQueue whose
-      DestinationFormatName is that name (choice: Open Queue creates one per destination; the
+      DestinationFormatName is that name (choice 2: Open Queue creates one per destination; the
       glossary's "outgoing queue" holds the messages for one format name).
     """
     name = _as_format_name(format_name)
@@ -461,7 +474,7 @@ def _no_domain_users(value: bytes) -> bool:
 def _machine_sid(env: Environment, queue: Queue) -> bytes | None:
     """Step 2: the objectSid of the computer object, read through MS-MQDSSM 3.1.6.14."""
     path = _parse_pathname(queue.pathname)
-    # choice: a queue whose Pathname is not set yet (Set Queue Defaults runs first) is created
+    # choice 3: a queue whose Pathname is not set yet (Set Queue Defaults runs first) is created
     # on the local computer, whose name stands in for the "computer name portion"
     computer = path.computer if path is not None and path.computer != "." else \
         env.local_queue_manager.computer_name
@@ -492,7 +505,7 @@ def create_default_queue_security_descriptor(
     supplied = SecurityDescriptor()  # step 3: SuppliedSecurity and FinalSecurity, empty
     final_sacl = final_dacl = None
     if queue.security:
-        # choice: bytes that are not a self-relative security descriptor count as not set
+        # choice 5: bytes that are not a self-relative security descriptor count as not set
         supplied = parse_security_descriptor(  # MS-MQDMPR/3.1.7.1.3.1/R4
             queue.security) or SecurityDescriptor()
     owner_sid = None  # step 5: zero
@@ -578,11 +591,12 @@ _COPIED_ATTRIBUTES = ("label", "type", "pathname", "journaling", "quota", "journ
                       "security", "base_priority")
 
 
-def _unused_private_queue_number(qm: Any) -> int:
+def _unused_private_queue_number(qm: Any, first: int = 1) -> int:
     used = {q.private_queue_number for q in qm.queue_collection
             if q.queue_type is QueueType.Private}
-    # choice: the smallest positive number not in use (any unused number satisfies the text)
-    return next(n for n in range(1, len(used) + 2) if n not in used)
+    # choice 4: the smallest number from ``first`` not in use (any unused number satisfies
+    # the text)
+    return next(n for n in range(first, first + len(used) + 1) if n not in used)
 
 
 def create_queue(env: Environment, queue: Queue, skip_directory: bool = False
@@ -615,12 +629,13 @@ def create_queue(env: Environment, queue: Queue, skip_directory: bool = False
     new_queue.open_queue_descriptor_collection = []
     # CreateTime and ModifyTime count seconds since 1970; env.now counts milliseconds
     new_queue.create_time = new_queue.modify_time = env.now // 1000
-    # choice: the ComputerName stands in when the queue manager has no qualified name
+    # choice 6: the ComputerName stands in when the queue manager has no qualified name
     qualified = qm.qualified_computer_name or qm.computer_name
     new_queue.qualified_pathname = qualified + new_queue.pathname[len(path.computer):]
     new_queue.scope = QueueScope.Enterprise
     if new_queue.queue_type is QueueType.Private:
-        new_queue.private_queue_number = _unused_private_queue_number(qm)
+        new_queue.private_queue_number = _unused_private_queue_number(
+            qm, env.choices.first_private_queue_number)
     new_queue.full_path = ""
     new_queue.directory_path = ""
     if (new_queue.queue_type is QueueType.Public  # MS-MQDMPR/3.1.7.1.3/R12
@@ -728,7 +743,7 @@ def expand_format_name(env: Environment, input_format_name: FormatName | str
             continue
         del output_elements[index]
         if single_format_name in resolved:
-            continue  # choice: a list met again (one list inside another) adds nothing new
+            continue  # choice 7: a list met again (one list inside another) adds nothing new
         resolved.add(single_format_name)
         status, members = _directory_call(  # MS-MQDMPR/3.1.7.3.8/R11
             env, "resolve_distribution_list", "format_name_collection",

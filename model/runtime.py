@@ -30,6 +30,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqconform.model.choices import REFERENCE, Choices
+
 #: MS-MQDMPR's "Infinite" timeout
 INFINITE = float("inf")
 
@@ -98,6 +100,8 @@ class Environment:
         #: name (MS-MQMQ 2.1.2): the server sets the ones it listens on
         self.local_addresses: tuple[str, ...] = ()
         self.ids = ids if ids is not None else SequentialIds()
+        #: what the queue manager does where the documents leave it free (model/choices.py)
+        self.choices: Choices = REFERENCE
         self.now = now
         self._timers: list[_Timer] = []
         self._timer_seq = itertools.count()

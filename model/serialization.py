@@ -25,28 +25,28 @@ Beyond the two tables, for the MS-MQRR message packet (MS-MQRR 2.2.5) the server
   has no row for: SecurityData.Signature, TransactionHeader.PreviousTxSequenceNumber and
   UserHeader.ConnectorType (marked "row missing from 3.1.7.1.31" below).
 
-Readings where the documents leave a choice:
+Readings where the documents leave a choice (spec/choices.yaml):
 
-* BaseHeader.Flags.DH: the row gives TracingRequested, but MS-MQMQ 2.2.19.1 wants DH set if and
-  only if there is a DebugHeader, which 3.1.7.1.30 also adds for a TracingQueueIdentifier; so DH
-  is set exactly when the DebugHeader is there.
-* DQ, AQ, RQ: where the Message leaves its queue type unset (DestinationQueueType None,
-  AdministrationQueueType or ResponseQueueType None while a format name is given) the format
-  name says which type it is: DIRECT= direct, PUBLIC= public, PRIVATE= a private queue on the
-  source, on the destination, or on another queue manager by its GUID.
-* UserHeader.MessageID is Identifier's Uniquifier (4 bytes); Deserialize makes Identifier from
-  SourceQueueManager and MessageID, the MessageIdentifier of MS-MQMQ 2.2.18.1.3.
-* TransactionIdentifier (a GUID) travels in the 20-bit Flags.ID as its low 20 bits; Deserialize
-  gives back ``uuid.UUID(int=ID)``. Priority is not read from a transactional packet, whose PR is 0
-  and "the receiver MUST ignore it" (MS-MQDMPR/3.1.7.1.32/R5).
-* AuthenticationLevel: 3.1.7.1.31 keys its table (0x0, 0x1, 0x3, 0x5) on Flags.AU, a one-bit
-  field; the values 0x3 and 0x5 only fit in the four-bit Flags.AS ("the authentication signature
-  type"), so the key is AS when AS is nonzero and AU otherwise. Serialize sets both to 0
-  (MS-MQDMPR/3.1.7.1.32/R9, R10), so a packet this module writes reads back as None.
-* AcknowledgementsRequested: the PA, PR, NA, NR bits read back as the one value whose bits they
-  are (model.dispatch.ACKNOWLEDGEMENT_FLAGS), else as one value per bit, else [None].
-* A DIRECT destination's QueueManagerAddress holds MS-MQRR 2.2.5.1's address overlay when the
-  packet came from a host; DestinationQueueManagerIdentifier is then not read from it.
+1. BaseHeader.Flags.DH: the row gives TracingRequested, but MS-MQMQ 2.2.19.1 wants DH set if and
+   only if there is a DebugHeader, which 3.1.7.1.30 also adds for a TracingQueueIdentifier; so DH
+   is set exactly when the DebugHeader is there.
+2. DQ, AQ, RQ: where the Message leaves its queue type unset (DestinationQueueType None,
+   AdministrationQueueType or ResponseQueueType None while a format name is given) the format
+   name says which type it is: DIRECT= direct, PUBLIC= public, PRIVATE= a private queue on the
+   source, on the destination, or on another queue manager by its GUID.
+3. UserHeader.MessageID is Identifier's Uniquifier (4 bytes); Deserialize makes Identifier from
+   SourceQueueManager and MessageID, the MessageIdentifier of MS-MQMQ 2.2.18.1.3.
+4. TransactionIdentifier (a GUID) travels in the 20-bit Flags.ID as its low 20 bits; Deserialize
+   gives back ``uuid.UUID(int=ID)``. Priority is not read from a transactional packet, whose PR is 0
+   and "the receiver MUST ignore it" (MS-MQDMPR/3.1.7.1.32/R5).
+5. AuthenticationLevel: 3.1.7.1.31 keys its table (0x0, 0x1, 0x3, 0x5) on Flags.AU, a one-bit
+   field; the values 0x3 and 0x5 only fit in the four-bit Flags.AS ("the authentication signature
+   type"), so the key is AS when AS is nonzero and AU otherwise. Serialize sets both to 0
+   (MS-MQDMPR/3.1.7.1.32/R9, R10), so a packet this module writes reads back as None.
+6. AcknowledgementsRequested: the PA, PR, NA, NR bits read back as the one value whose bits they
+   are (model.dispatch.ACKNOWLEDGEMENT_FLAGS), else as one value per bit, else [None].
+7. A DIRECT destination's QueueManagerAddress holds MS-MQRR 2.2.5.1's address overlay when the
+   packet came from a host; DestinationQueueManagerIdentifier is then not read from it.
 """
 
 from __future__ import annotations

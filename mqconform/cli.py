@@ -7,6 +7,9 @@
     mqconform spec trace                        citations of requirement IDs in the tree
     mqconform spec report --out DIR             catalog.json + index.html (traceability)
     mqconform spec errata [--format json]       where the documents contradict themselves
+    mqconform spec choices [--format json]      where they leave the server free (what
+                                                `serve --choices alternate` flips)
+    mqconform spec profile NAME                 departures a product documents for itself
     mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
     mqconform run [--target T] [--report-dir D] [--select ID] [--strict] [-- PYTEST ARGS]
                                                 the conformance suite (exit 1: a failure)
@@ -203,6 +206,46 @@ def cmd_spec_errata(args: argparse.Namespace) -> int:
         print()
     else:
         print(errata.render(entries))
+    return 0
+
+
+# ---------------------------------------------------------------------------- spec choices
+
+def cmd_spec_choices(args: argparse.Namespace) -> int:
+    from mqconform.spec import choices
+
+    try:
+        entries = choices.load()
+    except choices.ChoicesError as exc:
+        print(f"mqconform spec choices: {exc}", file=sys.stderr)
+        return 1
+    catalog = _catalog()
+    if args.format == "json":
+        json.dump(choices.as_json(entries, catalog), sys.stdout, indent=1, ensure_ascii=False)
+        print()
+    else:
+        print(choices.render(entries, catalog))
+    return 0
+
+
+# ---------------------------------------------------------------------------- spec profile
+
+def cmd_spec_profile(args: argparse.Namespace) -> int:
+    from mqconform.spec import profiles
+
+    catalog = _catalog()
+    try:
+        expected = profiles.expectations(args.name, catalog)
+    except profiles.ProfileError as exc:
+        raise UsageError(f"spec profile: {exc}") from None
+    if args.format == "json":
+        json.dump([{"id": rid, "reason": reason} for rid, reason in expected.items()],
+                  sys.stdout, indent=1, ensure_ascii=False)
+        print()
+        return 0
+    for rid, reason in expected.items():
+        print(f"{rid}: {reason}")
+    print(f"{len(expected)} documented departure(s) expected by profile {args.name}")
     return 0
 
 
@@ -472,6 +515,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-retired", action="store_true")
     p.set_defaults(func=cmd_spec_errata)
 
+    p = spec_sub.add_parser("choices", help="where the documents leave the server free, what "
+                            "the reference does there and what --choices alternate serves")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_spec_choices)
+
+    p = spec_sub.add_parser("profile", help="the departures a product documents for itself "
+                            "(product behaviour notes) that `profile: NAME` in a target file "
+                            "expects")
+    p.add_argument("name", help="a profile (spec/profiles/NAME.yaml): windows")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_spec_profile)
+
     p = spec_sub.add_parser("report", help="write catalog.json and index.html")
     p.add_argument("--out", default="reports", help="directory (default: reports)")
     p.set_defaults(func=cmd_spec_report)
@@ -507,7 +562,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the conformance suite against a target")
     p.add_argument("--target", help="target file (YAML), an endpoint ncacn_ip_tcp:HOST[PORT] "
                    "(no set-up: cases that need queues are inconclusive), reference (default: "
-                   "the embedded server) or model")
+                   "the embedded server), reference:alternate (the embedded server with another "
+                   "allowed value wherever the documents leave a choice) or model")
     p.add_argument("--report-dir", default="reports", help="results.json, junit.xml, "
                    "index.html and wire.pcap (default: reports)")
     p.add_argument("--select", action="append", default=[], metavar="ID",
@@ -540,6 +596,10 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store-sync", choices=("FULL", "NORMAL"), default="FULL",
                    help="FULL (default): every change on disk before its answer, surviving "
                         "power loss; NORMAL: surviving a crash of the server only")
+    p.add_argument("--choices", choices=("reference", "alternate"), default="reference",
+                   help="where the documents leave the server free (spec/choices.yaml; "
+                        "`mqconform spec choices`): the reference's values (default), or "
+                        "another allowed value for every switch")
     p.add_argument("--fault", action="append", default=[], metavar="NAME",
                    help="TESTING ONLY: depart from the documents on purpose (server/faults.py "
                         "lists the faults; repeatable), to measure a trace validator")

@@ -155,7 +155,7 @@ class ControlApi:
     def send(self, path: str, spec: dict) -> dict:
         with self.app.lock:
             queue = self._queue(path)
-            message = make_message(spec, "message", queue.pathname)
+            message = make_message(spec, "message", queue.pathname, self.env.choices)
             message.arrival_time = (self._arrival_time or arrival_time)()
             status = enqueue_message(self.env, queue, message)
             if status != 0:

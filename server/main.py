@@ -48,19 +48,26 @@ class Running:
 def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | None = None,
           queues: str | None = None, control_port: int | None = None,
           faults: Any = None, store: str | None = None,
-          store_sync: str = "FULL", control_host: str = "127.0.0.1") -> Running:
+          store_sync: str = "FULL", control_host: str = "127.0.0.1",
+          choices: str = "reference") -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
-    directory that keeps recoverable messages across restarts (server/store.py)."""
+    directory that keeps recoverable messages across restarts (server/store.py); ``choices``:
+    a name of model/choices.py PROFILES (what the server does where the documents leave it
+    free)."""
+    from mqconform.model.choices import PROFILES
     from mqconform.server.app import serve
     from mqconform.server.control import ControlServer
     from mqconform.server.security import Security
 
+    if choices not in PROFILES:
+        raise ServeError(f"--choices {choices}: one of {', '.join(sorted(PROFILES))}")
     try:
         if queues:
-            provisioned = provision_file(queues)
+            provisioned = provision_file(queues, choices=PROFILES[choices])
             env, security = provisioned.env, provisioned.security
         else:
             env = Environment(new_queue_manager(None))
+            env.choices = PROFILES[choices]
             security = Security(domain=env.local_queue_manager.computer_name)
     except ProvisionError as exc:
         raise ServeError(str(exc)) from None
@@ -110,7 +117,11 @@ def run(args: Any) -> int:
                     queues=args.queues, control_port=args.control_port, faults=faults,
                     store=getattr(args, "store", None),
                     store_sync=getattr(args, "store_sync", "FULL"),
-                    control_host=getattr(args, "control_host", "127.0.0.1"))
+                    control_host=getattr(args, "control_host", "127.0.0.1"),
+                    choices=getattr(args, "choices", "reference"))
+    if running.handler.env.choices.name != "reference":
+        print(f"CHOICES: {running.handler.env.choices.name} (where the documents leave the "
+              "server free, another allowed value; spec/choices.yaml)", flush=True)
     if faults is not None:
         print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
               f"at rate {faults.rate}", flush=True)

@@ -17,6 +17,7 @@ import yaml
 
 from mqconform.model import provisioning
 from mqconform.model.adm import Queue
+from mqconform.model.choices import Choices
 from mqconform.model.provisioning import (  # noqa: F401  (the server's names for them)
     MESSAGE_KEYS,
     Provisioned,
@@ -58,14 +59,17 @@ def _access_hook(security: Security):
 
 
 def provision(text: str, source: str = "<queues>", env: Environment | None = None,
-              now_ms: int = 0, security: Any = None) -> Provisioned:
+              now_ms: int = 0, security: Any = None, choices: Choices | None = None
+              ) -> Provisioned:
     """Build (or extend) a queue manager from a provisioning document. ``security``: the
-    server's (server/security.py) when extending; built from the document otherwise."""
+    server's (server/security.py) when extending; built from the document otherwise.
+    ``choices``: those of a queue manager built here (model/choices.py)."""
     data = load_document(text, source)
     computer_name = env.local_queue_manager.computer_name if env is not None else None
     if env is None:
         env = Environment(new_queue_manager(data.get("queue_manager")), now=now_ms)
         computer_name = env.local_queue_manager.computer_name
+        env.choices = choices or env.choices
     try:
         if security is None:
             security = parse_security(data.get("security"), computer_name)
@@ -80,13 +84,14 @@ def provision(text: str, source: str = "<queues>", env: Environment | None = Non
     return made
 
 
-def provision_file(path: str | Path, env: Environment | None = None) -> Provisioned:
+def provision_file(path: str | Path, env: Environment | None = None,
+                   choices: Choices | None = None) -> Provisioned:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ProvisionError(f"{path}: cannot read ({exc.strerror})") from None
-    return provision(text, str(p), env)
+    return provision(text, str(p), env, choices=choices)
 
 
 def create_queue_from_spec(env: Environment, spec: dict, security: Any = None) -> Queue:

@@ -283,7 +283,7 @@ def check_verification_trailer(stub: bytes, binding: Binding, call_id: int, cont
     CLIENT_SUPPORT_HEADER_SIGNING against the bind (``header_sign``: the bind carried
     PFC_SUPPORT_HEADER_SIGN); an unknown command the client marks SEC_VT_MUST_PROCESS_COMMAND
     cannot be processed. A failed check raises TrailerRefused with rpc_s_access_denied (the
-    trailer exists to protect what the security provider does not; choice: the status Windows
+    trailer exists to protect what the security provider does not; choice 1: the status Windows
     answers), a malformed trailer with nca_s_proto_error."""
     try:
         trailer = d.find_verification_trailer(stub)

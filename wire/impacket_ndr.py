@@ -71,12 +71,15 @@ Where impacket cannot express the IDL, and what we did (each marked "impacket:" 
    per element) and turns any failure, deep nesting included, into ``DecodeError`` naming
    the parameter.
 
-Choices where the IDL leaves room (marked "choice" at their code): a NULL context handle is
-20 zero octets and decodes as None; a None GUID for the [ref] pClientId is the nil GUID; an
-empty BLOB, vector, section list or ``ppPacketSections`` is sent as a NULL pointer (and a NULL
-pointer decodes as empty); ``[string]`` values are UTF-16LE with lone surrogates passed
-through, a NUL terminator is added on encoding and required on decoding, and a NUL inside the
-string is refused both ways (a [string] ends at its first NUL).
+Choices where the IDL leaves room (marked "choice N" at their code):
+
+1. A NULL context handle is 20 zero octets and decodes as None.
+2. A None GUID for the [ref] pClientId is the nil GUID.
+3. An empty BLOB, vector, section list or ``ppPacketSections`` is sent as a NULL pointer (and a
+   NULL pointer decodes as empty).
+4. ``[string]`` values are UTF-16LE with lone surrogates passed through, a NUL terminator is
+   added on encoding and required on decoding, and a NUL inside the string is refused both
+   ways (a [string] ends at its first NUL).
 """
 
 from __future__ import annotations
@@ -767,7 +770,7 @@ def _int(value: Any, field: str, top: int, signed: bool = False) -> int:
 
 def _guid_bytes(value: Any, field: str) -> bytes:
     if value is None:
-        return bytes(16)  # choice: the nil GUID
+        return bytes(16)  # choice 2: the nil GUID
     if not isinstance(value, uuid.UUID):
         raise EncodeError(field, f"expected a uuid.UUID, not {type(value).__name__}")
     return value.bytes_le  # MS-DTYP 2.3.4.2
@@ -775,7 +778,7 @@ def _guid_bytes(value: Any, field: str) -> bytes:
 
 def _fixed(value: Any, field: str, size: int, none_ok: bool = True) -> bytes:
     if value is None and none_ok:
-        return bytes(size)  # choice: a NULL context handle is 20 zero octets
+        return bytes(size)  # choice 1: a NULL context handle is 20 zero octets
     if not isinstance(value, (bytes, bytearray)) or len(value) != size:
         shown = len(value) if isinstance(value, (bytes, bytearray)) else type(value).__name__
         raise EncodeError(field, f"expected {size} octets, not {shown}")
@@ -872,7 +875,7 @@ def _vector(value: Any, field: str) -> list:
 
 def _fill_counted(obj: NdrStruct, items: list, field: str,
                   fill_item: Callable[[Any, Any, str], Any] | None) -> None:
-    """A CA* / BLOB structure: count and (choice: NULL when empty) the pointer's array."""
+    """A CA* / BLOB structure: count and (choice 3: NULL when empty) the pointer's array."""
     _set_prim(obj, obj.count_name, len(items))
     ptr = obj.fields[obj.pointer_name]
     if not items:
@@ -1020,7 +1023,7 @@ def _fill(obj: _Call, name: str, value: Any, call_name: str) -> None:
     elif kind is PSECTIONBUFFER_ARRAY:
         sections = _vector(value, field)
         if not sections:
-            target.set_null()  # choice: no sections, NULL pointer
+            target.set_null()  # choice 3: no sections, NULL pointer
         else:
             target.fields["Data"]["Data"] = [
                 _fill_section(SectionBuffer(isNDR64=obj._isNDR64), s, f"{field}[{i}]")

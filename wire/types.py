@@ -493,7 +493,7 @@ ULONG = _Prim("u32")
 class _Counted(_Type):
     """A counted array struct: ULONG count, [unique, size_is(count)] T* elements — BLOB
     (MS-MQMQ 2.2.13) and the CA* vectors (CAUB, CAUI, CAL, CAUL, CAUH, CACLSID, CALPWSTR,
-    CAPROPVARIANT). Values are bytes (BLOB) or lists. Choice: an empty value (or None) is sent
+    CAPROPVARIANT). Values are bytes (BLOB) or lists. Choice 1: an empty value (or None) is sent
     as a NULL pointer with count 0, and a NULL pointer (or an empty array) decodes as empty."""
 
     ALIGN = (4, 8)

@@ -598,6 +598,56 @@ def queue_property_is(mq, mgmt, label, name, text, number):
                                       f"not {want!r}")
 
 
+#: errata tidy-purges-queues: the two readings of TIDY (``mqconform spec errata``)
+TIDY_READINGS = {"purged": "MS-MQMR 3.1.4.2's processing rules: every queue purged",
+                 "kept": "3.1.4.2's action table: only empty message files cleaned up, every "
+                         "message kept"}
+
+
+def _tidy_reading(mq, mgmt: dict, reading: str) -> None:
+    """Both readings pass, but one case holds the server to one: the first check that tells
+    them apart fixes it, and the case says which one the server follows."""
+    seen = mgmt.setdefault("readings", {}).setdefault("tidy-purges-queues", reading)
+    mq.assert_that(seen == reading, f"TIDY: the queues read as {seen} before and as {reading} "
+                                    f"now; neither reading allows both (errata "
+                                    f"tidy-purges-queues)", "MS-MQMR/3.1.4.2/R17")
+    if reading == seen and not mgmt.get("tidy_said"):
+        mgmt["tidy_said"] = True
+        mq.record.messages.append(f"errata tidy-purges-queues: the server follows "
+                                  f"{TIDY_READINGS[reading]}")
+
+
+@then(parsers.re(r'queue "(?P<label>[^"]+)" has PROPID_MGMT_QUEUE_MESSAGE_COUNT '
+                 r'(?P<purged>\d+), or (?P<kept>\d+) where TIDY keeps the messages$'))
+def message_count_after_tidy(mq, mgmt, label, purged, kept):
+    """Errata tidy-purges-queues: MS-MQMR 3.1.4.2's rules purge every queue on TIDY; its table
+    calls TIDY a clean-up of empty message files, which keeps every message. The count is read
+    without the oracle (which purges) and must be one reading's, the same one for the case."""
+    value = _unchecked(mq, _via(mq, mgmt), _object(mgmt, f'queue "{label}"'),
+                       QUEUE_IDS["PROPID_MGMT_QUEUE_MESSAGE_COUNT"])
+    now = value.value if isinstance(value, c.PropVariant) else None
+    readings = {int(purged): "purged", int(kept): "kept"}
+    mq.assert_that(now in readings,
+                   f"PROPID_MGMT_QUEUE_MESSAGE_COUNT of queue {label!r} is {now!r} after TIDY: "
+                   f"{purged} if TIDY purges the queues, {kept} if it keeps the messages "
+                   f"(errata tidy-purges-queues)", "MS-MQMR/3.1.4.2/R17")
+    _tidy_reading(mq, mgmt, readings[now])
+
+
+@then(parsers.parse('queue "{label}" has PROPID_MGMT_QUEUE_BYTES_IN_QUEUE 0 if TIDY purged it'))
+def bytes_after_tidy(mq, mgmt, label):
+    """Errata tidy-purges-queues: 0 where the case saw TIDY purge; a positive count where it
+    saw TIDY keep the messages."""
+    value = _unchecked(mq, _via(mq, mgmt), _object(mgmt, f'queue "{label}"'),
+                       QUEUE_IDS["PROPID_MGMT_QUEUE_BYTES_IN_QUEUE"])
+    now = value.value if isinstance(value, c.PropVariant) else None
+    reading = mgmt.get("readings", {}).get("tidy-purges-queues", "purged")
+    ok = now == 0 if reading == "purged" else isinstance(now, int) and now > 0
+    mq.assert_that(ok, f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue {label!r} is {now!r} after a "
+                       f"TIDY that {reading} the messages (errata tidy-purges-queues)",
+                   "MS-MQMR/3.1.4.1/R20")
+
+
 @then(parsers.parse('PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "{label}" is what it was'))
 def queue_bytes_unchanged(mq, mgmt, label):
     """Errata total-bytes (``mqconform spec errata``): MS-MQDMPR 3.1.1.2 defines TotalBytes as

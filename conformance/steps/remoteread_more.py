@@ -28,11 +28,11 @@ from mqconform.conformance import preconditions as pre
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.session import CaseFailed, NotApplicable, lookup_id_of, message_body
+from mqconform.conformance.steps.remoteread import check_time_to_reach_queue
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
 from mqconform.model import status as st
 from mqconform.model.formats import parse_format_name, to_queue_format
-from mqconform.model.packet import time_to_reach_queue
 
 PLACE = r'(?:the queue|the other queue|subqueue "[^"]+"(?: of the other queue)?)'
 #: a propagation token ([MS-DTCO] 2.2.5.4) as far as the model reads one: opaque octets
@@ -583,24 +583,8 @@ def starts_receive_without_transaction(mq, scenario, action):
 
 
 def _time_to_reach_queue(mq, result: c.Result) -> None:
-    """In the first section, BaseHeader.TimeToReachQueue is UserHeader.SentTime + the message's
-    TimeToReachQueue. The message's own value is in the model's copy too: TimeToReachQueue -
-    SentTime must be the model's."""
-    outcome = getattr(mq, "last_outcome", None)
-    expected = getattr(outcome, "result", None)
-    first = result.ppPacketSections[0].pSectionBuffer or b""
-    if not getattr(expected, "ppPacketSections", None) or time_to_reach_queue(first) is None:
-        return
-    want = expected.ppPacketSections[0].pSectionBuffer or b""
-
-    def original(packet: bytes) -> int:
-        ttrq, sent = time_to_reach_queue(packet) or (0, 0)
-        return (ttrq - sent) & 0xFFFFFFFF
-
-    _assert(mq, original(first) == original(want),
-            f"TimeToReachQueue - SentTime is 0x{original(first):08X} in the first section, "
-            f"0x{original(want):08X} for the model: TimeToReachQueue was set to SentTime + "
-            f"TimeToReachQueue")
+    check_time_to_reach_queue(mq, result.ppPacketSections[0].pSectionBuffer,
+                              "MS-MQRR/3.1.4.13/R43")
 
 
 @then("the message came back whole in one stFullPacket section")
