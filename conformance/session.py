@@ -783,11 +783,16 @@ class Case:
             and outcome.status != 0
         if not outcome.conforms(observed) and not refused:
             want = ("any failure" if outcome.any_failure else status_text(outcome.result))
+            rule = outcome.rule
+            if self._chose_another(call, observed, None):
+                # a message the target returned before to another receive, where the model
+                # finds none Available: the seek did not skip a position that is not
+                rule = self.SELECTION
             problems.append(f"status {status_text(observed)}, the documents ask for {want}"
-                            + (f" ({outcome.rule})" if outcome.rule else ""))
+                            + (f" ({rule})" if rule else ""))
         elif outcome.status == 0 and not observed.raised and hasattr(observed,
                                                                      "ppPacketSections"):
-            problems.extend(self._compare_message(outcome.result, observed))
+            problems.extend(self._compare_message(outcome.result, observed, call))
         gone = self._returned_acked(call, observed) if problems else None
         if gone is not None:
             problems.insert(0, gone)
@@ -822,8 +827,35 @@ class Case:
         return v.CallRecord(frames=frames, **fields) if frames is not None \
             else v.CallRecord(**fields)
 
-    def _compare_message(self, expected: c.Result, observed: c.Result) -> list[str]:
+    #: the rule that picks the message a receive or peek without cursor or LookupId returns:
+    #: Dequeue Message Begin and Peek Message seek the first Available position (MS-MQDMPR
+    #: 3.1.7.3.2, its loop skipping the positions that are not Available)
+    SELECTION = "MS-MQDMPR/3.1.7.3.2/R10"
+
+    def _chose_another(self, call: c.Call | None, observed: c.Result,
+                       expected: c.Result | None) -> bool:
+        """Whether a receive or peek by position alone (no cursor, no LookupId) returned a
+        message the target returned before under another request, other than the model's
+        (``expected``: the model's result; None: the model returns no message)."""
+        if getattr(call, "ulAction", None) not in (c.MQ_ACTION_RECEIVE,
+                                                   c.MQ_ACTION_PEEK_CURRENT) \
+                or getattr(call, "hCursor", 0) or getattr(observed, "status", 1) != 0:
+            return False
+        sequence = getattr(observed, "pSequenceId", 0)
+        known = self._lookups.get(sequence) if sequence else None
+        return known is not None and (expected is None or known != expected.pSequenceId)
+
+    def _compare_message(self, expected: c.Result, observed: c.Result,
+                         call: c.Call | None = None) -> list[str]:
+        """The message a receive returned against the model's. A message the target returned
+        before under another request (its pSequenceId known) is another message chosen: for
+        a receive or peek by position alone, that breaks the seek for the first Available
+        position; otherwise pSequenceId names another message than the model's (R17)."""
         out = []
+        known = self._lookups.get(observed.pSequenceId)
+        other = bool(observed.pSequenceId) and known is not None \
+            and known != expected.pSequenceId
+        chosen = self.SELECTION if self._chose_another(call, observed, expected) else None
         if observed.pdwNumberOfSections != expected.pdwNumberOfSections:
             out.append(f"{observed.pdwNumberOfSections} section(s), the model returns "
                        f"{expected.pdwNumberOfSections} (MS-MQRR/3.1.4.7/R18)")
@@ -837,11 +869,11 @@ class Case:
         else:
             got, body = message_body(observed), message_body(expected)
         if got != body:
-            out.append(f"message body {got!r}, the model returns {body!r} (MS-MQRR/3.1.4.7/R31)")
-        known = self._lookups.get(observed.pSequenceId)
-        if observed.pSequenceId and known is not None and known != expected.pSequenceId:
+            out.append(f"message body {got!r}, the model returns {body!r} "
+                       f"({chosen or 'MS-MQRR/3.1.4.7/R31'})")
+        if other:
             out.append(f"pSequenceId 0x{observed.pSequenceId:X} names another message than the "
-                       f"model returns (MS-MQRR/3.1.4.7/R17)")
+                       f"model returns ({chosen or 'MS-MQRR/3.1.4.7/R17'})")
         return out
 
     # ---------------------------------------------------------------- shortcuts

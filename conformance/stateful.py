@@ -97,6 +97,7 @@ from mqconform.model.mqmr import (
     VT_BLOB,
     VT_NULL,
 )
+from mqconform.spec.catalog import ID_IN_TEXT
 from mqconform.spec.catalog import load as load_catalog
 
 #: defaults for a suite run: small enough for CI, the same sequences every run
@@ -1085,7 +1086,11 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     failed_checks = [ch for ch in failed.mq.checks if not ch.ok]
     run.failure = failed_checks[-1].message if failed_checks else f"{type(cause).__name__}: " \
                                                                     f"{cause}"
-    run.ids = tuple(dict.fromkeys(i for ch in failed_checks for i in ch.ids))
+    # per-check attribution: a failed check whose message cites the rule that decided the
+    # answer (the model's rule, a field's own) fails that rule, not every requirement the
+    # machine's step exercises
+    run.ids = tuple(dict.fromkeys(i for ch in failed_checks
+                                  for i in (ID_IN_TEXT.findall(ch.message) or ch.ids)))
     program = dict(failed.program(), machine=machine.NAME, seed=seed_value,
                    target=suite.spec.name, failure=run.failure, ids=list(run.ids))
     program["sections"] = sections_of(program)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,7 @@ class _Received:
     result: c.Result
     lookup: int
     faked: bool = False  # a copy of another handle's locked message
+    since: float = 0.0  # time.monotonic() of a faked receive: its Pending Request Cleanup Timer
 
 
 @dataclass
@@ -121,8 +123,13 @@ class Faults:
             return original_call(conn, *args, **kw)
 
         class _RemoteRead:
+            # attributes set through the wrapper (the control API's cleanup_ms) are the
+            # server's own: set on the wrapper they would change nothing
             def __getattr__(self, name: str) -> Any:
                 return getattr(remote_read, name)
+
+            def __setattr__(self, name: str, value: Any) -> None:
+                setattr(remote_read, name, value)
 
             def call(self, typed: c.Call, token: Any = None) -> Any:
                 return faults._remote_read(remote_read, typed, token)
@@ -130,6 +137,9 @@ class Faults:
         class _QMMgmt:
             def __getattr__(self, name: str) -> Any:
                 return getattr(qmmgmt, name)
+
+            def __setattr__(self, name: str, value: Any) -> None:
+                setattr(qmmgmt, name, value)
 
             def call(self, typed: c.Call) -> Any:
                 return faults._qmmgmt(qmmgmt, typed)
@@ -166,6 +176,9 @@ class Faults:
         if isinstance(call, (c.R_EndReceive, c.R_EndTransactionalReceive)):
             key = (handle, call.dwRequestId)
             received = self._pending.pop(key, None)
+            if received is not None and received.faked \
+                    and (time.monotonic() - received.since) * 1000 >= server.cleanup_ms:
+                received = None  # its cleanup timer would have ended it: the model answers
             if received is not None and received.faked:
                 if call.dwAck == c.RR_ACK:  # "removed" for this client: it is not
                     self._kept[(received.queue, received.lookup)] = "receive-locked"
@@ -209,13 +222,18 @@ class Faults:
     def _start_receive(self, server: Any, call: Any, token: Any, handle: bytes) -> Any:
         queue = self._queues.get(handle, handle.hex())
         receive = call.ulAction in RECEIVE_ACTIONS
-        if receive and not call.hCursor and call.ulAction == c.MQ_ACTION_RECEIVE:
+        # only where the model would serve the receive: R_StartReceive on a handle with
+        # receive access (the fault breaks the seek, not the input checks before it)
+        if (isinstance(call, c.R_StartReceive) and not call.hCursor
+                and call.ulAction == c.MQ_ACTION_RECEIVE
+                and self._access.get(handle) == c.RECEIVE_ACCESS):
             held = [(k, r) for k, r in self._pending.items()
-                    if r.queue == queue and k[0] != handle and not r.faked]
+                    if r.queue == queue and k[0] != handle and not r.faked
+                    and self._locked(server, k, r.lookup)]
             if held and self._chance("receive-locked"):
                 _, victim = held[0]
                 self._pending[(handle, call.dwRequestId)] = _Received(
-                    queue, victim.result, victim.lookup, faked=True)
+                    queue, victim.result, victim.lookup, faked=True, since=time.monotonic())
                 self._log("receive-locked", call)
                 result = victim.result
                 if type(result) is not c.RESULTS[type(call)]:
@@ -228,6 +246,13 @@ class Faults:
         if isinstance(out, Outcome):
             self._received(call, out.result, queue, handle, receive)
         return out
+
+    @staticmethod
+    def _locked(server: Any, key: tuple[bytes, int], lookup: int) -> bool:
+        """Whether the model still holds that receive's PendingRequestEntry, with the message
+        locked (the fault copies only a lock that exists)."""
+        entry = server.pending_request_table.entries.get((key[1], key[0]))
+        return entry is not None and (entry.lookup_identifier or 0) & ((1 << 56) - 1) == lookup
 
     def _received(self, call: Any, result: c.Result, queue: str, handle: bytes,
                   receive: bool) -> None:

@@ -154,6 +154,11 @@ def opened_with(mq, scenario, access):
     scenario["context"] = mq.open(scenario["queue"], access=ACCESS[access])
 
 
+@given(parsers.parse("the client has opened the queue a second time with {access:w}"))
+def opened_again_with(mq, scenario, access):
+    scenario["second handle"] = mq.open(scenario["queue"], access=ACCESS[access])
+
+
 @given("the client has closed the queue")
 def has_closed_the_queue(mq, scenario):
     mq.call(c.R_CloseQueue(pphContext=scenario["context"]))
@@ -490,6 +495,12 @@ def call_receive_timeout(mq, scenario, action, timeout):
 @when(parsers.parse("the client calls R_StartReceive with {action:w} as request {request:d}"))
 def call_receive_request(mq, scenario, action, request):
     _receive(mq, scenario, _action(action), request)
+
+
+@when(parsers.parse("the client calls R_StartReceive with {action:w} as request {request:d} "
+                    "on the second handle"))
+def call_receive_second_handle(mq, scenario, action, request):
+    _receive(mq, scenario, _action(action), request, context=scenario["second handle"])
 
 
 @when(parsers.parse("the client calls R_StartReceive with {action:w} with a NULL handle"))

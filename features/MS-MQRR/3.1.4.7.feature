@@ -175,6 +175,16 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the call succeeds
     And a peek finds the message "second"
 
+  @MS-MQRR/3.1.4.7/R62 @MS-MQDMPR/3.1.7.3.2/R10
+  Scenario: A receive skips the message another handle's receive holds locked
+    Given a queue with messages "first, second"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has opened the queue a second time with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 7
+    Then the message "first" is returned
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 8 on the second handle
+    Then the message "second" is returned
+
   @MS-MQRR/3.1.4.7/R54 @MS-MQRR/3.1.4.7/R55 @MS-MQRR/3.1.4.7/R58 @MS-MQRR/3.1.4.7/R61 @MS-MQRR/3.1.4.7/R67
   Scenario: A receive that finds no message still leaves its PendingRequestEntry, with no message
     Given an empty queue
