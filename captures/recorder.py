@@ -372,6 +372,23 @@ class Recorder:
         with open(path, "wb") as out:
             return self._write(out, frames)
 
+    def write_exchange(self, path: str | Path, spans: list[dict]) -> int:
+        """Write the connections these calls went over (``spans``: their frames as
+        ``note_call`` gave them, {"first", "last"} numbers of this recorder's frames), each
+        from its first frame (the handshake and the binds, so a dissector can read the calls)
+        up to the last of the calls' frames. Returns the number of frames written."""
+        numbers = {n for span in spans if span for n in range(span["first"], span["last"] + 1)}
+        with self._lock:
+            frames = list(self._frames)
+        if not numbers:
+            frames = []
+        else:
+            last = min(max(numbers), len(frames))
+            streams = {frames[n - 1].stream for n in numbers if 0 < n <= len(frames)}
+            frames = [f for f in frames[:last] if f.stream in streams]
+        with open(path, "wb") as out:
+            return self._write(out, frames)
+
     def _write(self, out: BinaryIO, frames: list[_Frame]) -> int:
         out.write(pcap_header())
         for f in frames:

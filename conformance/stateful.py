@@ -1105,21 +1105,44 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
         for step, frames in zip(program["steps"], replayed.frames, strict=False):
             if frames:
                 step["replay_frames"] = frames
+    records = failed.call_records()
+    if run.reproduced is False:
+        # flaky: the first run's exchanges next to the replay's, for the two to be compared
+        first = run.script.with_suffix(".first.pcap")
+        recorder = getattr(suite.target, "recorder", None)
+        if recorder is not None and recorder.write_exchange(
+                first, [r.frames for r in records if r.frames]):
+            mq.record.flaky = {"first": str(first),
+                               "replay": str(run.pcap) if run.pcap else None}
+            program["replay"]["first_pcap"] = first.name
+        else:
+            mq.record.flaky = {"first": None, "replay": str(run.pcap) if run.pcap else None}
     save_program(program, run.script)
     # the case's record: the minimal sequence's calls and its failed check
-    mq.record.calls.extend(failed.call_records())
+    mq.record.calls.extend(records)
     message = (f"{machine.NAME} (seed {seed_value}), shrunk to {len(program['steps'])} steps "
                f"exercising {', '.join(program['sections'])}: {run.failure} "
                f"[{compact(run.ids)}]; replay: {run.script}"
                + (f" (reproduced; pcap {run.pcap})" if run.reproduced and run.pcap else
                   " (reproduced)" if run.reproduced else
-                  " (did not reproduce on replay)" if run.reproduced is False else ""))
+                  (" (flaky: did not reproduce on replay; first run's exchanges "
+                   f"{(mq.record.flaky or {}).get('first')}, the replay's {run.pcap})")
+                  if run.reproduced is False else ""))
     if not isinstance(cause, CaseFailed):
         raise cause
     # the case fails on the failed check's requirements (a target file's expectation for one
     # of them makes it an expected failure), not on every one the machine's rules cite
     mq.record.ids = run.ids or mq.record.ids
-    mq.checks.append(v.Check(mq.record.ids, False, message))
+    last = failed_checks[-1] if failed_checks else None
+    mq.checks.append(v.Check(
+        mq.record.ids, False, message,
+        expected=last.expected if last is not None else None,
+        observed=last.observed if last is not None else None,
+        # the failing step of the shrunk program, in the script saved to replay it
+        step={"path": str(run.script), "line": len(program["steps"]) - 1,
+              "text": f"step {len(program['steps']) - 1}: "
+                      f"{program['steps'][-1].get('call', '?')}" if program["steps"]
+                      else "the machine's set-up"}))
     raise CaseFailed(message)
 
 
@@ -1174,7 +1197,9 @@ def save_program(program: dict, path: Path) -> Path:
                    + ("the failure reproduced" if replayed.get("reproduced")
                       else "it did not fail")
                    + (f"; its exchanges are in {replayed['pcap']}" if replayed.get("pcap")
-                      else ""))
+                      else "")
+                   + (f" (flaky: the first run's exchanges are in {replayed['first_pcap']})"
+                      if replayed.get("first_pcap") else ""))
     doc = "\n".join([
         f"mqconform stateful failure: the {program['machine']} machine against "
         f"{program.get('target')}, seed {program.get('seed')}, shrunk to "

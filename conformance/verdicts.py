@@ -73,6 +73,9 @@ class CaseResult:
     frames: dict | None = None  # the case's frames in wire.pcap: first, last
     #: each failed check: its step, its requirements with their sentences, expected, observed
     failures: list[dict] = field(default_factory=list)
+    #: a failure that did not happen again when its calls were replayed: the two runs' pcaps
+    #: ({"first": path, "replay": path}); the case still fails, marked flaky
+    flaky: dict | None = None
 
     @property
     def failed_ids(self) -> tuple[str, ...]:
@@ -88,7 +91,7 @@ class CaseResult:
     def as_dict(self) -> dict:
         return {"case": self.case, "ids": list(self.ids), "target": self.target,
                 "failed_ids": list(self.failed_ids), "failures": self.failures,
-                "verdict": self.verdict, "unexpected": self.unexpected,
+                "verdict": self.verdict, "flaky": self.flaky, "unexpected": self.unexpected,
                 "expected_failure": self.expected_failure,
                 "expected_failure_passed": self.expected_failure_passed,
                 "messages": self.messages, "warnings": self.warnings,

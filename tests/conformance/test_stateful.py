@@ -179,3 +179,41 @@ def test_the_suite_runs_the_machines_as_cases_with_its_options(tmp_path):
     for case in cases.values():
         assert case["verdict"] == "pass" and "(seed 7)" in case["messages"][0]
         assert "MS-MQRR/3.1.4.7/R49" in case["ids"]
+
+
+def test_a_failure_that_does_not_reproduce_is_flaky_with_both_runs_pcaps(tmp_path):
+    """A server that misbehaves at random (a seeded fault at rate 0.5): the shrunk sequence
+    passes on replay, so the case is marked flaky, with the first run's exchanges and the
+    replay's, both readable by tshark's DCE/RPC dissector."""
+    import json
+    import subprocess
+    import sys
+
+    from mqconform.server.faults import Faults
+    from mqconform.server.main import start
+
+    server = start(port=0, control_port=0,
+                   faults=Faults(frozenset({"port-garbage"}), rate=0.5, seed=1))
+    try:
+        host, port = server.rpc.address
+        chost, cport = server.control.address
+        target = tmp_path / "t.yaml"
+        target.write_text(f'endpoint: "ncacn_ip_tcp:{host}[{port}]"\n'
+                          f"sut_control: {{kind: reference, url: 'http://{chost}:{cport}'}}\n")
+        out = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--target",
+                              str(target), "--report-dir", str(tmp_path / "r"), "--",
+                              "-k", "test_remoteread_machine"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)
+    finally:
+        server.stop()
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-2000:]
+    [case] = json.loads((tmp_path / "r" / "results.json").read_text())["cases"]
+    assert case["verdict"] == "fail" and case["flaky"], case["messages"]
+    assert "flaky: did not reproduce on replay" in case["messages"][-1]
+    for key in ("first", "replay"):
+        pcap = case["flaky"][key]
+        shown = subprocess.run(["tshark", "-r", pcap, "-Y", "dcerpc.opnum == 0"],
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0 and "Request" in shown.stdout, (key, shown.stderr)
+    script = (tmp_path / "r" / "stateful").glob("*.py")
+    assert any("flaky: the first run's exchanges" in p.read_text() for p in script)
