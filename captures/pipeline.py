@@ -982,6 +982,26 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
     return report
 
 
+def mark_expected(out: Path, known: dict) -> dict:
+    """Add to report.json and index.html which violations and decoding errors are the
+    deliberate departures listed beside their captures (``known``: counts, per requirement
+    too, from the ``wire.expected.json`` files; mqconform/captures_cmd.py)."""
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    by_requirement = known.get("by_requirement", {})
+    for q in report["requirements"]:
+        q["expected"] = by_requirement.get(q["requirement"], 0)
+    totals = report["totals"]
+    report["expected"] = {
+        "violations": known["violations"], "errors": known["errors"],
+        "files": list(known["files"]),
+        "unexpected_violations": totals["violations"] - known["violations"],
+        "unexpected_errors": totals["errors"] - known["errors"]}
+    (out / "report.json").write_text(json.dumps(report, indent=1, default=str),
+                                     encoding="utf-8")
+    _html(out, report)
+    return report
+
+
 def _text(requirement: str) -> str:
     try:
         from mqconform.spec.catalog import load

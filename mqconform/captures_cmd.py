@@ -116,6 +116,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                       f"listed beside the capture ({', '.join(known['files'])}); unexpected: "
                       f"{result.violations - known['violations']} violation(s), "
                       f"{result.errors - known['errors']} decoding error(s)")
+        pipeline.mark_expected(result.out, known)
     for table in pipeline.TABLES:
         console.print(f"{table}: {result.out / table}")
     console.print(f"report: {result.out / 'index.html'} and {result.out / 'report.json'}")
@@ -150,7 +151,7 @@ def _expected(paths: list[str], out: Path, usage_error: type) -> dict | None:
             files.append(expected.sidecar(path).name)
     if not files:
         return None
-    found = {"violations": 0, "errors": 0, "files": files}
+    found: dict = {"violations": 0, "errors": 0, "files": files, "by_requirement": {}}
     if (out / "violations").exists():
         table = pq.read_table(out / "violations",
                               columns=["capture", "request_frame", "requirement"])
@@ -158,6 +159,8 @@ def _expected(paths: list[str], out: Path, usage_error: type) -> dict | None:
             if expected.violation_key(row["capture"], row["request_frame"],
                                       row["requirement"]) in wanted:
                 found["violations"] += 1
+                by = found["by_requirement"]
+                by[row["requirement"]] = by.get(row["requirement"], 0) + 1
     if (out / "errors").exists():
         for row in pq.read_table(out / "errors", columns=["capture", "frame", "kind"]
                                  ).to_pylist():

@@ -16,8 +16,21 @@ from mqconform.spec.trace import scan
 
 
 def report_data(catalog: Catalog) -> dict:
+    from mqconform.spec import choices as choice_registry
+    from mqconform.spec import errata as errata_list
+
     result = scan(catalog=catalog)
     cites = result.by_id()
+    errata = [e for e in errata_list.load() if not e.retired]
+    choices = [c for c in choice_registry.load() if not c.retired]
+    errata_of: dict[str, list[str]] = defaultdict(list)
+    choices_of: dict[str, list[str]] = defaultdict(list)
+    for e in errata:
+        for rid in e.requirements:
+            errata_of[rid].append(e.id)
+    for ch in choices:
+        for rid in ch.requirements:
+            choices_of[rid].append(ch.id)
     docs: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     titles: dict[tuple[str, str], str] = {}
     for r in catalog.active():
@@ -25,11 +38,17 @@ def report_data(catalog: Catalog) -> dict:
         d["citations"] = [{"path": c.path, "line": c.line, "role": c.role}
                           for c in cites.get(r.id, [])]
         d["notes_text"] = {n: (catalog.note(r.doc, n) or {}).get("text") for n in r.notes}
+        d["errata"] = errata_of.get(r.id, [])
+        d["choices"] = choices_of.get(r.id, [])
         docs[r.doc][r.section].append(d)
         titles[(r.doc, r.section)] = r.title
     stats = compute(catalog)
     return {
         "stats": stats,
+        # where the documents contradict themselves (each linked from its requirements) and
+        # where they leave the server free (spec/errata.yaml, spec/choices.yaml)
+        "errata": [e.as_dict() for e in errata],
+        "choices": [c.as_dict() for c in choices],
         "documents": [
             {"doc": doc, "sections": [
                 {"section": s, "title": titles[(doc, s)], "requirements": reqs,

@@ -93,6 +93,13 @@ def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expecte
     assert "unexpected: 0 violation(s), 0 decoding error(s)" in valid.stdout
     listed = sum(1 for e in entries if e["kind"] == "violation")
     assert f"expected: {listed} violation(s)" in valid.stdout
+    # the report marks them too: per requirement, every violation is an expected one
+    report = json.loads((tmp_path / "v" / "report.json").read_text())
+    assert report["expected"]["unexpected_violations"] == 0
+    assert report["expected"]["unexpected_errors"] == 0
+    assert all(q["expected"] == q["violations"] for q in report["requirements"])
+    html = (tmp_path / "v" / "index.html").read_text()
+    assert "Nothing unexpected." in html and "Of them expected" in html
 
 
 def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):
@@ -114,6 +121,11 @@ def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):
     assert valid.returncode == 1, valid.stdout[-3000:]
     assert "MS-MQRR/3.1.4.9/R7" in valid.stdout
     assert "unexpected: 0 violation(s)" not in valid.stdout
+    report = json.loads((tmp_path / "v" / "report.json").read_text())
+    [server_rule] = [q for q in report["requirements"]
+                     if q["requirement"] == "MS-MQRR/3.1.4.9/R7"]
+    assert server_rule["expected"] == 0 and report["expected"]["unexpected_violations"] > 0
+    assert "Unexpected:" in (tmp_path / "v" / "index.html").read_text()
 
 
 def test_an_unreadable_sidecar_is_one_line(tmp_path):

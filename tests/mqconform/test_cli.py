@@ -103,7 +103,18 @@ def test_report_writes_json_and_html(mqconform, tmp_path):
     assert data["stats"]["totals"]["entries"] > 1900
     html = (tmp_path / "r" / "index.html").read_text()
     assert 'id="MS-MQRR/3.1.4.7/R1"' in html
-    assert "<script" not in html and "http" not in html  # static, nothing fetched
+    # static, nothing fetched: no script, no address to load anything from
+    assert "<script" not in html and "<link" not in html
+    assert not re.search(r'(?:src|href)\s*=\s*"(?:https?:)?//', html)
+    # each erratum and each choice is linked from the requirements it touches, and back
+    assert {e["id"] for e in data["errata"]} >= {"tidy-purges-queues", "total-bytes"}
+    assert 'href="#erratum-tidy-purges-queues"' in html
+    assert 'id="erratum-tidy-purges-queues"' in html
+    assert 'href="#choice-mqrr-cleanup-timer"' in html or any(
+        f'href="#choice-{c["id"]}"' in html for c in data["choices"])
+    linked = [r for d in data["documents"] for s in d["sections"] for r in s["requirements"]
+              if r["errata"]]
+    assert linked and all(f'href="#{r["id"]}"' in html for r in linked)
 
 
 def test_bad_arguments_exit_2_in_one_line(mqconform):
