@@ -49,6 +49,9 @@ class ObserverFollowsOracle(RuleBasedStateMachine):
         self.fmt = to_queue_format(parse_format_name("DIRECT=OS:mqref\\private$\\q"))
         self.observer = Observer("server")
         self.clock = itertools.count(1)
+        #: DCE/RPC call_ids: never one of a call still outstanding on the connection (C706
+        #: 12.6.3.1); counting the calls not yet fed reused the id of a receive still waiting
+        self.call_ids = itertools.count(1)
         self.handles: list[bytes] = []  # opened, maybe closed since
         self.lookups: list[int] = []
         self.calls: list[Observed] = []  # in request order, fed once all before have answers
@@ -65,7 +68,7 @@ class ObserverFollowsOracle(RuleBasedStateMachine):
         token = object()
         seen = Observed(method=type(call).__name__, request_time=float(next(self.clock)),
                         response_time=None, status=None, connection=1,
-                        call_id=len(self.calls) + 1)
+                        call_id=next(self.call_ids))
         self.calls.append(seen)
         out = self.server.call(call, token=token)
         if isinstance(out, Pending):
