@@ -309,9 +309,10 @@ class Recorder:
     def exchange(self, mark: int) -> dict | None:
         """The frames of what the calling thread sent and received since ``mark``: ``first``
         and ``last`` frame, ``request`` and ``response`` ([first, last] of each; a fault is a
-        response with ``fault`` true), ``call_id``, ``opnum``, ``tcp_stream``, ``connection``
-        (client > server); other PDUs (bind, bind_ack, alter_context) widen first/last only.
-        None if nothing was exchanged."""
+        response with ``fault`` true), ``call_id``, ``opnum``, ``tcp_stream`` (Wireshark's
+        tcp.stream: the connection, by its place in the capture rather than its ephemeral
+        ports, so that two runs' records compare); other PDUs (bind, bind_ack,
+        alter_context) widen first/last only. None if nothing was exchanged."""
         me = threading.get_ident()
         with self._lock:
             mine = [p for p in self.pdus[mark:] if p.thread == me]
@@ -321,11 +322,9 @@ class Recorder:
         responses = [p for p in mine
                      if not p.from_client and p.ptype in (PTYPE_RESPONSE, PTYPE_FAULT)]
         main = (requests or mine)[0]
-        conn = self._connections[main.stream]
         out: dict[str, Any] = {
             "first": min(p.first for p in mine), "last": max(p.last for p in mine),
             "tcp_stream": main.stream,
-            "connection": f"{_endpoint(conn.client)} > {_endpoint(conn.server)}",
         }
         if requests:
             out.update(request=[requests[0].first, requests[-1].last],
@@ -394,11 +393,6 @@ class Recorder:
         for f in frames:
             out.write(pcap_record(f.timestamp, self._build(f)))
         return len(frames)
-
-
-def _endpoint(addr: tuple[str, int]) -> str:
-    host, port = addr
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _pdu_size(buf: bytearray) -> int | None:

@@ -328,10 +328,18 @@ class _Association:
         self.ndr64 = self.dce.transfer_syntax == uuidtup_to_bin(NDR64_SYNTAX)
         self.closed = False
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
+        """``wait`` > 0: send the FIN, then wait that long for the server's (a server that
+        runs down the connection's handles before it closes its side has then done so)."""
         self.closed = True
         try:  # shutdown first: it wakes a call blocked in recv and sends the FIN at once
-            self.dce.get_rpc_transport().get_socket().shutdown(socket.SHUT_RDWR)
+            sock = self.dce.get_rpc_transport().get_socket()
+            if wait > 0:
+                sock.shutdown(socket.SHUT_WR)
+                sock.settimeout(wait)
+                while sock.recv(4096):
+                    pass
+            sock.shutdown(socket.SHUT_RDWR)
         except (OSError, AttributeError):
             pass
         try:
@@ -497,9 +505,10 @@ class RpcClient:
 
     # ---------------------------------------------------------------- closing
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
+        """Close every association (``wait``: see _Association.close)."""
         for assoc in self._associations.values():
-            assoc.close()
+            assoc.close(wait)
         self._associations = {}
 
     def __enter__(self) -> RpcClient:

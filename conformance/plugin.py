@@ -45,6 +45,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only cases of requirement IDs with this prefix (repeatable)")
     group.addoption("--mq-strict", action="store_true",
                     help="SHOULD-level failures fail the run")
+    group.addoption("--mq-allow-inconclusive", action="store_true",
+                    help="inconclusive cases (a precondition could not be set up) do not make "
+                         "the run incomplete")
+    group.addoption("--mq-min-coverage", type=float, default=None, metavar="PCT",
+                    help="the run is incomplete below this wire coverage (percent of the "
+                         "wire-testable requirements of MS-MQRR and MS-MQMR a passing case "
+                         "covers)")
     group.addoption("--mq-stateful-examples", type=int, default=None, metavar="N",
                     help="examples per stateful machine (conformance/stateful.py)")
     group.addoption("--mq-stateful-steps", type=int, default=None, metavar="N",

@@ -161,8 +161,8 @@ class Client:
         self.dropped = True
         if isinstance(self.target, ModelTarget):
             _run_down(self.target.qm, self.contexts)
-        else:
-            self.target.close()
+        else:  # FIN, then the server's: its rundown has usually run then (settle checks)
+            self.target.close(wait=RUNDOWN_WAIT_S)
         oracle = self.mq.oracle
         mapped = getattr(self.mq, "_contexts", {})
         _run_down(oracle.qm, [mapped.get(ctx, ctx) for ctx in self.contexts])
@@ -193,6 +193,10 @@ def client_of_its_own(mq) -> Client:
                                 capabilities=target.capabilities,
                                 computer_name=target.computer_name,
                                 **getattr(target, "_options", {})))
+
+
+#: how long a dropped client waits for the server to close its side of the connection
+RUNDOWN_WAIT_S = 2.0
 
 
 def settle(mq, probe: Callable[[], bool], limit: float = RUNDOWN_LIMIT_S) -> bool:

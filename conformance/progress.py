@@ -20,7 +20,7 @@ from mqconform.conformance import verdicts as v
 from mqconform.conformance.suite_plugin import STATE, coverage
 
 COLOURS = {"pass": "green", "fail": "red", "inconclusive": "yellow",
-           "not-applicable": "bright_black"}
+           "not-applicable": "bright_black", "error": "magenta", "not-run": "bright_black"}
 
 
 class Progress:
@@ -94,12 +94,21 @@ class Progress:
         results: list[v.CaseResult] = state["results"]
         s = v.summarize(results)
         table = Table(title=f"mqconform: {results[0].target}", show_edge=False)
-        for name in ("pass", "fail", "inconclusive", "not-applicable"):
-            table.add_column(name, justify="right", style=COLOURS[name])
+        shown = ["pass", "fail", "inconclusive", "not-applicable"] + [
+            k for k in ("error", "not-run") if s[k]]
+        for name in shown:
+            table.add_column(name, justify="right", style=COLOURS.get(name, "magenta"))
         table.add_column("unexpected", justify="right", style="bold red")
-        table.add_row(*(str(s[k]) for k in ("pass", "fail", "inconclusive", "not-applicable",
-                                            "unexpected_failures")))
+        table.add_row(*(str(s[k]) for k in (*shown, "unexpected_failures")))
         self.console.print(table)
+        done = state.get("completion") or {}
+        if done.get("exit_code") == v.EXIT_CONFORMANT:
+            self.console.print("[green]conformant[/]: the run completed with no unexpected "
+                               "failure")
+        elif done:
+            self.console.print(f"[bold]{escape(done['meaning'])}[/]"
+                               + (f": {escape('; '.join(done['incomplete']))}"
+                                  if done["incomplete"] else ""))
         for doc, c in coverage(state["catalog"], results).items():
             self.console.print(f"wire coverage {doc}: {c['covered_by_passing_case']}/"
                                f"{c['wire']} ({c['percent']} %)")
@@ -108,6 +117,9 @@ class Progress:
                                f"{s['expected_failures_passed']} expected failure(s) passed, "
                                f"{s['warnings']} warning(s)")
         for r in results:
+            if r.verdict == v.ERROR:
+                self.console.print(f"[magenta]ERROR[/] {escape(r.case)}: "
+                                   f"{escape((r.messages or [''])[0][:300])}")
             if r.unexpected or r.expected_failure_passed:
                 what = "FAIL" if r.unexpected else "expected failure PASSED"
                 shown = r.failed_ids or r.ids

@@ -21,9 +21,10 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from mqconform.spec.catalog import load
 from mqconform.spec.trace import scan
 
-VERDICTS = ("pass", "fail", "inconclusive", "not-applicable")
+VERDICTS = ("pass", "fail", "inconclusive", "not-applicable", "error", "not-run")
 DOC_ORDER = ("MS-MQRR", "MS-MQMR", "MS-MQDMPR")
-_ORDER = {"fail": 3, "inconclusive": 2, "pass": 1, "not-applicable": 0}
+_ORDER = {"fail": 5, "error": 4, "inconclusive": 3, "not-run": 2, "pass": 1,
+          "not-applicable": 0}
 
 
 def _section_key(section: str) -> tuple[int, ...]:
@@ -154,6 +155,8 @@ def report_data(results: dict, catalog: Any, trace: Any = None) -> dict:
         "target": results.get("target", {}), "summary": results.get("summary", {}),
         "coverage": results.get("coverage", {}), "wire": results.get("wire") or {},
         "strict": results.get("strict"), "select": results.get("select") or [],
+        "complete": results.get("complete"), "incomplete": results.get("incomplete") or [],
+        "exit": results.get("exit") or {},
         "started": when(started), "finished": when(finished),
         "duration": round(finished - started, 2) if started and finished else None,
         "documents": documents, "cases": cases,

@@ -55,6 +55,7 @@ from mqconform.conformance.targets import (
     NotApplicable,
     RpcTarget,
     ServeProcess,
+    TargetError,
     require_capability,
 )
 from mqconform.model import calls as c
@@ -115,6 +116,70 @@ def result_text(result: c.Result) -> str:
     return format_result(result)
 
 
+class Aliases:
+    """Names for the values a target chooses freely (context handles, cursor handles, move
+    contexts: random on the reference, MS-MQRR 2.2.4), in the order the run meets them, so
+    that the call records of two runs against the same target read the same: results.json
+    shows ``context#3`` where the target returned some 20 octets (the octets themselves are in
+    wire.pcap, at the call's frames)."""
+
+    FIELDS = (("pphContext", "context"), ("phCursor", "cursor"), ("pMoveContext", "move"))
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._exact: dict[str, str] = {}  # whole texts only
+        self._lock = threading.Lock()
+        self._count = itertools.count(1)
+
+    def port(self, port: int) -> None:
+        """The target's RemoteRead port, when the run chose it (the embedded server's is any
+        free one): R_GetServerPort's answer reads as ``<port>``."""
+        with self._lock:
+            self._names[f"status: {port} (0x{port:08x})"] = "status: <port>"
+            self._exact[str(port)] = "<port>"
+
+    def literal(self, text: str, name: str) -> None:
+        """``text`` reads as ``name`` wherever it appears (a run's own token in queue names)."""
+        with self._lock:
+            self._names[text] = name
+
+    def learn(self, result: Any) -> None:
+        """The handles a target's answer hands out."""
+        for field_name, kind in self.FIELDS:
+            value = getattr(result, field_name, None)
+            if not value or getattr(result, "status", 0):
+                continue
+            with self._lock:
+                forms = ([bytes(value).hex()] if isinstance(value, (bytes, bytearray))
+                         else [f"{value} (0x{value:x})", f"0x{value:X}"])
+                if forms[0] not in self._names:
+                    name = f"{kind}#{next(self._count)}"
+                    for form in forms:
+                        self._names[form] = name
+
+    def fresh(self, value: uuid.UUID) -> uuid.UUID:
+        """A GUID the suite drew for this run (a queue that must not exist, a client id): it
+        reads as ``guid#N`` in every form the suite writes it (with dashes, as 32 or 12 hex
+        digits)."""
+        with self._lock:
+            name = f"guid#{next(self._count)}"
+            for form in (str(value), value.hex, value.hex[:12]):
+                self._names.setdefault(form, name)
+        return value
+
+    def apply(self, text: str | None) -> str | None:
+        if text in self._exact:
+            return self._exact[text]
+        if not text or not self._names:
+            return text
+        with self._lock:
+            names = sorted(self._names.items(), key=lambda kv: -len(kv[0]))
+        for form, name in names:
+            if form in text:
+                text = text.replace(form, name)
+        return text
+
+
 def lookup_id_of(result: c.Result) -> int:
     """The lookup identifier of a received message: pSequenceId is its lower 7 octets
     (MS-MQRR 3.1.4.7); the high octet is 7 - priority for a transactional message and 0
@@ -141,6 +206,27 @@ def message_body(result: c.Result) -> bytes | None:
     return bytes(packet[offset:offset + size])
 
 
+class _NamedSource(sources.Source):
+    """The run's source of GUIDs and times (conformance/sources.py): the one in use, with
+    each fresh GUID given an alias for the records."""
+
+    def __init__(self, inner: sources.Source, aliases: Aliases):
+        super().__init__()
+        self._inner, self._aliases = inner, aliases
+
+    def uuid4(self) -> uuid.UUID:
+        return self._aliases.fresh(self._inner.uuid4())
+
+    def now(self) -> float:
+        return self._inner.now()
+
+    def arrival_time(self) -> int:
+        return self._inner.arrival_time()
+
+    def count(self, name: str) -> int:
+        return self._inner.count(name)
+
+
 class Suite:
     """One run: the target, the oracle, SUT control, and the results of the cases."""
 
@@ -151,10 +237,14 @@ class Suite:
         self.levels = {r.id: r.level for r in self.catalog}
         self.texts = {r.id: r.text for r in self.catalog}
         self.results: list[v.CaseResult] = []
+        self.aliases = Aliases()  # the target's handles by name in the call records
         self.capabilities = Capabilities(dict(spec.capabilities))
         self._running = None  # the embedded reference server, when endpoint is reference
         self._folder: Path | None = None  # its provisioning file's folder, removed at close
         self._run = secrets.token_hex(3)
+        # the run's queues are named mqc-<token>-N on the target (no clash with another run
+        # against the same target); the records read mqc-<run>-N, alike from run to run
+        self.aliases.literal(f"mqc-{self._run}-", "mqc-<run>-")
         self._queues = itertools.count(1)
         self.target, self.sut, port = self._open()
         self.oracle = ModelTarget(ModelQueueManager.from_yaml(
@@ -167,6 +257,9 @@ class Suite:
         for model in (self.oracle, self.target):
             if isinstance(model, ModelTarget):
                 model.qm.env.local_addresses = (self.address,)
+        # the GUIDs the cases draw read as their aliases in the records, until close()
+        self._source = sources.use(_NamedSource(sources.current(), self.aliases))
+        self._source.__enter__()
 
     @staticmethod
     def _in_process_control(qm: ModelQueueManager) -> ReferenceControl:
@@ -185,6 +278,7 @@ class Suite:
         if endpoint == "reference":  # mqconform serve, in a process of its own
             self._running = self._serve_reference()
             endpoint, url = self._running.endpoint, self._running.control_url
+            self.aliases.port(self._running.address[1])
         target = RpcTarget(endpoint, spec.ndr64, name=spec.name, capabilities=self.capabilities,
                            timeout=spec.timeout, epm_port=spec.epm_port,
                            computer_name=spec.computer_name, credentials=spec.credentials)
@@ -211,6 +305,23 @@ class Suite:
                                 for role, user in users.items()}
         return running
 
+    def unreachable(self, timeout: float = 3.0) -> str | None:
+        """Why the target no longer answers (its process ended, or a new connection and bind
+        fail within ``timeout`` s), or None while it does. A model target always answers."""
+        if not isinstance(self.target, RpcTarget):
+            return None
+        running = self._running
+        if running is not None and running.proc.poll() is not None:
+            return f"the embedded reference server exited with status {running.proc.returncode}"
+        try:
+            RpcTarget(self.target.endpoint, self.target.ndr64, name=self.target.name,
+                      timeout=timeout, epm_port=self.spec.epm_port,
+                      computer_name=self.spec.computer_name,
+                      credentials=self.spec.credentials, recorder=None).close()
+        except TargetError as exc:
+            return " ".join(str(exc).split())
+        return None
+
     def _sut(self, url: str | None) -> SutControl:
         kind = self.spec.sut_kind
         if kind == "reference":
@@ -223,6 +334,9 @@ class Suite:
         return f"private$\\mqc-{self._run}-{next(self._queues)}"
 
     def close(self) -> None:
+        if self._source is not None:
+            self._source.__exit__(None, None, None)
+            self._source = None
         self.target.close()
         if self._running is not None:
             self._running.close()
@@ -612,7 +726,8 @@ class Case:
             self._abandon(pending, target_done=True)
             observed = pending.observed
             self.record.calls.append(self._record(
-                pending.frames, call=call_text(pending.call), observed=result_text(observed),
+                pending.frames, observed, call=call_text(pending.call),
+                observed=result_text(observed),
                 expected="still waiting"))
             return self._fail(ids, None, f"{name}: answered {status_text(observed)} after "
                               f"{elapsed:.0f} ms, but the documents keep the call waiting "
@@ -800,7 +915,7 @@ class Case:
         message = f"{name}: " + "; ".join(problems) if problems else f"{name}: conforms"
         if self.keep_calls or problems:
             self.record.calls.append(self._record(
-                frames, call=call_text(call) if call is not None else (what or name),
+                frames, observed, call=call_text(call) if call is not None else (what or name),
                 observed=result_text(observed), expected=status_text(outcome.result)
                 + (" or any failure" if outcome.any_failure else "")
                 + (" or an RPC fault (a handle the association does not hold)"
@@ -820,10 +935,16 @@ class Case:
             raise CaseFailed(message)
         return True
 
-    @staticmethod
-    def _record(frames: dict | None, **fields: Any) -> v.CallRecord:
+    def _record(self, frames: dict | None, result: Any = None, **fields: Any) -> v.CallRecord:
         """A call record; ``frames`` when the call's frames were taken on another thread (a
-        started call's), else the record claims the frames of this thread's last call."""
+        started call's), else the record claims the frames of this thread's last call. The
+        handles the target chose read as their aliases (Aliases)."""
+        aliases = self.suite.aliases
+        if result is not None:
+            aliases.learn(result)
+        for key in ("call", "observed", "expected"):
+            if key in fields:
+                fields[key] = aliases.apply(fields[key])
         return v.CallRecord(frames=frames, **fields) if frames is not None \
             else v.CallRecord(**fields)
 
@@ -895,9 +1016,17 @@ class Case:
                                           **fields), ids=ids, target=target)
 
     def finish(self, error: str | None = None, inconclusive: str | None = None,
-               not_applicable: str | None = None) -> v.CaseResult:
-        self._cleanup()
+               not_applicable: str | None = None, not_run: str | None = None,
+               internal: str | None = None) -> v.CaseResult:
+        """The case's verdict: ``not_run`` (the run stopped in it: the target is gone) and
+        ``internal`` (mqconform failed in it) are not the target's verdicts."""
+        if not_run is None:
+            self._cleanup()
         self.record.duration = time.monotonic() - self._started
+        if not_run is not None or internal is not None:
+            self.record.verdict = v.NOT_RUN if not_run is not None else v.ERROR
+            self.record.messages.append(not_run or internal)
+            return self.record
         if inconclusive is not None or not_applicable is not None:
             self.record.verdict = v.INCONCLUSIVE if inconclusive is not None \
                 else v.NOT_APPLICABLE

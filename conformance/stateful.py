@@ -371,8 +371,11 @@ class Executor:
             " or any failure" if outcome.any_failure else "") + (
             " or an RPC fault (a handle the association does not hold)"
             if dead and outcome.status != 0 else "")
-        record = v.CallRecord(call=call_text(call), observed=result_text(observed),
-                              expected=expected, rule=outcome.rule,
+        aliases = self.mq.suite.aliases
+        aliases.learn(observed)
+        record = v.CallRecord(call=aliases.apply(call_text(call)),
+                              observed=aliases.apply(result_text(observed)),
+                              expected=aliases.apply(expected), rule=outcome.rule,
                               frames=frames or {})  # {}: claim no other call's frames
         record.frames = frames or None
         self.made[index] = record

@@ -18,23 +18,26 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import threading
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mqconform.captures.recorder import Recorder
+from mqconform.conformance import junit as junit_xml
 from mqconform.conformance import targets
 from mqconform.conformance import verdicts as v
+from mqconform.conformance.client import DecodeError, RpcError
 from mqconform.conformance.report import write_index
 from mqconform.conformance.session import Case, CaseFailed, NotApplicable, Suite
 from mqconform.conformance.sut import Inconclusive
 from mqconform.conformance.targetfile import TargetFileError
 from mqconform.conformance.targetfile import load as load_target
 from mqconform.conformance.targets import TargetError
-from mqconform.spec.catalog import ID_PATTERN, load
+from mqconform.spec.catalog import ID_PATTERN, load, natural_key
 from mqconform.spec.trace import repo_root
 
 STATE = pytest.StashKey[dict]()
@@ -69,11 +72,15 @@ def pytest_configure(config: pytest.Config) -> None:
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = {"catalog": catalog, "spec": spec, "suite": None, "results": [],
-                           "started": time.time(), "recorder": None, "written": []}
+                           "started": time.time(), "recorder": None, "written": [],
+                           "planned": [], "interrupted": False, "unreachable": None,
+                           "internal": []}
 
 
 def _ids(item: pytest.Item) -> tuple[str, ...]:
-    return tuple(i for m in item.iter_markers("req") for i in m.args)
+    """The requirement IDs a case carries, in their natural order (the same in every run)."""
+    return tuple(sorted({i for m in item.iter_markers("req") for i in m.args},
+                        key=natural_key))
 
 
 def case_id(item: pytest.Item) -> str:
@@ -131,6 +138,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The cases the run is to run, after every selection: those it ends without are listed
+    as not run."""
+    state = session.config.stash.get(STATE, None)
+    if state is not None:
+        state["planned"] = [(case_id(item), _ids(item), item) for item in session.items]
+
+
+def pytest_keyboard_interrupt(excinfo: Any) -> None:
+    _INTERRUPTED.set()
+
+
+def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
+    _INTERNAL.append(str(excrepr))
+
+
+#: set by the hooks above, which get no config (read into the state at the session's end)
+_INTERRUPTED = threading.Event()
+_INTERNAL: list[str] = []
+
+#: what the target's failing to answer raises (a call that got no usable answer): the case
+#: fails, unless the target turns out to be gone (then the run stops, incomplete)
+TARGET_ERRORS = (TargetError, RpcError, DecodeError, OSError)
 
 
 def _suite(config: pytest.Config) -> Suite:
@@ -237,21 +269,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.when == "setup" and not report.failed:
         return
     exc = call.excinfo.value if call.excinfo is not None else None
-    if isinstance(exc, Inconclusive):
+    state = item.config.stash[STATE]
+    gone = None
+    if exc is not None and state["suite"] is not None \
+            and isinstance(exc, (*TARGET_ERRORS, CaseFailed, Inconclusive)):
+        gone = _target_gone(item, state, exc)
+    if gone is not None:
+        result = case.finish(not_run=gone)
+    elif isinstance(exc, Inconclusive):
         result = case.finish(inconclusive=str(exc))
     elif isinstance(exc, NotApplicable):
         result = case.finish(not_applicable=str(exc))
     elif exc is None or isinstance(exc, CaseFailed):
         result = case.finish()
-    else:
+    elif isinstance(exc, TARGET_ERRORS):
         result = case.finish(error=f"{type(exc).__name__}: {exc}")
+    else:  # not the target's doing: mqconform's own failure
+        result = case.finish(internal=_traceback_file(item, call))
     result.source = _source(item)
     recorder = item.config.stash[STATE]["recorder"]
     first = item.stash.get(FIRST_FRAME, 0)
     if recorder is not None and first and recorder.frame_count >= first:
         result.frames = {"first": first, "last": recorder.frame_count}
     item.config.stash[STATE]["results"].append(result)
-    if result.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE):
+    if result.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE, v.NOT_RUN):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0,
                            f"{result.verdict}: {result.messages[-1]}")
@@ -262,6 +303,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         else:
             report.longrepr = (str(item.path), item.location[1] or 0,
                                "warning (SHOULD): " + "; ".join(result.warnings))
+    elif result.verdict == v.ERROR:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(result.messages)
     elif result.verdict == v.FAIL:
         report.outcome = "failed"
         if exc is None or isinstance(exc, CaseFailed):
@@ -270,16 +314,51 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
                 for r in result.calls])
 
 
-def _record_broken(item: pytest.Item, call: pytest.CallInfo) -> None:
-    """A case that failed before it had an ``mq`` fixture (a missing step definition, a
-    broken fixture) is an unexpected failure in results.json too, not a silent gap."""
-    state = item.config.stash[STATE]
-    spec = state["suite"].spec if state["suite"] else state["spec"]
+def _target_gone(item: pytest.Item, state: dict, exc: BaseException) -> str | None:
+    """After a case that ended on the target's silence: is the target still there? If not,
+    the run stops here (one line naming the case and its last call) and this case and the
+    ones after it are not run."""
+    if state["unreachable"] is not None:
+        return f"not run: {state['unreachable']}"
+    why = state["suite"].unreachable()
+    if why is None:
+        return None
+    case = item.stash.get(CASE, None)
+    calls = case.record.calls if case is not None else []
+    last = calls[-1].call.splitlines()[0] if calls else "its set-up"
+    state["unreachable"] = f"after case {case_id(item)}, call {last}: {why}"
+    item.session.shouldstop = f"the target stopped answering: {state['unreachable']}"
+    return f"not run: the target stopped answering during this case ({why})"
+
+
+def _traceback_file(item: pytest.Item, call: pytest.CallInfo) -> str:
+    """An exception of mqconform's own in a case: its traceback goes to a file in the report
+    directory (not the terminal); the case's message names the exception and the file."""
+    import traceback
+
     exc = call.excinfo.value if call.excinfo is not None else None
     text = " ".join(f"{type(exc).__name__}: {exc}".split()) if exc else "failed"
+    report_dir = item.config.getoption("--mq-report-dir")
+    if not report_dir or call.excinfo is None:
+        return f"internal error of mqconform: {text}"
+    folder = Path(report_dir) / "errors"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]+", "_", case_id(item))[-150:] + ".txt"
+    (folder / name).write_text("".join(traceback.format_exception(
+        call.excinfo.type, call.excinfo.value, call.excinfo.tb)), encoding="utf-8")
+    return f"internal error of mqconform: {text} (traceback: errors/{name})"
+
+
+def _record_broken(item: pytest.Item, call: pytest.CallInfo) -> None:
+    """A case that failed before it had an ``mq`` fixture (a missing step definition, a
+    broken fixture) is an internal error in results.json, not a silent gap."""
+    state = item.config.stash[STATE]
+    spec = state["suite"].spec if state["suite"] else state["spec"]
     result = v.CaseResult(case=case_id(item), ids=_ids(item),
-                          target=spec.name if spec else "model", verdict=v.FAIL,
-                          messages=[f"the case could not run: {text}"], unexpected=True,
+                          target=spec.name if spec else "model", verdict=v.ERROR,
+                          messages=[_traceback_file(item, call).replace(
+                              "internal error of mqconform:",
+                              "internal error of mqconform (the case could not run):")],
                           source=_source(item))
     state["results"].append(result)
 
@@ -296,16 +375,32 @@ def coverage(catalog: Any, results: list[v.CaseResult]) -> dict[str, dict]:
     return out
 
 
-def _failure_text(failure: dict) -> str:
-    """One failed check for a person reading a CI log: step, requirement, expected, observed."""
-    step = failure.get("step") or {}
-    lines = ["", f"step: {step.get('path', '?')}:{step.get('line', '?')} "
-                 f"{step.get('text', '')}".rstrip()]
-    for r in failure["requirements"]:
-        lines.append(f"requirement: {r['id']}" + (f" - {r['text']}" if r.get("text") else ""))
-    lines += [f"expected: {failure.get('expected') or '(the requirement above)'}",
-              f"observed: {failure.get('observed')}"]
-    return "\n".join(lines)
+def add_not_run(state: dict) -> None:
+    """Every planned case the run ended without: a NOT_RUN result, saying why."""
+    done = {r.case for r in state["results"]}
+    suite = state["suite"]
+    spec = suite.spec if suite else state["spec"]
+    why = ("not run: the target stopped answering (" + state["unreachable"] + ")"
+           if state["unreachable"] else "not run: the run was interrupted"
+           if state["interrupted"] else "not run: the run ended before it")
+    for case, ids, item in state["planned"]:
+        if case not in done:
+            state["results"].append(v.CaseResult(
+                case=case, ids=ids, target=spec.name if spec else "model", verdict=v.NOT_RUN,
+                messages=[why], source=_source(item)))
+
+
+def run_completion(state: dict, config: pytest.Config) -> dict:
+    """results.json's ``complete``/``incomplete``/``exit``: what the run can vouch for."""
+    cov = coverage(state["catalog"], state["results"])
+    wire = sum(c["wire"] for c in cov.values())
+    covered = sum(c["covered_by_passing_case"] for c in cov.values())
+    return v.completion(
+        state["results"], interrupted=state["interrupted"], unreachable=state["unreachable"],
+        internal=state["internal"],
+        allow_inconclusive=config.getoption("--mq-allow-inconclusive"),
+        min_coverage=config.getoption("--mq-min-coverage"),
+        coverage_percent=round(100 * covered / wire, 2) if wire else 0.0)
 
 
 def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[Path]:
@@ -313,6 +408,7 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
     results: list[v.CaseResult] = state["results"]
     suite = state["suite"]
     spec = suite.spec if suite else state["spec"]
+    done = state["completion"]
     doc = {
         "target": {"name": spec.name if spec else None,
                    "endpoint": spec.endpoint if spec else None,
@@ -320,6 +416,8 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
                    "capabilities": spec.capabilities if spec else {}},
         "started": state["started"], "finished": time.time(),
         "strict": config.getoption("--mq-strict"), "select": config.getoption("--mq-select"),
+        "complete": done["complete"], "incomplete": done["incomplete"],
+        "exit": {"code": done["exit_code"], "meaning": done["meaning"]},
         "summary": v.summarize(results),
         "coverage": coverage(state["catalog"], results),
         "wire": _wire(directory, state, spec),
@@ -328,25 +426,9 @@ def write_reports(directory: Path, state: dict, config: pytest.Config) -> list[P
     }
     out = directory / "results.json"
     out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    junit_xml.write(directory / "junit.xml", doc, results, state["catalog"],
+                    allow_inconclusive=config.getoption("--mq-allow-inconclusive"))
     junit = directory / "junit.xml"
-    summary = doc["summary"]
-    suite_el = ET.Element("testsuite", name="mqconform", tests=str(len(results)),
-                          failures=str(summary["unexpected_failures"]),
-                          skipped=str(summary["inconclusive"] + summary["not-applicable"]))
-    for r in results:
-        case_el = ET.SubElement(suite_el, "testcase", name=r.case, time=f"{r.duration:.3f}")
-        props = ET.SubElement(case_el, "properties")
-        for rid in r.ids:
-            ET.SubElement(props, "property", name="requirement", value=rid)
-        ET.SubElement(props, "property", name="verdict", value=r.verdict)
-        ET.SubElement(props, "property", name="target", value=r.target)
-        if r.verdict == v.FAIL and r.unexpected:
-            ET.SubElement(case_el, "failure", message=r.messages[0][:200]).text = \
-                "\n".join([*r.messages, *(_failure_text(f) for f in r.failures)])
-        elif r.verdict in (v.INCONCLUSIVE, v.NOT_APPLICABLE) or r.verdict == v.FAIL:
-            ET.SubElement(case_el, "skipped", message=f"{r.verdict}: "
-                          + (r.expected_failure or "; ".join(r.messages))[:200])
-    ET.ElementTree(suite_el).write(junit, encoding="utf-8", xml_declaration=True)
     written = [out, junit]
     if doc["wire"]["pcap"]:
         written.append(directory / doc["wire"]["pcap"])
@@ -376,8 +458,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    # stopping for a target that went away also ends pytest's loop as an interruption
+    state["interrupted"] = (state["interrupted"] or _INTERRUPTED.is_set()
+                            or exitstatus == pytest.ExitCode.INTERRUPTED) \
+        and state["unreachable"] is None
+    state["internal"] += _INTERNAL
+    _INTERRUPTED.clear()
+    _INTERNAL.clear()
     if state["suite"] is not None:
-        state["suite"].close()  # first: the recording ends with every connection's FIN
+        try:
+            state["suite"].close()  # first: the recording ends with every connection's FIN
+        except Exception as exc:  # noqa: BLE001 - the reports are still due
+            if state["unreachable"] is None and not isinstance(exc, TARGET_ERRORS):
+                state["internal"].append(f"closing the suite: {type(exc).__name__}: {exc}")
+    add_not_run(state)
+    state["completion"] = run_completion(state, session.config)
+    # pytest's own exit status for `pytest --mq-target`: a run that cannot vouch for the
+    # target never exits 0
+    if session.exitstatus == pytest.ExitCode.OK and state["completion"]["exit_code"]:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     try:
         report_dir = session.config.getoption("--mq-report-dir")
         if report_dir:

@@ -310,8 +310,10 @@ class RpcTarget:
                          assoc_group=self.client.assoc_group, recorder=self.recorder,
                          **self._options)
 
-    def close(self) -> None:
-        self.client.close()
+    def close(self, wait: float = 0.0) -> None:
+        """``wait``: seconds to wait for the server's side to close after ours (the rundown of
+        a server that closes its side after it is likely done)."""
+        self.client.close(wait)
 
 
 # ------------------------------------------------------------------ the embedded reference

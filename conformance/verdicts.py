@@ -1,7 +1,9 @@
 """Verdicts and the per-case result record.
 
-A case's verdict is one of PASS, FAIL, INCONCLUSIVE (a precondition could not be provisioned)
-and NOT_APPLICABLE (a capability the target declares absent). A FAIL whose failing checks are
+A case's verdict is one of PASS, FAIL, INCONCLUSIVE (a precondition could not be provisioned),
+NOT_APPLICABLE (a capability the target declares absent), ERROR (mqconform itself failed in the
+case: a bug of the suite, never the target's fault) and NOT_RUN (the run ended before the case:
+interrupted, or the target stopped answering). A FAIL whose failing checks are
 all SHOULD/SHOULD NOT/MAY-level requirements is a warning (not unexpected) unless ``strict``; a
 FAIL on a requirement the target file lists in ``expectations`` is an expected failure; a PASS
 on such a requirement is reported as an expected failure that passed.
@@ -13,8 +15,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqconform.spec.catalog import natural_key
+
 PASS, FAIL, INCONCLUSIVE, NOT_APPLICABLE = "pass", "fail", "inconclusive", "not-applicable"
-VERDICTS = (PASS, FAIL, INCONCLUSIVE, NOT_APPLICABLE)
+ERROR, NOT_RUN = "error", "not-run"
+VERDICTS = (PASS, FAIL, INCONCLUSIVE, NOT_APPLICABLE, ERROR, NOT_RUN)
+
+#: ``mqconform run`` exit codes (README, ``mqconform run --help``)
+EXIT_CONFORMANT, EXIT_NONCONFORMANT, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_MEANINGS = {
+    EXIT_CONFORMANT: "conformant: the run completed, cases ran, no unexpected failure",
+    EXIT_NONCONFORMANT: "non-conformant: an unexpected failure",
+    EXIT_USAGE: "usage or configuration error",
+    EXIT_INCOMPLETE: "incomplete: the run cannot vouch for the target",
+    EXIT_INTERNAL: "internal error of mqconform",
+}
 WEAK_LEVELS = frozenset({"SHOULD", "SHOULD NOT", "MAY"})
 
 
@@ -158,12 +173,50 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
     return counts
 
 
+def completion(results: list[CaseResult], *, interrupted: bool = False,
+               unreachable: str | None = None, internal: list[str] = (),
+               allow_inconclusive: bool = False, min_coverage: float | None = None,
+               coverage_percent: float | None = None) -> dict[str, Any]:
+    """Whether the run can vouch for the target, and its exit code: 4 when mqconform failed
+    (a case in ERROR, or ``internal`` errors), else 1 on an unexpected failure, else 3 when
+    the run is incomplete (no case ran, interrupted, the target stopped answering, an
+    inconclusive case not allowed, wire coverage below ``min_coverage``), else 0."""
+    counts = summarize(results)
+    reasons = []
+    if counts[PASS] + counts[FAIL] == 0:
+        reasons.append("no case ran (every case was not applicable, inconclusive, not run "
+                       "or in error, or nothing was selected)")
+    if interrupted:
+        reasons.append("interrupted")
+    if unreachable:
+        reasons.append(f"the target stopped answering: {unreachable}")
+    if counts[NOT_RUN] and not interrupted and not unreachable:
+        reasons.append(f"{counts[NOT_RUN]} case(s) not run")
+    if counts[INCONCLUSIVE] and not allow_inconclusive:
+        reasons.append(f"{counts[INCONCLUSIVE]} inconclusive case(s) (a precondition could "
+                       f"not be set up; --allow-inconclusive accepts them)")
+    if min_coverage is not None and (coverage_percent or 0.0) < min_coverage:
+        reasons.append(f"wire coverage {coverage_percent or 0.0:.2f} % is below "
+                       f"--min-coverage {min_coverage:g} %")
+    errors = counts[ERROR] + len(internal)
+    if errors:
+        code = EXIT_INTERNAL
+    elif counts["unexpected_failures"]:
+        code = EXIT_NONCONFORMANT
+    elif reasons:
+        code = EXIT_INCOMPLETE
+    else:
+        code = EXIT_CONFORMANT
+    return {"complete": not reasons and not errors, "incomplete": reasons,
+            "internal_errors": errors, "exit_code": code, "meaning": EXIT_MEANINGS[code]}
+
+
 def by_requirement(results: list[CaseResult]) -> dict[str, dict]:
-    """Per requirement: the worst verdict over its cases (fail > inconclusive > pass >
-    not-applicable) and the cases. A failed case fails only the requirements its failed
-    checks name (``failed_ids``); for its other IDs it is inconclusive (it stopped before it
-    could show them kept)."""
-    order = {FAIL: 3, INCONCLUSIVE: 2, PASS: 1, NOT_APPLICABLE: 0}
+    """Per requirement: the worst verdict over its cases (fail > error > inconclusive >
+    not-run > pass > not-applicable) and the cases. A failed case fails only the requirements
+    its failed checks name (``failed_ids``); for its other IDs it is inconclusive (it stopped
+    before it could show them kept)."""
+    order = {FAIL: 5, ERROR: 4, INCONCLUSIVE: 3, NOT_RUN: 2, PASS: 1, NOT_APPLICABLE: 0}
     out: dict[str, dict] = {}
     for r in results:
         failed = set(r.failed_ids or r.ids)
@@ -173,4 +226,4 @@ def by_requirement(results: list[CaseResult]) -> dict[str, dict]:
             verdict = r.verdict if r.verdict != FAIL or rid in failed else INCONCLUSIVE
             if entry["verdict"] is None or order[verdict] > order[entry["verdict"]]:
                 entry["verdict"] = verdict
-    return dict(sorted(out.items()))
+    return dict(sorted(out.items(), key=lambda kv: natural_key(kv[0])))

@@ -12,7 +12,8 @@
     mqconform spec profile NAME                 departures a product documents for itself
     mqconform call ENDPOINT METHOD [KEY=VALUE ...]  one RemoteRead/qmmgmt call, by hand
     mqconform run [--target T] [--report-dir D] [--select ID] [--strict] [-- PYTEST ARGS]
-                                                the conformance suite (exit 1: a failure)
+                                                the conformance suite (exit 0 conformant,
+                                                1 a failure, 3 incomplete, 4 internal error)
     mqconform replay SCRIPT [--target T]        replay a shrunk stateful failure (exit 1: it
                                                 reproduces, 0: every step conforms)
 
@@ -344,13 +345,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         argv += ["--mq-select", prefix]
     if args.strict:
         argv.append("--mq-strict")
+    if args.allow_inconclusive:
+        argv.append("--mq-allow-inconclusive")
+    if args.min_coverage is not None:
+        if not 0 <= args.min_coverage <= 100:
+            raise UsageError(f"--min-coverage {args.min_coverage:g}: a percentage, 0 to 100")
+        argv += ["--mq-min-coverage", str(args.min_coverage)]
+    results = report_dir / "results.json"
+    try:
+        results.unlink(missing_ok=True)  # a verdict read below is this run's, or none
+    except OSError as exc:
+        raise UsageError(f"--report-dir {report_dir}: {exc.strerror or exc}") from None
     rc = pytest.main(argv + list(args.pytest_args))
+    if rc == pytest.ExitCode.USAGE_ERROR:
+        return 2
     _write_expected(report_dir)
-    if rc in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-        return 0
-    if rc == pytest.ExitCode.TESTS_FAILED:
-        return 1
-    return 2 if rc == pytest.ExitCode.USAGE_ERROR else 1
+    try:
+        verdict = json.loads(results.read_text(encoding="utf-8"))["exit"]
+    except (OSError, ValueError, KeyError, TypeError):
+        print(f"mqconform run: internal error: no results.json was written (pytest exit "
+              f"status {int(rc)})", file=sys.stderr)
+        return 4
+    if verdict["code"] == 3:
+        print(f"mqconform run: incomplete: {'; '.join(_incomplete(results))}", file=sys.stderr)
+    elif verdict["code"] == 4:
+        print("mqconform run: internal error of mqconform (tracebacks in "
+              f"{report_dir / 'errors'})", file=sys.stderr)
+    return int(verdict["code"])
+
+
+def _incomplete(results: Path) -> list[str]:
+    try:
+        return json.loads(results.read_text(encoding="utf-8")).get("incomplete") or ["?"]
+    except (OSError, ValueError):
+        return ["?"]
 
 
 def _write_expected(report_dir: Path) -> None:
@@ -558,8 +586,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+RUN_EXIT_CODES = """exit codes:
+  0  conformant: the run completed, at least one case ran, no unexpected failure, no
+     inconclusive case (unless --allow-inconclusive), wire coverage at or above any
+     --min-coverage
+  1  non-conformant: an unexpected failure
+  2  usage or configuration error (arguments, target file, unreachable endpoint before the
+     run, unknown requirement ID); nothing ran
+  3  incomplete: no case ran, interrupted, the target stopped answering (the cases after it
+     are listed as not run), inconclusive cases not allowed, coverage below --min-coverage
+  4  internal error of mqconform (tracebacks in REPORT_DIR/errors/, not on the terminal)
+results.json says the same: complete, incomplete (the reasons), exit {code, meaning}."""
+
+
 def _add_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the conformance suite against a target")
+    p = sub.add_parser("run", help="run the conformance suite against a target",
+                       epilog=RUN_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--target", help="target file (YAML), an endpoint ncacn_ip_tcp:HOST[PORT] "
                    "(no set-up: cases that need queues are inconclusive), reference (default: "
                    "the embedded server), reference:alternate (the embedded server with another "
@@ -569,6 +611,13 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--select", action="append", default=[], metavar="ID",
                    help="only cases of requirement IDs with this prefix (repeatable)")
     p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")
+    p.add_argument("--allow-inconclusive", action="store_true",
+                   help="inconclusive cases (a precondition SUT control could not set up) do "
+                        "not make the run incomplete")
+    p.add_argument("--min-coverage", type=float, default=None, metavar="PCT",
+                   help="the run is incomplete below this wire coverage: the percentage of "
+                        "the wire-testable requirements of MS-MQRR and MS-MQMR that a passing "
+                        "case covers")
     p.add_argument("--pytest-output", action="store_true",
                    help="pytest's own terminal output instead of the progress bar and summary")
     p.add_argument("pytest_args", nargs="*", metavar="-- PYTEST ARGS",

@@ -428,15 +428,17 @@ class Connection:
                 call.waiter._abandon()
         self._out.put(None)
         self._writer.join(self.server.io_timeout)
-        try:
-            self._sock.close()
-        except OSError:
-            pass
+        # the rundown first (MS-MQRR 3.1.6.2), then this side's FIN: a client that waits for
+        # the FIN after its own knows the handles it held are released
         try:
             self.server.handler.connection_lost(self)
         except Exception:
             log.exception("%r: connection_lost failed", self)
         self.server.groups.leave(self)
+        try:
+            self._sock.close()
+        except OSError:
+            pass
         self.server._forget(self)
 
     # --- writing ---

@@ -25,6 +25,13 @@ ID_IN_TEXT = re.compile(rf"(?<![\w/.-]){_ID}(?![\w])")
 DOCS = ("MS-MQDMPR", "MS-MQMR", "MS-MQRR")
 
 
+def natural_key(text: str) -> tuple:
+    """A stable, natural order for requirement IDs and section numbers: 3.1.4.9 before
+    3.1.4.10, R9 before R10."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"[/.R]+", text) if p)
+
+
 class UnknownRequirement(KeyError):
     """An ID that is malformed or not in the catalog."""
 
