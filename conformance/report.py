@@ -1,23 +1,33 @@
-"""index.html of a run: results.json (the source of truth) joined with the catalog and the
-traceability scan, as one static page (no scripts, no network; opens from disk).
+"""index.html of a run: results.json (the source of truth) joined with the catalog, as one page
+that opens from disk and fetches nothing (its one script is inline: the filter).
 
 What it shows: the run (target, summary, wire.pcap); per document and per section the
 requirements, the wire-testable ones covered by a passing case, and the cases with their
-verdicts; every requirement with its text, the code citing it (spec.trace.scan: path and line),
-the scenarios and tests citing it, and its result on this target with links to the cases; every
-case with its source, messages and call sequence, each call with its frames in wire.pcap
+verdicts; every requirement with its text and its result on this target with links to the
+cases (the code, scenarios and tests citing a requirement are in ``mqconform spec report``);
+every case with its source, messages and call sequence, each call with its frames in wire.pcap
 (anchor ``#frame-N`` on the call whose first frame is N). Failing cases come first and open.
+
+A filter box (text, requirement ID or section; and a verdict) hides what does not match;
+``index.html?q=3.1.4.7&verdict=fail`` opens filtered. Each case has a stable anchor
+(``#case-<section>-<title>``, see ``case_anchor``): a link to it opens the case. The page reads
+at 390 px wide (its tables scroll sideways).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
+from mqconform.conformance.junit import section_of, title_of
 from mqconform.spec.catalog import load
 from mqconform.spec.trace import scan
 
@@ -47,14 +57,24 @@ def _filter(frames: dict | None) -> str | None:
     return f"frame.number >= {frames['first']} && frame.number <= {frames['last']}"
 
 
+def case_anchor(case: dict) -> str:
+    """A case's anchor in index.html: its section and title (with example values), the same
+    from run to run whatever else the run holds (``#case-MS-MQRR-3.1.4.7-a-receive-...``)."""
+    view = SimpleNamespace(case=case["case"], source=case.get("source"),
+                           ids=tuple(case.get("ids", ())))
+    text = f"{section_of(view)} {title_of(view)}"
+    return "case-" + re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
+
+
 def _case_view(number: int, case: dict, pcap: str | None) -> dict:
     source = case.get("source") or {}
+    anchor = case_anchor(case)
     calls = []
     for i, call in enumerate(case.get("calls", []), 1):
         frames = call.get("frames")
         request, response = (frames or {}).get("request"), (frames or {}).get("response")
         calls.append({
-            **call, "n": i, "anchor": f"case-{number}-call-{i}",
+            **call, "n": i, "anchor": f"{anchor}-call-{i}",
             "frames_text": _frames_text(frames), "filter": _filter(frames),
             "frame_anchor": f"frame-{frames['first']}" if frames else None,
             "request": request, "response": response,
@@ -62,7 +82,9 @@ def _case_view(number: int, case: dict, pcap: str | None) -> dict:
             "call_id": (frames or {}).get("call_id"),
         })
     return {
-        "n": number, "anchor": f"case-{number}", "id": case["case"],
+        "n": number, "anchor": anchor, "id": case["case"],
+        "section": section_of(SimpleNamespace(case=case["case"], source=case.get("source"),
+                                              ids=tuple(case.get("ids", ())))),
         "name": source.get("name") or case["case"].rsplit("::", 1)[-1],
         "where": f"{source['path']}:{source['line']}" if source.get("path") else case["case"],
         "verdict": case["verdict"], "unexpected": case.get("unexpected", False),
@@ -165,18 +187,50 @@ def report_data(results: dict, catalog: Any, trace: Any = None) -> dict:
     }
 
 
-def render(results: dict, catalog: Any, trace: Any = None) -> str:
+#: what index.html shows when asked: the call tables of the cases that are not failing and the
+#: requirement rows of the sections that are closed (the page stays small for the full suite)
+DETAILS_JS = "index-details.js"
+
+
+def render(results: dict, catalog: Any, trace: Any = None) -> tuple[str, str]:
+    """index.html and index-details.js: a failing (or erring) case's calls and an open
+    section's rows are in the page; the others are in the script (``MQ_DETAILS.calls[case
+    anchor]``, ``MQ_DETAILS.rows[section anchor]``), read when a case or section opens."""
     env = Environment(loader=PackageLoader("mqconform.conformance", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
                       lstrip_blocks=True)
-    return env.get_template("index.html.j2").render(**report_data(results, catalog, trace))
+    data = report_data(results, catalog, trace)
+    calls, rows = env.get_template("calls.html.j2"), env.get_template("rows.html.j2")
+    lazy: dict[str, dict[str, str]] = {"calls": {}, "rows": {}}
+    for case in data["cases"]:
+        if not case["calls"]:
+            continue
+        html = calls.render(c=case)
+        case["inline_calls"] = case["verdict"] in ("fail", "error")
+        if case["inline_calls"]:
+            case["calls_html"] = Markup(html)
+        else:
+            lazy["calls"][case["anchor"]] = html
+    for doc in data["documents"]:
+        for section in doc["sections"]:
+            html = rows.render(s=section)
+            if section["open"]:
+                section["rows_html"] = Markup(html)
+            else:
+                lazy["rows"][section["anchor"]] = html
+    script = ("window.MQ_DETAILS = " + json.dumps(lazy, ensure_ascii=False, sort_keys=True)
+              .replace("</", "<\\/") + ";\n")
+    return env.get_template("index.html.j2").render(**data), script
 
 
 def write_index(directory: Path, results: dict, catalog: Any = None, trace: Any = None
                 ) -> Path:
-    """Write ``directory``/index.html for a run's results.json content; returns its path."""
+    """Write ``directory``/index.html (and index-details.js) for a run's results.json content;
+    returns the page's path."""
     if catalog is None:
         catalog = load()
+    page, script = render(results, catalog, trace)
     path = Path(directory) / "index.html"
-    path.write_text(render(results, catalog, trace), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
+    (Path(directory) / DETAILS_JS).write_text(script, encoding="utf-8")
     return path

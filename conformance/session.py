@@ -99,11 +99,14 @@ def status_text(result: c.Result) -> str:
 
 
 def call_text(call: c.Call) -> str:
+    """The call in one line; octet strings longer than 32 octets are cut (their whole value is
+    in wire.pcap at the call's frames)."""
     parts = []
     for f in dataclasses.fields(call):
         value = getattr(call, f.name)
         if isinstance(value, bytes):
-            value = value.hex()
+            value = value.hex() if len(value) <= 32 else \
+                f"{value[:32].hex()}\u2026({len(value)} octets)"
         elif isinstance(value, int) and not isinstance(value, bool) and value > 9:
             value = f"0x{value:X}"
         elif isinstance(value, QueueFormat):

@@ -56,6 +56,8 @@ def check_select(prefixes: list[str], catalog: Any) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): the requirement IDs a case checks")
     report_dir = config.getoption("--mq-report-dir")
+    if report_dir:
+        clear_report_dir(Path(report_dir))
     if report_dir and not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         # Hypothesis keeps caches (its Unicode tables) in .hypothesis/ of the working
         # directory: with a report directory, there, not in the user's tree
@@ -75,6 +77,23 @@ def pytest_configure(config: pytest.Config) -> None:
                            "started": time.time(), "recorder": None, "written": [],
                            "planned": [], "interrupted": False, "unreachable": None,
                            "internal": []}
+
+
+#: what a run writes in its report directory: removed when a run starts, so that nothing of an
+#: earlier run (its stateful/ scripts, its errors/) stands beside this one's reports
+ARTEFACTS = ("results.json", "junit.xml", "index.html", "index-details.js", "wire.pcap",
+             "wire.expected.json", "stateful", "errors")
+
+
+def clear_report_dir(directory: Path) -> None:
+    import shutil
+
+    for name in ARTEFACTS:
+        path = directory / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.exists() or path.is_symlink():
+            path.unlink(missing_ok=True)
 
 
 def _ids(item: pytest.Item) -> tuple[str, ...]:

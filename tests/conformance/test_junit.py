@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import junitparser
@@ -102,22 +100,6 @@ def test_ids_sort_naturally():
     ids = ["MS-MQRR/3.1.4.10/R2", "MS-MQRR/3.1.4.9/R10", "MS-MQRR/3.1.4.9/R9"]
     assert sorted(ids, key=junit.id_key) == ["MS-MQRR/3.1.4.9/R9", "MS-MQRR/3.1.4.9/R10",
                                              "MS-MQRR/3.1.4.10/R2"]
-
-
-@pytest.fixture(scope="module")
-def two_runs(tmp_path_factory) -> tuple[Path, Path]:
-    """The whole suite twice against the embedded reference, as a CI job runs it."""
-    tmp = tmp_path_factory.mktemp("junit")
-    for name in ("a", "b"):
-        out = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--report-dir",
-                              name], cwd=tmp, capture_output=True, text=True, timeout=900)
-        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    return tmp / "a", tmp / "b"
-
-
-@pytest.fixture(scope="module")
-def full_run(two_runs) -> Path:
-    return two_runs[0]
 
 
 def test_a_full_runs_junit_validates_and_reads_back_case_for_case(full_run):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconform.conformance.report import case_anchor
 from mqconform.model import calls as c
 from mqconform.server.main import start
 from mqconform.spec.catalog import load
@@ -187,9 +188,11 @@ def test_failing_cases_name_the_frames_of_their_calls(runs):
         assert last["fault"] or last["response"]
         first, final = last["first"], last["last"]
         shown = f"frame {first}" if first == final else f"frames {first}\u2013{final}"
-        assert f"{shown} in wire.pcap" in html
+        # a failing case's calls are in the page itself, each linking wire.pcap with its
+        # frames and their Wireshark filter
+        assert f'title="frame.number &gt;= {first} &amp;&amp; frame.number &lt;= {final}">'\
+               f"{shown}</a>" in html
         assert f'id="frame-{first}"' in html
-        assert f"frame.number &gt;= {first} &amp;&amp; frame.number &lt;= {final}" in html
 
 
 def test_a_model_run_has_no_wire_and_says_so(runs):
@@ -199,7 +202,7 @@ def test_a_model_run_has_no_wire_and_says_so(runs):
     assert results["wire"]["pcap"] is None and "model" in results["wire"]["note"]
     assert all(call["frames"] is None for call in _calls(results))
     assert (directory / "index.html").is_file() and "report: " in done.stdout
-    assert "in wire.pcap" not in (directory / "index.html").read_text()
+    assert 'href="wire.pcap"' not in (directory / "index.html").read_text()
 
 
 # ------------------------------------------------------------------------------ index.html
@@ -211,6 +214,7 @@ class _Dom(HTMLParser):
         self.rows: set[str] = set()
         self.ids: set[str] = set()
         self.scripts = 0
+        self.script_sources: list[str] = []
         self.remote: list[str] = []
 
     def handle_starttag(self, tag, attrs):
@@ -221,6 +225,8 @@ class _Dom(HTMLParser):
             self.rows.add(a["id"])
         if tag == "script":
             self.scripts += 1
+            if a.get("src"):
+                self.script_sources.append(a["src"])
         for name in ("src", "href"):
             value = a.get(name) or ""
             if re.match(r"[a-z][a-z0-9+.-]*:", value, re.I):
@@ -241,23 +247,33 @@ def _chromium(chromium: str, tmp_path: Path, url: str, *args: str) -> subprocess
         capture_output=True, text=True, timeout=180)
 
 
-def test_index_html_is_static(runs):
+def test_index_html_fetches_nothing_from_a_network(runs):
+    """Offline: one inline script (the filter and the loader of index-details.js beside the
+    page); no address of a network anywhere."""
     for key in ("tcp", "deviating", "model"):
-        dom = _parse((runs[key][0] / "index.html").read_text())
-        assert dom.scripts == 0 and dom.remote == []
+        directory = runs[key][0]
+        text = (directory / "index.html").read_text()
+        dom = _parse(text)
+        assert dom.scripts == 1 and dom.script_sources == [] and dom.remote == []
+        assert 'tag.src = "index-details.js"' in text
+        details = (directory / "index-details.js").read_text()
+        assert details.startswith("window.MQ_DETAILS = ") and "http" not in details.split(
+            "=", 1)[0]
 
 
 def test_index_html_renders_in_headless_chromium(runs, chromium, tmp_path):
     directory, _ = runs["deviating"]
     index = directory / "index.html"
     results = _results(directory)
-    done = _chromium(chromium, tmp_path, index.resolve().as_uri(), "--dump-dom")
+    # a filter matching everything loads every row and call table (index-details.js)
+    done = _chromium(chromium, tmp_path, index.resolve().as_uri() + "?q=MS-",
+                     "--virtual-time-budget=10000", "--dump-dom")
     assert done.returncode == 0, done.stderr[-2000:]
     dom = _parse(done.stdout)
     catalog = load()
     assert dom.rows == {r.id for r in catalog.active()}  # every requirement has its row
     assert set(results["requirements"]) <= dom.rows
-    assert {f"case-{n}" for n in range(1, len(results["cases"]) + 1)} <= dom.ids
+    assert {case_anchor(c) for c in results["cases"]} <= dom.ids
     for doc in ("MS-MQRR", "MS-MQMR", "MS-MQDMPR", "summary", "coverage", "cases"):
         assert doc in dom.ids
     text = re.sub(r"<[^>]+>", " ", done.stdout)
