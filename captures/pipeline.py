@@ -1023,8 +1023,12 @@ def _html(out: Path, report: dict) -> None:
 
     env = Environment(loader=PackageLoader("mqconform.captures", "templates"),
                       autoescape=select_autoescape())
-    (out / "index.html").write_text(env.get_template("validate.html").render(r=report),
-                                    encoding="utf-8")
+    from markupsafe import Markup
+
+    from mqconform.spec.report import filter_js
+
+    (out / "index.html").write_text(env.get_template("validate.html").render(
+        r=report, filter_js=Markup(filter_js())), encoding="utf-8")
 
 
 def score(labels: dict, violations: list[dict], flows: set[tuple[str, str]]) -> dict:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import secrets
 import shutil
 import sys
@@ -131,6 +132,7 @@ class Aliases:
     def __init__(self) -> None:
         self._names: dict[str, str] = {}
         self._exact: dict[str, str] = {}  # whole texts only
+        self._pattern: re.Pattern | None = None  # of every form, built when first needed
         self._lock = threading.Lock()
         self._count = itertools.count(1)
 
@@ -139,12 +141,14 @@ class Aliases:
         free one): R_GetServerPort's answer reads as ``<port>``."""
         with self._lock:
             self._names[f"status: {port} (0x{port:08x})"] = "status: <port>"
+            self._pattern = None
             self._exact[str(port)] = "<port>"
 
     def literal(self, text: str, name: str) -> None:
         """``text`` reads as ``name`` wherever it appears (a run's own token in queue names)."""
         with self._lock:
             self._names[text] = name
+            self._pattern = None
 
     def learn(self, result: Any) -> None:
         """The handles a target's answer hands out."""
@@ -152,6 +156,9 @@ class Aliases:
             value = getattr(result, field_name, None)
             if not value or getattr(result, "status", 0):
                 continue
+            if isinstance(value, int) and value < 0x10000:
+                continue  # a small counter (the model's): the same in every run, and a name
+                # for it would catch other small numbers
             with self._lock:
                 forms = ([bytes(value).hex()] if isinstance(value, (bytes, bytearray))
                          else [f"{value} (0x{value:x})", f"0x{value:X}"])
@@ -159,6 +166,7 @@ class Aliases:
                     name = f"{kind}#{next(self._count)}"
                     for form in forms:
                         self._names[form] = name
+                    self._pattern = None
 
     def fresh(self, value: uuid.UUID) -> uuid.UUID:
         """A GUID the suite drew for this run (a queue that must not exist, a client id): it
@@ -168,19 +176,23 @@ class Aliases:
             name = f"guid#{next(self._count)}"
             for form in (str(value), value.hex, value.hex[:12]):
                 self._names.setdefault(form, name)
+            self._pattern = None
         return value
 
     def apply(self, text: str | None) -> str | None:
+        """``text`` with every known value, as a whole token (never inside a longer number or
+        word: a cursor 0x1 leaves 0x12345678 alone), read as its name."""
         if text in self._exact:
             return self._exact[text]
         if not text or not self._names:
             return text
         with self._lock:
-            names = sorted(self._names.items(), key=lambda kv: -len(kv[0]))
-        for form, name in names:
-            if form in text:
-                text = text.replace(form, name)
-        return text
+            if self._pattern is None:
+                forms = sorted(self._names, key=len, reverse=True)
+                self._pattern = re.compile(r"(?<![\w])(?:" + "|".join(map(re.escape, forms))
+                                           + r")(?![\w])")
+            pattern, names = self._pattern, dict(self._names)
+        return pattern.sub(lambda m: names[m.group(0)], text)
 
 
 def lookup_id_of(result: c.Result) -> int:
@@ -320,7 +332,7 @@ class Suite:
             RpcTarget(self.target.endpoint, self.target.ndr64, name=self.target.name,
                       timeout=timeout, epm_port=self.spec.epm_port,
                       computer_name=self.spec.computer_name,
-                      credentials=self.spec.credentials, recorder=None).close()
+                      credentials=self.spec.credentials, recorder=False).close()
         except TargetError as exc:
             return " ".join(str(exc).split())
         return None
@@ -338,7 +350,11 @@ class Suite:
 
     def close(self) -> None:
         if self._source is not None:
-            self._source.__exit__(None, None, None)
+            # put back the source that was in use, unless another suite installed its own
+            # since (it restores ours when it closes)
+            if isinstance(sources.current(), _NamedSource) and \
+                    sources.current()._aliases is self.aliases:
+                self._source.__exit__(None, None, None)
             self._source = None
         self.target.close()
         if self._running is not None:

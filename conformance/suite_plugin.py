@@ -73,6 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
             spec = load_target(target, catalog)
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
+    _INTERRUPTED.clear()  # nothing of an earlier session in this process
+    _INTERNAL.clear()
     config.stash[STATE] = {"catalog": catalog, "spec": spec, "suite": None, "results": [],
                            "started": time.time(), "recorder": None, "written": [],
                            "planned": [], "interrupted": False, "unreachable": None,
@@ -171,7 +173,26 @@ def pytest_keyboard_interrupt(excinfo: Any) -> None:
     _INTERRUPTED.set()
 
 
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A file of cases that does not import is mqconform's failure (exit 4), not an
+    interruption."""
+    if report.failed:
+        _INTERNAL.append(f"collecting {report.nodeid}: "
+                         + " ".join(str(report.longrepr).split())[:300])
+
+
 def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
+    """pytest's own failure is mqconform's internal error, unless a Ctrl-C caused it (pytest
+    interrupted while it formats a traceback fails there): that run was interrupted."""
+    exc, seen = getattr(excinfo, "value", None), 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt):
+            _INTERRUPTED.set()
+            return
+        exc, seen = exc.__context__ or exc.__cause__, seen + 1
+    if _INTERRUPTED.is_set() or "KeyboardInterrupt" in str(excrepr):
+        _INTERRUPTED.set()
+        return
     _INTERNAL.append(str(excrepr))
 
 
@@ -181,7 +202,7 @@ _INTERNAL: list[str] = []
 
 #: what the target's failing to answer raises (a call that got no usable answer): the case
 #: fails, unless the target turns out to be gone (then the run stops, incomplete)
-TARGET_ERRORS = (TargetError, RpcError, DecodeError, OSError)
+TARGET_ERRORS = (TargetError, RpcError, DecodeError, ConnectionError, TimeoutError)
 
 
 def _suite(config: pytest.Config) -> Suite:
@@ -193,9 +214,9 @@ def _suite(config: pytest.Config) -> Suite:
         try:
             state["suite"] = Suite(spec, strict=config.getoption("--mq-strict"),
                                    catalog=state["catalog"])
-        except TargetError as exc:
+        except TargetError as exc:  # a usage error: exit 2 with one line, nothing ran
             _stop_recording()
-            pytest.exit(f"error: {exc}", returncode=2)
+            raise pytest.UsageError(str(exc)) from None
     return state["suite"]
 
 
@@ -293,7 +314,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if exc is not None and state["suite"] is not None \
             and isinstance(exc, (*TARGET_ERRORS, CaseFailed, Inconclusive)):
         gone = _target_gone(item, state, exc)
-    if gone is not None:
+    if gone is not None and isinstance(exc, CaseFailed):
+        result = case.finish()  # the target answered wrongly, then went: the failure stands
+    elif gone is not None:
         result = case.finish(not_run=gone)
     elif isinstance(exc, Inconclusive):
         result = case.finish(inconclusive=str(exc))
@@ -480,7 +503,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # stopping for a target that went away also ends pytest's loop as an interruption
     state["interrupted"] = (state["interrupted"] or _INTERRUPTED.is_set()
                             or exitstatus == pytest.ExitCode.INTERRUPTED) \
-        and state["unreachable"] is None
+        and state["unreachable"] is None and not _INTERNAL
     state["internal"] += _INTERNAL
     _INTERRUPTED.clear()
     _INTERNAL.clear()

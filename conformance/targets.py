@@ -279,7 +279,9 @@ class RpcTarget:
         self.name = name or endpoint
         self.capabilities = capabilities or Capabilities()
         self.computer_name = computer_name
-        self.recorder = recorder if recorder is not None else RECORDER
+        # recorder=False: not recorded at all (a probe of whether the target still answers)
+        self.recorder = None if recorder is False else \
+            recorder if recorder is not None else RECORDER
         # every connection this target opens (second clients, replays) authenticates alike
         self._options = {"timeout": timeout, "epm_port": epm_port, "credentials": credentials}
         self.client = RpcClient(assoc_group=assoc_group, recorder=self.recorder,

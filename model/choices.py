@@ -16,7 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from mqconform.model.outcome import Outcome
-from mqconform.model.status import MQ_ERROR, MQ_ERROR_INVALID_PARAMETER, is_failure
+from mqconform.model.status import (
+    MQ_ERROR,
+    MQ_ERROR_INVALID_HANDLE,
+    MQ_ERROR_INVALID_PARAMETER,
+    STATUS_INVALID_HANDLE,
+    is_failure,
+)
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,12 @@ class Choices:
         code = self.any_failure_status
         if code is None or not outcome.any_failure or not is_failure(outcome.status):
             return outcome
-        if outcome.status == code:
+        if outcome.status == STATUS_INVALID_HANDLE:
+            # an unknown or closed cursor: 3.1.4.7 and 3.1.4.13 name STATUS_INVALID_HANDLE,
+            # their Return Values tables MQ_ERROR_INVALID_HANDLE (errata
+            # cursor-invalid-handle-status): the other reading, never a third code
+            code = MQ_ERROR_INVALID_HANDLE
+        elif outcome.status == code:
             code = MQ_ERROR_INVALID_PARAMETER
         return replace(outcome, result=replace(outcome.result, status=code))
 

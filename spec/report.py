@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from mqconform.spec.catalog import Catalog
 from mqconform.spec.stats import compute
@@ -59,6 +60,12 @@ def report_data(catalog: Catalog) -> dict:
     }
 
 
+def filter_js() -> str:
+    """The reports' filter script (templates/filter.js), inlined in each page."""
+    return (Path(__file__).resolve().parent / "templates" / "filter.js").read_text(
+        encoding="utf-8")
+
+
 def write_report(catalog: Catalog, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     data = report_data(catalog)
@@ -67,5 +74,6 @@ def write_report(catalog: Catalog, out: Path) -> list[Path]:
     env = Environment(loader=PackageLoader("mqconform.spec", "templates"),
                       autoescape=select_autoescape(["html"]))
     html_path = out / "index.html"
-    html_path.write_text(env.get_template("catalog.html.j2").render(**data), encoding="utf-8")
+    html_path.write_text(env.get_template("catalog.html.j2").render(
+        **data, filter_js=Markup(filter_js())), encoding="utf-8")
     return [json_path, html_path]

@@ -100,6 +100,10 @@ def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expecte
     assert all(q["expected"] == q["violations"] for q in report["requirements"])
     html = (tmp_path / "v" / "index.html").read_text()
     assert "Nothing unexpected." in html and "Of them expected" in html
+    # the report's filter: by actor and by expected/unexpected, each row says its own
+    for q in report["requirements"]:
+        assert (f'data-actor="{q["actor"]}" data-expected="expected"') in html
+    assert 'id="q"' in html and 'data-filter="actor"' in html and "<script>" in html
 
 
 def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):

@@ -113,3 +113,18 @@ def test_a_run_clears_what_an_earlier_run_left(tmp_path):
     assert not (report / "stateful").exists() and not (report / "errors").exists()
     assert not (report / "wire.expected.json").exists()  # the model run has no wire
     assert (report / "mine.txt").exists() and (report / "results.json").exists()
+
+
+def test_the_catalog_report_has_the_same_filter(tmp_path, chromium):
+    out = subprocess.run([sys.executable, "-m", "mqconform.cli", "spec", "report", "--out",
+                          str(tmp_path / "c")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    dom = _open(chromium, tmp_path, (tmp_path / "c" / "index.html").resolve().as_uri()
+                + "?q=3.1.4.7&testability=wire", "--dump-dom")
+    rows = re.findall(r'<tr id="([^"]+)" class="filterable( hidden)?" '
+                      r'data-testability="(\w+)"', dom)
+    shown = [(rid, t) for rid, hidden, t in rows if not hidden]
+    assert len(rows) > 1900 and shown
+    assert all(t == "wire" for _, t in shown)
+    assert {rid for rid, t in shown} >= {rid for rid, _, t in rows
+                                         if rid.startswith("MS-MQRR/3.1.4.7/") and t == "wire"}  # trace: ignore

@@ -18,3 +18,21 @@ def test_the_embedded_reference_leaves_no_folder_behind():
     finally:
         suite.close()
     assert not folder.exists()
+
+
+def test_aliases_name_whole_tokens_only():
+    """A handle the target chose reads as its name in the records; a number that merely
+    starts like it does not (a cursor 0x1A2B0000 leaves 0x1A2B00001234 alone)."""
+    from types import SimpleNamespace
+
+    from mqconform.conformance.session import Aliases
+
+    aliases = Aliases()
+    aliases.learn(SimpleNamespace(status=0, phCursor=0x1A2B0000))
+    aliases.learn(SimpleNamespace(status=0, pphContext=bytes(range(20))))
+    aliases.learn(SimpleNamespace(status=0, phCursor=7))  # a small counter: left as it is
+    text = aliases.apply(f"R_StartReceive(phContext={bytes(range(20)).hex()}, "
+                         f"hCursor=0x1A2B0000, ulAction=0x1A2B00001234, dwRequestId=7)")
+    assert text == ("R_StartReceive(phContext=context#2, hCursor=cursor#1, "
+                    "ulAction=0x1A2B00001234, dwRequestId=7)")
+    assert aliases.apply("phCursor: 439025664 (0x1a2b0000)") == "phCursor: cursor#1"

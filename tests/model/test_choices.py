@@ -122,3 +122,18 @@ def test_private_queue_numbers_start_where_the_switch_says():
                       if q.pathname.lower().endswith("orders"))
         assert orders.private_queue_number >= choices.first_private_queue_number
         assert orders.private_queue_number < choices.first_private_queue_number + 16
+
+
+def test_a_bad_cursor_answers_one_of_the_two_readings_never_a_third():
+    """3.1.4.7 names STATUS_INVALID_HANDLE for an unknown cursor, its Return Values table
+    MQ_ERROR_INVALID_HANDLE (errata cursor-invalid-handle-status): the alternate takes the
+    table's code, not its generic MQ_ERROR."""
+    from mqconform.model.status import STATUS_INVALID_HANDLE
+
+    for choices, status in ((REFERENCE, STATUS_INVALID_HANDLE),
+                            (ALTERNATE, MQ_ERROR_INVALID_HANDLE)):
+        h = make(choices)
+        out = h.remote_read.call(c.R_StartReceive(
+            phContext=open_orders(h), hCursor=0x7777, ulAction=c.MQ_ACTION_PEEK_CURRENT,
+            dwRequestId=1, dwMaxBodySize=64, dwMaxCompoundMessageSize=64))
+        assert out.status == status
