@@ -188,9 +188,12 @@ class Aliases:
             return text
         with self._lock:
             if self._pattern is None:
+                # a boundary is asked for only where the form itself starts (ends) with a
+                # word character: "mqc-5ce83e-" still names the prefix of "mqc-5ce83e-29"
                 forms = sorted(self._names, key=len, reverse=True)
-                self._pattern = re.compile(r"(?<![\w])(?:" + "|".join(map(re.escape, forms))
-                                           + r")(?![\w])")
+                self._pattern = re.compile("|".join(
+                    (r"(?<!\w)" if re.match(r"\w", f) else "") + re.escape(f)
+                    + (r"(?!\w)" if re.search(r"\w$", f) else "") for f in forms))
             pattern, names = self._pattern, dict(self._names)
         return pattern.sub(lambda m: names[m.group(0)], text)
 

@@ -36,3 +36,5 @@ def test_aliases_name_whole_tokens_only():
     assert text == ("R_StartReceive(phContext=context#2, hCursor=cursor#1, "
                     "ulAction=0x1A2B00001234, dwRequestId=7)")
     assert aliases.apply("phCursor: 439025664 (0x1a2b0000)") == "phCursor: cursor#1"
+    aliases.literal("mqc-5ce83e-", "mqc-<run>-")  # a prefix: no boundary after its dash
+    assert aliases.apply("private$\\mqc-5ce83e-29") == "private$\\mqc-<run>-29"
