@@ -57,11 +57,16 @@ def _filter(frames: dict | None) -> str | None:
     return f"frame.number >= {frames['first']} && frame.number <= {frames['last']}"
 
 
+def _as_result(case: dict) -> SimpleNamespace:
+    """The fields of a results.json case that conformance/junit.py reads off a CaseResult."""
+    return SimpleNamespace(case=case["case"], source=case.get("source"),
+                           ids=tuple(case.get("ids", ())))
+
+
 def case_anchor(case: dict) -> str:
     """A case's anchor in index.html: its section and title (with example values), the same
     from run to run whatever else the run holds (``#case-MS-MQRR-3.1.4.7-a-receive-...``)."""
-    view = SimpleNamespace(case=case["case"], source=case.get("source"),
-                           ids=tuple(case.get("ids", ())))
+    view = _as_result(case)
     text = f"{section_of(view)} {title_of(view)}"
     return "case-" + re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
 
@@ -83,8 +88,7 @@ def _case_view(number: int, case: dict, pcap: str | None) -> dict:
         })
     return {
         "n": number, "anchor": anchor, "id": case["case"],
-        "section": section_of(SimpleNamespace(case=case["case"], source=case.get("source"),
-                                              ids=tuple(case.get("ids", ())))),
+        "section": section_of(_as_result(case)),
         "name": source.get("name") or case["case"].rsplit("::", 1)[-1],
         "where": f"{source['path']}:{source['line']}" if source.get("path") else case["case"],
         "verdict": case["verdict"], "unexpected": case.get("unexpected", False),

@@ -223,6 +223,11 @@ OPTIONAL_MESSAGE_KEYS = tuple(sorted(MESSAGE_KEYS - {"body", "body_hex", "label"
 DEFAULTS = {"label": "", "priority": 3}
 
 
+def _compact(value: dict) -> str:
+    """A JSON value for one template placeholder: one line, keys in order."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
 class CommandControl(SutControl):
     """Command templates per action: an argument list (run as it is, no shell; each
     placeholder's value is put into its argument unquoted) or a shell line (run by /bin/sh;
@@ -291,8 +296,7 @@ class CommandControl(SutControl):
                 and "create_queue_from" in self.templates:
             spec = {"path": path, "transactional": transactional, "label": label,
                     "subqueues": list(subqueues)}
-            self.run("create_queue_from", spec=json.dumps(spec, separators=(",", ":"),
-                                                          sort_keys=True), **self._values(path))
+            self.run("create_queue_from", spec=_compact(spec), **self._values(path))
             return
         self.run("create_queue", transactional=str(transactional).lower(), label=label,
                  **self._values(path))
@@ -340,7 +344,7 @@ class CommandControl(SutControl):
         them the target could not be set back: ``reset`` is run and the case is
         inconclusive."""
         out = self.run("configure_queue_manager",
-                       settings=json.dumps(spec, separators=(",", ":"), sort_keys=True))
+                       settings=_compact(spec))
         last = (out.strip().splitlines() or [""])[-1].strip()
         try:
             previous = json.loads(last)
@@ -365,8 +369,7 @@ class CommandControl(SutControl):
         if "create_queue_from" not in self.templates:
             raise Inconclusive(f"sut_control command: no template for create_queue_from, "
                                f"which a queue with {sorted(set(spec) - {'path'})} needs")
-        self.run("create_queue_from", spec=json.dumps(spec, separators=(",", ":"),
-                                                      sort_keys=True),
+        self.run("create_queue_from", spec=_compact(spec),
                  **self._values(spec["path"]))
 
     def reset(self) -> None:
