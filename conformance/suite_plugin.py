@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import threading
 import time
 from pathlib import Path
@@ -78,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = {"catalog": catalog, "spec": spec, "suite": None, "results": [],
                            "started": time.time(), "recorder": None, "written": [],
                            "planned": [], "interrupted": False, "unreachable": None,
-                           "internal": []}
+                           "internal": [], "signals": {}}
 
 
 #: what a run writes in its report directory: removed when a run starts, so that nothing of an
@@ -198,6 +199,7 @@ def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
 
 #: set by the hooks above, which get no config (read into the state at the session's end)
 _INTERRUPTED = threading.Event()
+_FINISHING = threading.Event()  # the reports are being written: see _on_signal
 _INTERNAL: list[str] = []
 
 #: what the target's failing to answer raises (a call that got no usable answer): the case
@@ -235,8 +237,50 @@ def _stop_recording() -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if session.config.stash[STATE]["spec"] is not None:
+    state = session.config.stash[STATE]
+    if state["spec"] is not None:
+        _catch_signals(state)
         _suite(session.config)  # an unreachable endpoint stops the run before any case
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """Ctrl-C (SIGINT) or a CI job's cancellation (SIGTERM) during a run: noted first, then
+    raised as KeyboardInterrupt to break a call that waits. The note is what counts: Python
+    swallows an exception raised while it runs a garbage collector callback or a __del__
+    (Hypothesis keeps one in gc.callbacks), so the raise alone can be lost and the run would
+    go on to a green end; pytest_runtest_protocol stops the run at the next case. Once the
+    run is writing its reports, a signal is noted no more: the reports are finished whole."""
+    if _FINISHING.is_set():
+        return
+    _INTERRUPTED.set()
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _catch_signals(state: dict) -> None:
+    """Install _on_signal for SIGINT and SIGTERM where the process has their defaults (a
+    signal the caller chose to ignore stays ignored); restored by _restore_signals."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    for signum, default in defaults.items():
+        if signal.getsignal(signum) is default:
+            signal.signal(signum, _on_signal)
+            state["signals"][signum] = default
+
+
+def _restore_signals(state: dict) -> None:
+    _FINISHING.clear()
+    for signum, handler in state["signals"].items():
+        signal.signal(signum, handler)
+    state["signals"].clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """A run noted as interrupted stops before its next case (see _on_signal)."""
+    yield
+    if _INTERRUPTED.is_set() and not item.session.shouldstop:
+        item.session.shouldstop = "interrupted"
 
 
 @pytest.fixture
@@ -500,6 +544,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    _FINISHING.set()
     # stopping for a target that went away also ends pytest's loop as an interruption
     state["interrupted"] = (state["interrupted"] or _INTERRUPTED.is_set()
                             or exitstatus == pytest.ExitCode.INTERRUPTED) \
@@ -526,6 +571,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     finally:
         if state["recorder"] is not None:
             _stop_recording()
+        _restore_signals(state)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config

@@ -295,9 +295,18 @@ def cmd_call(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The conformance suite: pytest on the installed conformance/cases with the suite's
-    plugin (conformance/plugin.py). Exit 0 when no case failed unexpectedly, 1 otherwise; 2
-    for a bad target file, an unreachable endpoint, an unknown requirement ID or a pytest
-    option the suite cannot honour (checked before any case runs)."""
+    plugin (conformance/plugin.py). Exit codes as ``mqconform run --help`` gives them
+    (RUN_EXIT_CODES): 2 for a bad target file, an unreachable endpoint, an unknown requirement ID
+    or a pytest option the suite cannot honour (checked before any case runs); 3 for a run
+    interrupted, before its first case too."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("mqconform run: incomplete: interrupted before the run began", file=sys.stderr)
+        return 3
+
+
+def _run(args: argparse.Namespace) -> int:
     import pytest
 
     from mqconform.conformance.plugin import cases_dir
@@ -359,10 +368,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     rc = pytest.main(argv + list(args.pytest_args))
     if rc == pytest.ExitCode.USAGE_ERROR:
         return 2
-    _write_expected(report_dir)
+    try:
+        _write_expected(report_dir)
+    except KeyboardInterrupt:
+        print("mqconform run: interrupted while writing wire.expected.json; the run's other "
+              "reports are whole", file=sys.stderr)
     try:
         verdict = json.loads(results.read_text(encoding="utf-8"))["exit"]
     except (OSError, ValueError, KeyError, TypeError):
+        if rc == pytest.ExitCode.INTERRUPTED:  # before the session began: nothing to report
+            raise KeyboardInterrupt from None
         print(f"mqconform run: internal error: no results.json was written (pytest exit "
               f"status {int(rc)})", file=sys.stderr)
         return 4
@@ -593,8 +608,9 @@ RUN_EXIT_CODES = """exit codes:
   1  non-conformant: an unexpected failure
   2  usage or configuration error (arguments, target file, unreachable endpoint before the
      run, unknown requirement ID); nothing ran
-  3  incomplete: no case ran, interrupted, the target stopped answering (the cases after it
-     are listed as not run), inconclusive cases not allowed, coverage below --min-coverage
+  3  incomplete: no case ran, interrupted (Ctrl-C or SIGTERM), the target stopped answering
+     (the cases after it are listed as not run), inconclusive cases not allowed, coverage
+     below --min-coverage
   4  internal error of mqconform (tracebacks in REPORT_DIR/errors/, not on the terminal)
 results.json says the same: complete, incomplete (the reasons), exit {code, meaning}."""
 

@@ -67,12 +67,17 @@ def test_coverage_below_the_floor_is_incomplete(tmp_path):
     assert run("--min-coverage", "101", cwd=tmp_path).returncode == 2
 
 
-def test_an_interrupted_run_is_incomplete_and_lists_the_cases_not_run(tmp_path):
+# SIGINT after 8 s: the embedded server is up and cases are running. SIGTERM (a CI job's
+# cancellation) after 20 s: in the middle of the run, where a KeyboardInterrupt raised inside
+# Hypothesis's garbage-collector callback used to be swallowed and the run went on to exit 0.
+@pytest.mark.parametrize("signum,after", [(signal.SIGINT, 8), (signal.SIGTERM, 20)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_is_incomplete_and_lists_the_cases_not_run(tmp_path, signum, after):
     proc = subprocess.Popen([sys.executable, "-m", "mqconform.cli", "run", "--report-dir", "r"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(8)  # the embedded server is up and cases are running
-    proc.send_signal(signal.SIGINT)
+    time.sleep(after)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, out[-2000:] + err[-2000:]
     doc = results(tmp_path / "r")
@@ -82,6 +87,22 @@ def test_an_interrupted_run_is_incomplete_and_lists_the_cases_not_run(tmp_path):
     assert all("interrupted" in c["messages"][0] for c in not_run)
     html = (tmp_path / "r" / "index.html").read_text()
     assert "Incomplete" in html and "Conformant" not in html
+
+
+def test_an_interrupt_before_the_first_case_is_incomplete_too(tmp_path):
+    stale = tmp_path / "r" / "results.json"
+    stale.parent.mkdir()
+    stale.write_text("{}")
+    proc = subprocess.Popen([sys.executable, "-m", "mqconform.cli", "run", "--report-dir", "r"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    give_up = time.monotonic() + 60
+    while stale.exists() and proc.poll() is None and time.monotonic() < give_up:
+        time.sleep(0.01)  # removed when the run has begun to set up, before its first case
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, out[-2000:] + err[-2000:]
+    assert "Traceback" not in err and "incomplete: " in err
 
 
 def test_a_target_that_dies_ends_the_run_within_seconds_with_one_line(tmp_path):
