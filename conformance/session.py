@@ -129,10 +129,19 @@ class Aliases:
 
     FIELDS = (("pphContext", "context"), ("phCursor", "cursor"), ("pMoveContext", "move"))
 
+    #: the shapes a known value can take in a text, each a whole token: a number with its
+    #: hex ("439025664 (0x1a2b0000)"), a GUID with dashes, a word (octets as hex, 0x1A2B,
+    #: a GUID's 32 or 12 hex digits). Compiled once: each token is then one dict lookup,
+    #: however many values the run has named.
+    TOKEN = re.compile(r"(?<!\w)(?:\d+ \(0x[0-9A-Fa-f]+\)"
+                       r"|[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?!\w)"
+                       r"|\w+)")
+    WORD = re.compile(r"\w+")
+
     def __init__(self) -> None:
-        self._names: dict[str, str] = {}
+        self._names: dict[str, str] = {}  # a token -> its name
+        self._literals: dict[str, str] = {}  # replaced wherever they appear, inside words too
         self._exact: dict[str, str] = {}  # whole texts only
-        self._pattern: re.Pattern | None = None  # of every form, built when first needed
         self._lock = threading.Lock()
         self._count = itertools.count(1)
 
@@ -140,15 +149,13 @@ class Aliases:
         """The target's RemoteRead port, when the run chose it (the embedded server's is any
         free one): R_GetServerPort's answer reads as ``<port>``."""
         with self._lock:
-            self._names[f"status: {port} (0x{port:08x})"] = "status: <port>"
-            self._pattern = None
+            self._names[f"{port} (0x{port:08x})"] = "<port>"
             self._exact[str(port)] = "<port>"
 
     def literal(self, text: str, name: str) -> None:
         """``text`` reads as ``name`` wherever it appears (a run's own token in queue names)."""
         with self._lock:
-            self._names[text] = name
-            self._pattern = None
+            self._literals[text] = name
 
     def learn(self, result: Any) -> None:
         """The handles a target's answer hands out."""
@@ -166,7 +173,6 @@ class Aliases:
                     name = f"{kind}#{next(self._count)}"
                     for form in forms:
                         self._names[form] = name
-                    self._pattern = None
 
     def fresh(self, value: uuid.UUID) -> uuid.UUID:
         """A GUID the suite drew for this run (a queue that must not exist, a client id): it
@@ -176,7 +182,6 @@ class Aliases:
             name = f"guid#{next(self._count)}"
             for form in (str(value), value.hex, value.hex[:12]):
                 self._names.setdefault(form, name)
-            self._pattern = None
         return value
 
     def apply(self, text: str | None) -> str | None:
@@ -184,18 +189,26 @@ class Aliases:
         word: a cursor 0x1 leaves 0x12345678 alone), read as its name."""
         if text in self._exact:
             return self._exact[text]
-        if not text or not self._names:
+        if not text:
             return text
         with self._lock:
-            if self._pattern is None:
-                # a boundary is asked for only where the form itself starts (ends) with a
-                # word character: "mqc-5ce83e-" still names the prefix of "mqc-5ce83e-29"
-                forms = sorted(self._names, key=len, reverse=True)
-                self._pattern = re.compile("|".join(
-                    (r"(?<!\w)" if re.match(r"\w", f) else "") + re.escape(f)
-                    + (r"(?!\w)" if re.search(r"\w$", f) else "") for f in forms))
-            pattern, names = self._pattern, dict(self._names)
-        return pattern.sub(lambda m: names[m.group(0)], text)
+            literals = list(self._literals.items())
+        names = self._names  # read without a copy: a lookup is safe while a thread adds
+        for form, name in literals:
+            text = text.replace(form, name)
+        if not names:
+            return text
+
+        def name_of(m: re.Match) -> str:
+            token = m.group(0)
+            found = names.get(token)
+            if found is not None:
+                return found
+            if len(token) > 1 and not token.isalnum():  # a shape of several words, unknown
+                return self.WORD.sub(lambda w: names.get(w.group(0), w.group(0)), token)
+            return token
+
+        return self.TOKEN.sub(name_of, text)
 
 
 def lookup_id_of(result: c.Result) -> int:
