@@ -101,11 +101,12 @@ def tshark(path: Path, lua: bool = False) -> float:
     exe = shutil.which("tshark")
     if exe is None:
         raise SystemExit("tshark is not installed")
-    from mqconform.captures.dissector import SCRIPT_PATH
+    from mqconform.captures.dissector import SCRIPT_PATH, TSHARK_OPTIONS
 
-    cmd = [exe, "-r", str(path), "-Y", "dcerpc"]
+    cmd = [exe, *TSHARK_OPTIONS, "-r", str(path), "-Y", "dcerpc"]
     if lua:
-        cmd = [exe, "-X", f"lua_script:{SCRIPT_PATH}", "-r", str(path), "-Y", "mqrr || mqmr"]
+        cmd = [exe, *TSHARK_OPTIONS, "-X", f"lua_script:{SCRIPT_PATH}", "-r", str(path),
+               "-Y", "mqrr || mqmr"]
     began = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - began

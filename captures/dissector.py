@@ -55,10 +55,19 @@ from mqconform.model import status as st
 from mqconform.wire import dcerpc, ndr
 from mqconform.wire import types as wt
 
-__all__ = ["generate", "SCRIPT_PATH", "field_abbrevs", "main"]
+__all__ = ["generate", "SCRIPT_PATH", "TSHARK_OPTIONS", "field_abbrevs", "main"]
 
 #: the checked-in copy of generate()'s output
 SCRIPT_PATH = Path(__file__).with_name("wireshark") / "mqconform.lua"
+
+#: for tshark (and, as a preference, Wireshark) reading a capture of ncacn_ip_tcp: DCE/RPC's
+#: heuristic before the protocol registered for a TCP port. A connection's ephemeral client
+#: port can be one of those (44818 EtherNet/IP, 48898 ADS, 57000 IRC, ...: 253 ports of
+#: 1024-65535 in Wireshark 4.0, 7 of them in Linux's ephemeral range), and Wireshark tries the
+#: lower of the two ports first: the whole connection then shows as that protocol, its
+#: binds unseen. In Wireshark: Preferences > Protocols > TCP > "Try heuristic sub-dissectors
+#: first".
+TSHARK_OPTIONS = ("-o", "tcp.try_heuristic_first:TRUE")
 
 #: Wireshark protocol per interface: (filter name, title)
 PROTOCOLS = {c.REMOTEREAD: ("mqrr", "MSMQ RemoteRead (MS-MQRR)"),

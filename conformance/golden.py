@@ -87,6 +87,7 @@ from typing import Any
 
 import pytest
 
+from mqconform.captures.dissector import TSHARK_OPTIONS
 from mqconform.captures.recorder import (
     ACK,
     CLIENT_MAC,
@@ -968,7 +969,7 @@ def tshark_disagreements(root: Path = GOLDEN, paths: list[str] | None = None) ->
     with tempfile.TemporaryDirectory() as tmp:
         merged = Path(tmp) / "golden.pcap"
         merged.write_bytes(data)
-        argv = ["tshark", "-r", str(merged), "-Y", "dcerpc", "-T", "fields"]
+        argv = ["tshark", *TSHARK_OPTIONS, "-r", str(merged), "-Y", "dcerpc", "-T", "fields"]
         for f in ("frame.number", "tcp.stream", "dcerpc.pkt_type", "dcerpc.cn_call_id",
                   "dcerpc.opnum"):
             argv += ["-e", f]

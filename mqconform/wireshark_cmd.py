@@ -5,7 +5,10 @@
 writes mqconform.lua (captures/dissector.py's ``generate()``) into Wireshark's personal Lua
 plugins folder, or DIR, and prints its path. Wireshark and tshark load it at their next start
 (Help > About Wireshark > Plugins lists it); ``tshark -X lua_script:FILE`` loads it from
-anywhere. Exit 0 when written, 2 for a folder that cannot be made or written.
+anywhere. Exit 0 when written, 2 for a folder that cannot be made or written. A connection
+whose client port Wireshark registers for another protocol shows as that protocol unless
+TCP's "Try heuristic sub-dissectors first" is set (captures.dissector.TSHARK_OPTIONS):
+install says so.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ def cmd_install(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     print(target)
+    print("Set Preferences > Protocols > TCP > Try heuristic sub-dissectors first (tshark: "
+          "-o tcp.try_heuristic_first:TRUE): a connection from a client port Wireshark "
+          "registers for another protocol shows as that protocol otherwise.", file=sys.stderr)
     return 0
 
 

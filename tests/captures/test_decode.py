@@ -14,6 +14,7 @@ import pytest
 
 from mqconform.captures import pcapio
 from mqconform.captures.decode import decode_all
+from mqconform.captures.dissector import TSHARK_OPTIONS
 from mqconform.captures.recorder import ACK, PSH, SYN, build_frame, pcap_header, pcap_record
 from mqconform.model import calls as c
 
@@ -54,7 +55,7 @@ def test_tshark_and_the_decoder_agree_on_frames_call_ids_types_interfaces_and_op
     d = decode_all([run_pcap])
     [s] = d.summaries
     assert s.reconciles and s.frames == s.decoded and s.calls == len(d.calls) > 50
-    out = subprocess.run([TSHARK, "-r", str(run_pcap), "-Y", "dcerpc", "-T", "fields",
+    out = subprocess.run([TSHARK, *TSHARK_OPTIONS, "-r", str(run_pcap), "-Y", "dcerpc", "-T", "fields",
                           "-E", "occurrence=a", "-e", "frame.number", "-e", "dcerpc.pkt_type",
                           "-e", "dcerpc.cn_call_id", "-e", "dcerpc.opnum",
                           "-e", "dcerpc.cn_flags", "-e", "dcerpc.cn_bind_to_uuid"],

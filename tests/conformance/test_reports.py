@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconform.captures.dissector import TSHARK_OPTIONS
 from mqconform.conformance.report import case_anchor
 from mqconform.model import calls as c
 from mqconform.server.main import start
@@ -96,7 +97,7 @@ def _results(directory: Path) -> dict:
 
 
 def _fields(tshark: str, pcap: Path, display: str, *fields: str) -> list[list[str]]:
-    out = subprocess.run([tshark, "-r", str(pcap), "-Y", display, "-T", "fields",
+    out = subprocess.run([tshark, *TSHARK_OPTIONS, "-r", str(pcap), "-Y", display, "-T", "fields",
                           *sum((["-e", f] for f in fields), [])],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     return [line.split("\t") for line in out.splitlines() if line.strip()]

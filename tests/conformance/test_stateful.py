@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconform.captures.dissector import TSHARK_OPTIONS
 from mqconform.conformance import stateful
 from mqconform.conformance.session import Case, CaseFailed, NotApplicable, Suite
 from mqconform.conformance.targetfile import parse
@@ -212,7 +213,7 @@ def test_a_failure_that_does_not_reproduce_is_flaky_with_both_runs_pcaps(tmp_pat
     assert "flaky: did not reproduce on replay" in case["messages"][-1]
     for key in ("first", "replay"):
         pcap = case["flaky"][key]
-        shown = subprocess.run(["tshark", "-r", pcap, "-Y", "dcerpc.opnum == 0"],
+        shown = subprocess.run(["tshark", *TSHARK_OPTIONS, "-r", pcap, "-Y", "dcerpc.opnum == 0"],
                                capture_output=True, text=True, timeout=120)
         assert shown.returncode == 0 and "Request" in shown.stdout, (key, shown.stderr)
     script = (tmp_path / "r" / "stateful").glob("*.py")

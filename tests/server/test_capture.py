@@ -18,6 +18,7 @@ import uuid
 
 import pytest
 
+from mqconform.captures.dissector import TSHARK_OPTIONS
 from mqconform.conformance.client import RpcClient
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType, parse_format_name, to_queue_format
@@ -113,7 +114,7 @@ def test_tshark_dissects_every_frame_of_a_session_as_dcerpc(tmp_path, capture_to
         dumpcap.communicate(timeout=60)
     fields = ["frame.number", "dcerpc.pkt_type", "dcerpc.cn_bind_to_uuid", "dcerpc.opnum"]
     out = subprocess.run(
-        ["tshark", "-r", str(pcap), "-d", f"tcp.port=={port},dcerpc", "-Y", "dcerpc",
+        ["tshark", *TSHARK_OPTIONS, "-r", str(pcap), "-d", f"tcp.port=={port},dcerpc", "-Y", "dcerpc",
          "-T", "fields", *sum((["-e", f] for f in fields), [])],
         capture_output=True, text=True, timeout=120, check=True).stdout
     rows = [line.split("\t") for line in out.splitlines() if line.strip()]
