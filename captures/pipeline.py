@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from mqconform.captures import columns
+from mqconform.model.observer import Violation
 
 CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz")
 TABLES = ("calls", "violations", "errors", "files", "summary")
@@ -96,7 +97,7 @@ def _schemas() -> dict[str, Any]:
         ("capture", pa.string()), ("server", pa.string()), ("client", pa.string()),
         ("connection", pa.int32()), ("call_id", pa.int64()), ("method", pa.string()),
         ("request_frame", pa.int64()), ("response_frame", pa.int64()),
-        ("time", pa.float64()), ("explanation", pa.string())])
+        ("time", pa.float64()), ("explanation", pa.string()), ("lifetime", pa.string())])
     summary = pa.schema([("requirement", pa.string()), ("actor", pa.string()),
                          ("severity", pa.string()), ("violations", pa.int64()),
                          ("flows", pa.int64()), ("servers", pa.int64())])
@@ -105,7 +106,7 @@ def _schemas() -> dict[str, Any]:
     result = pa.schema([("index", pa.int64()), ("capture", pa.string()),
                         ("summary", pa.string()), ("error_kinds", pa.string()),
                         ("servers", pa.list_(pa.string())), ("observed", pa.bool_()),
-                        ("partials", pa.string())])
+                        ("partials", pa.string()), ("spans", pa.string())])
     return {"calls": calls, "errors": errors, "files": files, "violations": violations,
             "summary": summary, "result": result}
 
@@ -251,12 +252,14 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     rows = 0
     others: list = []
     servers: set = set()
+    spans = _Spans(column)
     try:
         for kind, columns in decode_one(path, json_fields):
             if kind == "calls":
                 writer.write_batch(_call_batch(columns))
                 rows += len(columns[0])
                 servers.update(columns[column["server"]])
+                spans.add(columns)
                 if kept is not None:
                     for mine, i in zip(kept, observed, strict=True):
                         mine += columns[i]
@@ -268,6 +271,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
                 kept = [[] for _ in observed] if limit >= 0 else None
                 rows = 0
                 servers.clear()
+                spans = _Spans(column)
             else:
                 others = columns
     finally:
@@ -285,6 +289,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
             errors.append(DecodeError(path, None, "internal", f"the observer failed: "
                                                               f"{type(exc).__name__}: {exc}"))
             summary.errors += 1
+        violations = [_named(v, lifetime_name(v.server, path)) for v in violations]
         violations.sort(key=lambda v: (_nulls_first(v.request_frame), v.requirement))
         _write_violations(f"{out}/violations", name, violations)
         partials = _partials(violations)
@@ -297,7 +302,148 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     servers.discard(None)
     return {"index": index, "capture": path, "summary": json.dumps(asdict(summary)),
             "error_kinds": json.dumps(kinds), "servers": sorted(servers),
-            "observed": kept is not None, "partials": json.dumps(partials)}
+            "observed": kept is not None, "partials": json.dumps(partials),
+            "spans": json.dumps(spans.result())}
+
+
+#: what a copy of a server's calls repeats: every column the observer reads, and the
+#: transfer syntax
+_FINGERPRINTED = (*(c for c in columns.OBSERVED if c != "capture"), "transfer_syntax")
+
+
+class _Spans:
+    """Per server of one file: the time of its first and last call, a fingerprint of its
+    calls (_FINGERPRINTED, in the file's order), its clients, and those
+    of them whose connection's bind is not in the file (a connection the file joined
+    midway), from which the driver tells a file that continues another from a copy of it
+    (plan_lifetimes)."""
+
+    def __init__(self, column: dict[str, int]):
+        self._column = column
+        self._spans: dict[str, list] = {}
+
+    def add(self, columns: list[list]) -> None:
+        import hashlib
+
+        col = self._column
+        keys = ("request_time", "response_time", *(k for k in _FINGERPRINTED
+                                                   if k not in ("request_time",
+                                                                "response_time")))
+        for server, client, interface, *values in zip(
+                columns[col["server"]], columns[col["client"]], columns[col["interface_name"]],
+                *(columns[col[k]] for k in keys), strict=True):
+            if server is None:
+                continue
+            t = values[0] if values[0] is not None else values[1]
+            span = self._spans.get(server)
+            if span is None:
+                span = self._spans[server] = [t, t, hashlib.sha256(), 0, set(), set()]
+            span[4].add(client)
+            if interface is None:
+                span[5].add(client)
+            if t is not None:
+                span[0] = t if span[0] is None else min(span[0], t)
+                span[1] = t if span[1] is None else max(span[1], t)
+            span[2].update(repr(values).encode())
+            span[3] += 1
+
+    def result(self) -> dict[str, list]:
+        return {server: [a, b, h.hexdigest(), n, sorted(map(str, clients)),
+                         sorted(map(str, midway))]
+                for server, (a, b, h, n, clients, midway) in self._spans.items()}
+
+
+#: ``--history``: how the calls of one server in several files make histories
+HISTORIES = ("auto", "per-file", "joined")
+#: auto: a file continues an earlier one of the same server when its first call of that
+#: server comes no sooner than the earlier file's last, and at most this many seconds after
+CONTINUES_WITHIN_S = 300.0
+
+
+def plan_lifetimes(results: list[dict], history: str = "auto") -> dict:
+    """The server lifetimes of a job's files, from stage 1's spans: {"of": {(server, file
+    index): lifetime name}, "files": {lifetime: [file indexes]}, "duplicates": [{server,
+    capture, copy_of}]}. A file whose calls of a server are those of an earlier file (same
+    fingerprint) is a copy: counted once, its violations of that server dropped. Otherwise,
+    ``auto``: files join one history when they continue each other (following time ranges,
+    as ring-buffer chunks and editcap -c pieces do: CONTINUES_WITHIN_S); files that overlap
+    in time are separate lifetimes (different captures, or a server restarted between them
+    with its clock unchanged); ``per-file``: every file its own; ``joined``: one per server.
+    A lifetime is named after its server and its first file's name.
+
+    The evidence that file B continues file A (auto): B's first call to the server comes at
+    or after A's last, within CONTINUES_WITHIN_S, and a client of the server in A has, in B,
+    a connection whose bind B does not hold (the connection went on across the cut, as at a
+    ring-buffer or editcap -c boundary). Files that each hold their connections whole are
+    separate lifetimes: a server restarted between two captures, or captures of separate
+    runs that reuse addresses, are never joined by accident; the cost is that a history cut
+    where no connection was open is checked as two."""
+    if history not in HISTORIES:
+        raise PipelineError(f"--history {history}: one of {', '.join(HISTORIES)}")
+    per_server: dict[str, list] = {}
+    for r in results:
+        for server, (first, last, digest, n, clients, midway) in json.loads(
+                r.get("spans") or "{}").items():
+            per_server.setdefault(server, []).append((first, last, digest, n, r["index"],
+                                                      r["capture"], set(clients),
+                                                      set(midway)))
+    of: dict[tuple[str, int], str] = {}
+    files: dict[str, list[int]] = {}
+    duplicates: list[dict] = []
+    for server, spans in sorted(per_server.items()):
+        spans.sort(key=lambda s: (s[0] if s[0] is not None else float("-inf"), s[4]))
+        seen: dict[str, str] = {}
+        open_: list[list] = []  # [lifetime, last time, clients of its last file]
+        for first, last, digest, n, index, capture, clients, midway in spans:
+            if digest in seen and history != "joined":
+                duplicates.append({"server": server, "capture": capture,
+                                   "copy_of": seen[digest], "calls": n})
+                continue
+            seen.setdefault(digest, capture)
+            target = None
+            if history == "joined" and open_:
+                target = open_[0]
+            elif history == "auto" and first is not None:
+                follows = [lt for lt in open_ if lt[1] is not None and lt[1] <= first
+                           <= lt[1] + CONTINUES_WITHIN_S and midway & lt[2]]
+                target = max(follows, key=lambda lt: lt[1]) if follows else None
+            if target is None:
+                target = [lifetime_name(server, capture), last, clients]
+                open_.append(target)
+            else:
+                if last is not None:
+                    target[1] = last if target[1] is None else max(target[1], last)
+                target[2] = clients
+            of[(server, index)] = target[0]
+            files.setdefault(target[0], []).append(index)
+    return {"of": of, "files": files, "duplicates": duplicates}
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def lifetime_name(server: str | None, capture: str) -> str | None:
+    return None if server is None else f"{server} from {_basename(capture)}"
+
+
+#: between a server and its lifetime in the server label the shuffle's observers get
+LIFETIME_SEP = "\x1f"
+
+
+def _named(v: Any, lifetime: str | None = None) -> Any:
+    """A Violation with the lifetime it belongs to: given, or read from a shuffle label."""
+    fields = {f: getattr(v, f) for f in Violation.__dataclass_fields__}
+    if fields["server"] and LIFETIME_SEP in fields["server"]:
+        fields["server"], lifetime = fields["server"].split(LIFETIME_SEP, 1)
+    return _Named(**fields, lifetime=lifetime)
+
+
+@dataclass(slots=True)
+class _Named(Violation):
+    """A Violation and the server lifetime it belongs to (plan_lifetimes)."""
+
+    lifetime: str | None = None
 
 
 def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
@@ -317,6 +463,7 @@ def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
         for found in _violations(batches):
             if not found:
                 continue
+            found = [_named(v) for v in found]
             if writer is None:
                 writer = _writer(f"{out}/violations", f"part-s{partition:05d}.parquet",
                                  "violations")
@@ -551,9 +698,6 @@ _OBSERVED_COLUMNS = columns.OBSERVED
 
 #: the order the observer reads a server's calls in (also the shuffle path's sort)
 ORDER = ("server", "_t", "capture", "connection", "call_id")
-#: more servers than this seen in several files: every server goes through the shuffle (a
-#: list of them to filter by would be too long)
-MAX_SPANNING = 50_000
 
 
 def _observe_columns(cols: dict[str, list]) -> Iterator[list]:
@@ -807,13 +951,16 @@ class _Tasks:
 def run(inputs: list[str], out: str | Path, master: str | None = None,
         remote: str | None = None, spark: Any = None, progress: Any = None,
         partitions: int | None = None, tasks: Any = None, json_fields: bool = False,
-        per_file: bool = True) -> Result:
+        per_file: bool = True, history: str = "auto") -> Result:
     """The whole job (module doc). ``spark``: an existing session to use (kept open).
     ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts.
     ``json_fields``: fill the calls table's request/response JSON columns (slower).
-    ``per_file=False``: every server through the shuffle (module doc, 3)."""
+    ``per_file=False``: every server through the shuffle (module doc, 3). ``history``: how
+    one server's calls in several files make histories (plan_lifetimes)."""
     import contextlib
 
+    if history not in HISTORIES:
+        raise PipelineError(f"--history {history}: one of {', '.join(HISTORIES)}")
     began = time.perf_counter()
     paths = expand(inputs)
     out = Path(out)
@@ -826,7 +973,8 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
         else contextlib.nullcontext()
     try:
         with watch:
-            summary = _job(spark, paths, out, say, partitions, remote, json_fields, per_file)
+            summary = _job(spark, paths, out, say, partitions, remote, json_fields, per_file,
+                           history)
     finally:
         if own:
             spark.stop()
@@ -840,7 +988,8 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
 
 
 def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
-         remote: str | None, json_fields: bool, per_file: bool = True) -> dict:
+         remote: str | None, json_fields: bool, per_file: bool = True,
+         history: str = "auto") -> dict:
     """Stage 1, one task per file; stage 2 (the shuffle) only for the servers seen in several
     files (or in a file too big to be observed in its task); then the summary from what the
     tasks handed back (module doc)."""
@@ -865,33 +1014,43 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
             functools.partial(file_rows, out=str(out), json_fields=json_fields,
                               limit=limit, limit_bytes=OBSERVE_IN_TASK_BYTES)).collect()
     results = sorted(stage1, key=lambda r: r["index"])
-    seen: dict[str, int] = {}
+    plan = plan_lifetimes(results, history if per_file else "joined")
+    by_capture = {r["capture"]: r["index"] for r in results}
+    copies = {(d["server"], by_capture[d["capture"]]) for d in plan["duplicates"]}
+    joined = {lt for lt, indexes in plan["files"].items() if len(indexes) > 1}
+    # through the shuffle: the servers of lifetimes over several files, and every server of
+    # a file too big to be observed in its task (or all, without per_file)
+    shuffled = {pair: lt for pair, lt in plan["of"].items() if lt in joined}
     for r in results:
-        for server in r["servers"]:
-            seen[server] = seen.get(server, 0) + 1
-    spanning = {s for s, n in seen.items() if n > 1}
-    spanning |= {s for r in results if not r["observed"] for s in r["servers"]}
-    everything = len(spanning) > MAX_SPANNING  # too many to name: every server, shuffled
-    if everything:
-        spanning = set(seen)
+        if not r["observed"] or not per_file:
+            for server in r["servers"]:
+                if (server, r["index"]) in plan["of"]:
+                    shuffled[(server, r["index"])] = plan["of"][(server, r["index"])]
     partials = []
     for r in results:
         if not r["observed"]:
             continue
-        if spanning & set(r["servers"]):  # its violations of those servers: from stage 2
-            partials.append(_drop_servers(out, r["index"], spanning, everything))
+        drop = {s for s in r["servers"] if (s, r["index"]) in shuffled or
+                (s, r["index"]) in copies}
+        if drop:  # its violations of those servers: from stage 2, or none (a copy)
+            partials.append(_drop_servers(out, r["index"], drop))
         else:
             partials.append(json.loads(r["partials"]))
-    if spanning:
-        say(f"validating {len(spanning)} server(s) through the shuffle (seen in several "
-            f"files, or in a file too big for its task)")
+    if shuffled:
+        lifetimes = sorted(set(shuffled.values()))
+        say(f"validating {len(lifetimes)} server lifetime(s) through the shuffle (seen in "
+            f"several files, or in a file too big for its task)")
         spark = _session_of(spark)
-        nparts = partitions or max(1, min(len(spanning), 2 * (
+        nparts = partitions or max(1, min(len(lifetimes), 2 * (
             spark.sparkContext.defaultParallelism if not remote else 2)))
+        captures = {r["index"]: r["capture"] for r in results}
+        pairs = spark.createDataFrame(
+            [(server, captures[index], lt) for (server, index), lt in sorted(shuffled.items())],
+            "server string, capture string, _lifetime string")
         calls = spark.read.schema(spark_schema("calls")).parquet(str(out / "calls")).select(
             *_OBSERVED_COLUMNS)
-        if not everything:
-            calls = calls.filter(F.col("server").isin(sorted(spanning)))
+        calls = calls.join(F.broadcast(pairs), ["server", "capture"]).withColumn(
+            "server", F.concat_ws(LIFETIME_SEP, "server", "_lifetime")).drop("_lifetime")
         stage2 = (calls.withColumn("_t", F.coalesce("request_time", "response_time"))
                   .repartition(nparts, "server")
                   .sortWithinPartitions(*ORDER)
@@ -900,8 +1059,17 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                               spark_schema("result"))
                   .collect())
         partials += [json.loads(r["partials"]) for r in stage2]
+    if plan["duplicates"]:
+        say(f"{len(plan['duplicates'])} copy(ies): a server's calls in a file that are "
+            f"those of another file, counted once (report: duplicates)")
     say("summarising")
-    return _summary(out, results, partials)
+    summary = _summary(out, results, partials)
+    summary["lifetimes"] = [{"lifetime": lt, "captures": [captures_of[i] for i in indexes]}
+                            for lt, indexes in sorted(plan["files"].items())
+                            for captures_of in [{r["index"]: r["capture"] for r in results}]]
+    summary["duplicates"] = plan["duplicates"]
+    summary["history"] = history if per_file else "joined"
+    return summary
 
 
 def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False) -> dict:
@@ -910,14 +1078,12 @@ def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from mqconform.model.observer import Violation
-
     name = f"part-{index:05d}.parquet"
     violations = []
     if not every:
         table = _read_table(str(out / "violations"), name)
         keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
-        violations = [Violation(**row) for row in table.filter(keep).to_pylist()]
+        violations = [_Named(**row) for row in table.filter(keep).to_pylist()]
     _write_violations(str(out / "violations"), name, violations)
     return _partials(violations)
 
@@ -971,6 +1137,11 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
         "totals": totals, "requirements": requirements,
         "error_kinds": summary["error_kinds"],
         "files": files,
+        # the servers' histories (plan_lifetimes): --history, each lifetime's files, and the
+        # copies counted once
+        "history": summary.get("history"),
+        "lifetimes": summary.get("lifetimes", []),
+        "duplicates": summary.get("duplicates", []),
         "rules": [{"requirement": k, "actor": a, "severity": s, "checks": t,
                    "text": _text(k)} for k, (a, s, t) in sorted(RULES.items())],
         "not_observable": [{"requirement": k, "reason": why}

@@ -103,7 +103,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
                               progress=lambda text: console.print(f"[dim]{text}[/dim]"),
                               tasks=lambda text: status.update(text),
-                              partitions=args.partitions, json_fields=args.full_fields)
+                              partitions=args.partitions, json_fields=args.full_fields,
+                              history=args.history)
     console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls, "
                   f"{result.errors} decoding error(s), {result.violations} violation(s) in "
                   f"{result.seconds:.1f} s")
@@ -216,6 +217,11 @@ def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) 
                    "positives")
     v.add_argument("--full-fields", action="store_true", help="fill the calls table's request "
                    "and response JSON columns too (every stub decoded in full: slower)")
+    v.add_argument("--history", choices=("auto", "per-file", "joined"), default="auto",
+                   help="how one server's calls in several files make its history: auto "
+                   "(files join when they continue each other in time, as ring-buffer chunks "
+                   "do; files that overlap are separate lifetimes; a copy of a file's traffic "
+                   "counts once), per-file, or joined (one history per server address)")
     v.set_defaults(func=cmd_validate, usage_error=usage_error)
     s = csub.add_parser("synth", help="a synthetic corpus: real clients against reference "
                         "servers, some with seeded faults, with ground-truth labels")

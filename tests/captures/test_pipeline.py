@@ -333,3 +333,52 @@ def test_an_observer_defect_is_the_files_error_row_not_a_failed_job(corpus, tmp_
     assert error["kind"] == "internal" and "a seeded defect" in error["message"]
     assert pq.read_table(str(tmp_path / "calls")).num_rows > 0
     assert pq.read_table(str(tmp_path / "violations")).num_rows == 0
+
+
+# ------------------------------------------------------------------------- server lifetimes
+
+
+def _result(index, capture, **spans):
+    """A stage-1 result row with spans: server -> (first, last, digest, clients, midway)."""
+    return {"index": index, "capture": capture, "spans": json.dumps({
+        server: [first, last, digest, 1, sorted(clients), sorted(midway)]
+        for server, (first, last, digest, clients, midway) in spans.items()})}
+
+
+S = "10.0.0.2:2103"
+
+
+def test_chunks_of_one_capture_join_and_separate_captures_do_not():
+    from mqconform.captures.pipeline import plan_lifetimes
+
+    results = [
+        # a ring buffer: chunk 2 holds the rest of a connection of chunk 1 (no bind in it)
+        _result(0, "ring_00001.pcapng", **{S: (100.0, 200.0, "a", {"c:1"}, set())}),
+        _result(1, "ring_00002.pcapng", **{S: (200.5, 300.0, "b", {"c:1", "c:2"}, {"c:1"})}),
+        # another capture, later, every connection whole: a lifetime of its own
+        _result(2, "tuesday.pcap", **{S: (300.2, 400.0, "c", {"c:3"}, set())}),
+        # overlapping in time with the ring: a separate lifetime too
+        _result(3, "other.pcap", **{S: (150.0, 160.0, "d", {"c:1"}, {"c:1"})}),
+        # a copy of chunk 1: counted once
+        _result(4, "copy/ring_00001.pcapng", **{S: (100.0, 200.0, "a", {"c:1"}, set())}),
+    ]
+    plan = plan_lifetimes(results, "auto")
+    assert plan["of"][(S, 0)] == plan["of"][(S, 1)] == f"{S} from ring_00001.pcapng"
+    assert plan["of"][(S, 2)] == f"{S} from tuesday.pcap"
+    assert plan["of"][(S, 3)] == f"{S} from other.pcap"
+    assert (S, 4) not in plan["of"]
+    assert plan["duplicates"] == [{"server": S, "capture": "copy/ring_00001.pcapng",
+                                   "copy_of": "ring_00001.pcapng", "calls": 1}]
+    assert sorted(map(sorted, plan["files"].values())) == [[0, 1], [2], [3]]
+
+    per_file = plan_lifetimes(results, "per-file")
+    assert len({per_file["of"][(S, i)] for i in range(4)}) == 4
+    joined = plan_lifetimes(results, "joined")
+    assert len(set(joined["of"].values())) == 1 and not joined["duplicates"]
+
+
+def test_an_unknown_history_is_refused():
+    from mqconform.captures.pipeline import PipelineError, plan_lifetimes
+
+    with pytest.raises(PipelineError, match="--history sometimes"):
+        plan_lifetimes([], "sometimes")
