@@ -75,6 +75,15 @@ def _records(f: BinaryIO) -> Iterator[Record | RecordError]:
     if len(head) < 4:
         yield RecordError(None, 0, "format", f"{len(head)} bytes: not a pcap or pcapng file")
         return
+    if head[:2] == GZIP_MAGIC:  # a gzipped capture (.pcap.gz, .pcapng.gz): read through
+        import gzip
+
+        stream = gzip.GzipFile(fileobj=_Prefixed(head, f), mode="rb")
+        try:
+            yield from _records(stream)
+        except (OSError, EOFError) as exc:  # a corrupt or cut gzip stream
+            yield RecordError(None, 0, "truncated", f"gzip: {exc}")
+        return
     (magic_le,) = struct.unpack("<I", head)
     (magic_be,) = struct.unpack(">I", head)
     if magic_le == PCAPNG_SHB:
@@ -88,6 +97,25 @@ def _records(f: BinaryIO) -> Iterator[Record | RecordError]:
 
 
 CHUNK = 1 << 20
+GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952 2.3.1
+
+
+class _Prefixed:
+    """A stream whose first octets were read already: ``head`` then the rest of ``f``."""
+
+    def __init__(self, head: bytes, f: BinaryIO):
+        self._head, self._f = head, f
+
+    def read(self, n: int = -1) -> bytes:
+        if not self._head:
+            return self._f.read(n)
+        if n is None or n < 0:
+            out, self._head = self._head + self._f.read(), b""
+            return out
+        out, self._head = self._head[:n], self._head[n:]
+        if len(out) < n:
+            out += self._f.read(n - len(out))
+        return out
 
 
 def _pcap(f: BinaryIO, order: str, nano: bool) -> Iterator[Record | RecordError]:

@@ -63,7 +63,7 @@ from typing import Any
 from mqconform.captures import columns
 from mqconform.model.observer import Violation
 
-CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz")
+CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz", ".pcapng.gz", ".cap.gz")
 TABLES = ("calls", "violations", "errors", "files", "summary")
 BATCH = 8192
 

@@ -4,6 +4,7 @@ records, foreign traffic and garbage stubs reported as errors with frame counts 
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import struct
 import subprocess
@@ -103,6 +104,25 @@ def test_pcapng_decodes_to_the_same_calls(run_pcap, tmp_path):
     subprocess.run([editcap, "-F", "pcapng", str(run_pcap), str(ng)], check=True)
     assert ng.read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"
     assert _key(decode_all([ng])) == _key(decode_all([run_pcap]))
+
+
+def test_gzipped_pcap_and_pcapng_decode_to_the_same_calls(run_pcap, tmp_path):
+    editcap = shutil.which("editcap")
+    if editcap is None:
+        pytest.skip("editcap is not installed")
+    ng = tmp_path / "run.pcapng"
+    subprocess.run([editcap, "-F", "pcapng", str(run_pcap), str(ng)], check=True)
+    want = _key(decode_all([run_pcap]))
+    for plain in (run_pcap, ng):
+        packed = tmp_path / (plain.name + ".gz")
+        packed.write_bytes(gzip.compress(plain.read_bytes()))
+        decoded = decode_all([packed])
+        assert _key(decoded) == want and not decoded.errors, packed.name
+    cut = tmp_path / "cut.pcap.gz"
+    cut.write_bytes((tmp_path / "run.pcapng.gz").read_bytes()[:5000])
+    decoded = decode_all([cut])
+    assert [e.kind for e in decoded.errors] == ["truncated"]
+    assert decoded.errors[0].message.startswith("gzip: ")
 
 
 def test_reordered_and_retransmitted_segments_give_the_same_calls(run_pcap, tmp_path):
