@@ -386,6 +386,11 @@ class Renderer:
         self._tcp: dict[int, _Tcp] = {}  # id(Conn) -> its TCP connection while open
         self._groups: dict[int, int] = {}  # group -> the assoc_group_id the server gave it
         self._refs: dict[int, dict] = {}
+        #: calls NDR cannot carry (ref -> name); one that succeeds on the model changed what
+        #: the later calls see, and no capture can show it: the pcap ends there (``cut``),
+        #: so that a trace validator never reads a history with a hole in it
+        self._unseen: dict[int, str] = {}
+        self.cut: str | None = None
 
     # ---------------------------------------------------------------- connections
     def _open(self, conn: Conn, contexts: list[d.ContextElement]) -> _Tcp:
@@ -446,6 +451,7 @@ class Renderer:
                 stub = ndr.encode_request(call, ndr64)
             except ndr.StubError as exc:
                 self.notes.append(f"{name} not on the wire: NDR cannot carry it ({exc})")
+                self._unseen[ref] = name
                 return
         tcp, context_id, ndr64 = self._context(conn, call.interface)
         call_id = next(tcp.call_ids)
@@ -468,6 +474,12 @@ class Renderer:
                            "call": call, "ndr64": ndr64, "rejected": rejected}
 
     def answer(self, ref: int, result: c.Result) -> None:
+        unseen = self._unseen.pop(ref, None)
+        if unseen is not None and not result.raised and result.status == 0:
+            self.cut = unseen
+            self.notes.append(f"{unseen} succeeded on the model: the calls after it are left "
+                              f"off the pcap (what they see depends on a call no capture "
+                              f"can show)")
         pending = self._refs.pop(ref, None)
         if pending is None:
             return  # its request is not on the wire
@@ -542,6 +554,8 @@ class Renderer:
     # ---------------------------------------------------------------- all of it
     def render(self, events: list[Event]) -> bytes:
         for ev in sorted(events, key=lambda e: e.seq):
+            if self.cut is not None and ev.kind != "close":
+                continue
             if ev.kind == "request":
                 self.request(ev.conn, ev.ref, ev.call, ev.stub)
             elif ev.kind == "answer":
@@ -1018,6 +1032,7 @@ def build(only: list[str] | None = None, opnums: bool = True
     if opnums:
         built.update(build_opnums())
     files = {path: data for path, (data, _) in built.items()}
+    files.update(_sidecars(built))
     index = {
         "about": "golden pcaps: python -m mqconform.conformance.golden "
                  "(conformance/golden.py); one per scenario of features/ on the model, one per "
@@ -1029,6 +1044,30 @@ def build(only: list[str] | None = None, opnums: bool = True
     }
     files[INDEX] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
     return files, index
+
+
+def _sidecars(built: dict[str, tuple[bytes, dict]]) -> dict[str, bytes]:
+    """Beside each pcap whose scenario breaks a client rule or sends a malformed request on
+    purpose, its list of deliberate departures (captures/expected.py, as ``mqconform run``
+    writes beside wire.pcap), so that ``mqconform captures validate captures/golden``
+    reports those as expected."""
+    import tempfile
+
+    from mqconform.captures import expected
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, (data, entry) in sorted(built.items()):
+            capture = Path(tmp) / Path(path).name
+            capture.write_bytes(data)
+            case = {"case": entry.get("case") or path,
+                    "frames": {"first": 1, "last": entry["frames"]}}
+            listed = expected.deliberate(capture, [case])
+            capture.unlink()
+            if listed["expected"]:
+                name = expected.sidecar(path).as_posix()
+                out[name] = (json.dumps(listed, indent=1) + "\n").encode()
+    return out
 
 
 def _existing(root: Path) -> set[str]:

@@ -69,6 +69,12 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _some(names: list[str], shown: int = 3) -> str:
+    """A few names, and how many more."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0: no violation and every file read whole (violations and decoding errors a
     conformance run lists as deliberate beside its capture excepted); 1: a violation or a file
@@ -114,7 +120,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if known is not None:
         console.print(f"expected: {known['violations']} violation(s) and {known['errors']} "
                       f"decoding error(s) are the deliberate departures of a conformance run, "
-                      f"listed beside the capture ({', '.join(known['files'])}); unexpected: "
+                      f"listed beside the capture ({_some(known['files'])}); unexpected: "
                       f"{result.violations - known['violations']} violation(s), "
                       f"{result.errors - known['errors']} decoding error(s)")
         pipeline.mark_expected(result.out, known)

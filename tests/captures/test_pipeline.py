@@ -382,3 +382,21 @@ def test_an_unknown_history_is_refused():
 
     with pytest.raises(PipelineError, match="--history sometimes"):
         plan_lifetimes([], "sometimes")
+
+
+def test_the_golden_vectors_validate_with_no_server_violation_and_exit_0(tmp_path):
+    """captures/golden: 452 files of one address pair, each its own history (no file carries
+    on another's connection); their deliberate client departures listed beside them."""
+    golden = Path(__file__).resolve().parents[2] / "captures" / "golden"
+    out = tmp_path / "v"
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           str(golden), "--out", str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "unexpected: 0 violation(s), 0 decoding error(s)" in done.stdout
+    violations = _rows(out / "violations")
+    assert violations and not [v for v in violations if v["actor"] == "server"]
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["lifetimes"]) > 100
+    assert all(len(lt["captures"]) == 1 for lt in report["lifetimes"])
+    assert all(v["lifetime"].startswith("10.0.0.2:2103 from ") for v in violations)
