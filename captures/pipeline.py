@@ -363,8 +363,11 @@ CONTINUES_WITHIN_S = 300.0
 def plan_lifetimes(results: list[dict], history: str = "auto") -> dict:
     """The server lifetimes of a job's files, from stage 1's spans: {"of": {(server, file
     index): lifetime name}, "files": {lifetime: [file indexes]}, "duplicates": [{server,
-    capture, copy_of}]}. A file whose calls of a server are those of an earlier file (same
-    fingerprint) is a copy: counted once, its violations of that server dropped. Otherwise,
+    capture, copy_of}]}. A file whose calls of a server repeat those of an earlier file as
+    the observer reads them (same fingerprint: the same times to the microsecond, calls and
+    answers; a copy of the file, or the same traffic in another container) is a duplicate:
+    counted once, its violations of that server dropped (they would be the earlier file's
+    again). Otherwise,
     ``auto``: files join one history when they continue each other (following time ranges,
     as ring-buffer chunks and editcap -c pieces do: CONTINUES_WITHIN_S); files that overlap
     in time are separate lifetimes (different captures, or a server restarted between them
@@ -1060,8 +1063,9 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                   .collect())
         partials += [json.loads(r["partials"]) for r in stage2]
     if plan["duplicates"]:
-        say(f"{len(plan['duplicates'])} copy(ies): a server's calls in a file that are "
-            f"those of another file, counted once (report: duplicates)")
+        say(f"{len(plan['duplicates'])} duplicate(s): a server's calls in a file that "
+            f"repeat another file's (same times, calls and answers), counted once "
+            f"(report.json: duplicates)")
     say("summarising")
     summary = _summary(out, results, partials)
     summary["lifetimes"] = [{"lifetime": lt, "captures": [captures_of[i] for i in indexes]}

@@ -226,8 +226,9 @@ def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) 
     v.add_argument("--history", choices=("auto", "per-file", "joined"), default="auto",
                    help="how one server's calls in several files make its history: auto "
                    "(files join when they continue each other in time, as ring-buffer chunks "
-                   "do; files that overlap are separate lifetimes; a copy of a file's traffic "
-                   "counts once), per-file, or joined (one history per server address)")
+                   "do; files that overlap are separate lifetimes; a file repeating "
+                   "another's calls counts once), per-file, or joined (one history per "
+                   "server address)")
     v.set_defaults(func=cmd_validate, usage_error=usage_error)
     s = csub.add_parser("synth", help="a synthetic corpus: real clients against reference "
                         "servers, some with seeded faults, with ground-truth labels")

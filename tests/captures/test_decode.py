@@ -96,22 +96,24 @@ def test_calls_are_decoded_into_typed_fields_with_status(run_pcap):
                if x.response_time is not None)
 
 
-def test_pcapng_decodes_to_the_same_calls(run_pcap, tmp_path):
+def _pcapng_of(run_pcap: Path, tmp_path: Path) -> Path:
+    """The run's capture rewritten as pcapng by editcap."""
     editcap = shutil.which("editcap")
     if editcap is None:
         pytest.skip("editcap is not installed")
     ng = tmp_path / "run.pcapng"
     subprocess.run([editcap, "-F", "pcapng", str(run_pcap), str(ng)], check=True)
+    return ng
+
+
+def test_pcapng_decodes_to_the_same_calls(run_pcap, tmp_path):
+    ng = _pcapng_of(run_pcap, tmp_path)
     assert ng.read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"
     assert _key(decode_all([ng])) == _key(decode_all([run_pcap]))
 
 
 def test_gzipped_pcap_and_pcapng_decode_to_the_same_calls(run_pcap, tmp_path):
-    editcap = shutil.which("editcap")
-    if editcap is None:
-        pytest.skip("editcap is not installed")
-    ng = tmp_path / "run.pcapng"
-    subprocess.run([editcap, "-F", "pcapng", str(run_pcap), str(ng)], check=True)
+    ng = _pcapng_of(run_pcap, tmp_path)
     want = _key(decode_all([run_pcap]))
     for plain in (run_pcap, ng):
         packed = tmp_path / (plain.name + ".gz")
