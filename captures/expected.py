@@ -86,14 +86,19 @@ def deliberate(capture: str | Path, cases: list[dict]) -> dict:
             continue
         entries.append({"kind": "violation", "requirement": v.requirement,
                         "frame": v.request_frame, "connection": v.connection,
+                        "client": v.client, "server": v.server,
                         "call_id": v.call_id, "method": v.method, "case": case})
-    requests = {f for c in decoded.calls for f in (c.request_first_frame, c.request_last_frame)}
+    requests = {f: c for c in decoded.calls for f in (c.request_first_frame,
+                                                       c.request_last_frame)}
     for e in decoded.errors:
         case = owner.at(e.frame)
-        if e.kind != "stub" or e.frame not in requests or case is None:
+        call = requests.get(e.frame)
+        if e.kind != "stub" or call is None or case is None:
             continue  # only requests the suite sent malformed on purpose
         entries.append({"kind": "error", "error_kind": e.kind, "frame": e.frame,
-                        "connection": e.connection, "message": e.message, "case": case})
+                        "connection": e.connection, "client": call.client,
+                        "server": call.server, "call_id": call.call_id,
+                        "message": e.message, "case": case})
     entries.sort(key=lambda x: (x["frame"], x["kind"], x.get("requirement", "")))
     return {"format": FORMAT, "capture": Path(capture).name,
             "about": "the suite's deliberate departures from client rules and its deliberately "
@@ -129,12 +134,38 @@ def load(capture: str | Path) -> list[dict] | None:
         raise ExpectedError(f"{path}: unreadable ({exc})") from None
 
 
+def load_list(path: str | Path) -> list[dict]:
+    """A list given by name (``--expected``), not found beside a capture."""
+    path = Path(path)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["expected"]
+        if not isinstance(entries, list):
+            raise TypeError("expected: not a list")
+        return entries
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ExpectedError(f"{path}: unreadable ({exc})") from None
+
+
 def violation_key(capture: str, frame: int | None, requirement: str) -> tuple:
     return ("violation", str(capture), frame, requirement)
 
 
 def error_key(capture: str, frame: int | None, kind: str) -> tuple:
     return ("error", str(capture), frame, kind)
+
+
+def flow_keys(entries: list[dict]) -> set[tuple]:
+    """The entries by the call they name on the wire (client and server endpoints, call_id),
+    not by frame: what matches them in another capture of the same traffic (dumpcap's beside
+    the run's wire.pcap, or a ring buffer's chunks). Entries of a sidecar without endpoints
+    (written before they were listed) give none."""
+    out = set()
+    for e in entries:
+        if not (e.get("client") and e.get("server")) or e.get("call_id") is None:
+            continue
+        what = e.get("requirement") if e.get("kind") == "violation" else e.get("error_kind")
+        out.add((e.get("kind"), e["client"], e["server"], e["call_id"], what))
+    return out
 
 
 def keys(capture: str | Path, entries: list[dict]) -> set[tuple]:

@@ -116,11 +116,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                   f"{result.seconds:.1f} s")
     for requirement, count in sorted(result.by_requirement.items()):
         console.print(f"  {requirement}: {count}")
-    known = _expected(paths, result.out, UsageError)
+    known = _expected(paths, result.out, UsageError, args.expected)
     if known is not None:
         console.print(f"expected: {known['violations']} violation(s) and {known['errors']} "
                       f"decoding error(s) are the deliberate departures of a conformance run, "
-                      f"listed beside the capture ({_some(known['files'])}); unexpected: "
+                      f"listed in {_some(known['files'])}; unexpected: "
                       f"{result.violations - known['violations']} violation(s), "
                       f"{result.errors - known['errors']} decoding error(s)")
         pipeline.mark_expected(result.out, known)
@@ -138,15 +138,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if result.violations or result.errors else 0
 
 
-def _expected(paths: list[str], out: Path, usage_error: type) -> dict | None:
-    """How many of the violations and decoding errors found are listed as deliberate beside
-    their capture (``wire.expected.json`` of ``mqconform run``; captures/expected.py); None
-    when no input has such a list."""
+def _expected(paths: list[str], out: Path, usage_error: type,
+              lists: list[str] | None = None) -> dict | None:
+    """How many of the violations and decoding errors found are listed as deliberate: beside
+    their capture (``wire.expected.json`` of ``mqconform run``; captures/expected.py), matched
+    by frame, or in ``lists`` (--expected: the lists of runs whose traffic another capture
+    holds, as dumpcap's), matched by the call's endpoints and call_id. None when there is no
+    list."""
     import pyarrow.parquet as pq
 
     from mqconform.captures import expected
 
     wanted: set[tuple] = set()
+    flows: set[tuple] = set()
     files = []
     for path in paths:
         try:
@@ -156,22 +160,42 @@ def _expected(paths: list[str], out: Path, usage_error: type) -> dict | None:
         if entries is not None:
             wanted |= expected.keys(path, entries)
             files.append(expected.sidecar(path).name)
+    for path in lists or []:
+        try:
+            entries = expected.load_list(path)
+        except expected.ExpectedError as exc:
+            raise usage_error(f"--expected {exc}") from None
+        flows |= expected.flow_keys(entries)
+        files.append(Path(path).name)
     if not files:
         return None
     found: dict = {"violations": 0, "errors": 0, "files": files, "by_requirement": {}}
     if (out / "violations").exists():
         table = pq.read_table(out / "violations",
-                              columns=["capture", "request_frame", "requirement"])
+                              columns=["capture", "request_frame", "requirement", "client",
+                                       "server", "call_id"])
         for row in table.to_pylist():
             if expected.violation_key(row["capture"], row["request_frame"],
-                                      row["requirement"]) in wanted:
+                                      row["requirement"]) in wanted or (
+                    "violation", row["client"], row["server"], row["call_id"],
+                    row["requirement"]) in flows:
                 found["violations"] += 1
                 by = found["by_requirement"]
                 by[row["requirement"]] = by.get(row["requirement"], 0) + 1
     if (out / "errors").exists():
+        calls = {}
+        if flows:  # an error row names its frame: the call there gives endpoints and call_id
+            for row in pq.read_table(out / "calls", columns=[
+                    "capture", "request_first_frame", "request_last_frame", "client",
+                    "server", "call_id"]).to_pylist():
+                for frame in (row["request_first_frame"], row["request_last_frame"]):
+                    calls[(row["capture"], frame)] = (row["client"], row["server"],
+                                                      row["call_id"])
         for row in pq.read_table(out / "errors", columns=["capture", "frame", "kind"]
                                  ).to_pylist():
-            if expected.error_key(row["capture"], row["frame"], row["kind"]) in wanted:
+            call = calls.get((row["capture"], row["frame"]))
+            if expected.error_key(row["capture"], row["frame"], row["kind"]) in wanted or (
+                    call is not None and ("error", *call, row["kind"]) in flows):
                 found["errors"] += 1
     return found
 
@@ -223,6 +247,11 @@ def add(sub: argparse._SubParsersAction, parser_class: type, usage_error: type) 
                    "positives")
     v.add_argument("--full-fields", action="store_true", help="fill the calls table's request "
                    "and response JSON columns too (every stub decoded in full: slower)")
+    v.add_argument("--expected", action="append", default=[], metavar="LIST",
+                   help="a run's wire.expected.json whose traffic these captures hold (a "
+                   "dumpcap capture made during mqconform run): its deliberate departures "
+                   "are matched by endpoints and call_id and reported as expected; "
+                   "repeatable")
     v.add_argument("--history", choices=("auto", "per-file", "joined"), default="auto",
                    help="how one server's calls in several files make its history: auto "
                    "(files join when they continue each other in time, as ring-buffer chunks "

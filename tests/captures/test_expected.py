@@ -4,6 +4,7 @@ and the trace validator reports them as expected, never a server's."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,28 @@ def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expecte
     for q in report["requirements"]:
         assert (f'data-actor="{q["actor"]}" data-expected="expected"') in html
     assert 'id="q"' in html and 'data-filter="actor"' in html and "<script>" in html
+    if transfer == "ndr" and shutil.which("mergecap"):
+        _another_capture_of_the_run_validates_with_its_list(tmp_path, data)
+
+
+def _another_capture_of_the_run_validates_with_its_list(tmp_path: Path, data: dict) -> None:
+    """The same traffic in another capture (pcapng, after another capture's frames, as a
+    dumpcap file of a longer session has it) with no list beside it: ``--expected`` matches
+    the run's list by the calls' endpoints and call_id, not by frame."""
+    assert all(e.get("client") and e.get("server") for e in data["expected"])
+    golden = Path(__file__).resolve().parents[2] / "captures" / "golden" / "opnums"
+    other = tmp_path / "elsewhere" / "session.pcapng"
+    other.parent.mkdir()
+    subprocess.run(["mergecap", "-a", "-F", "pcapng", "-w", str(other),
+                    str(golden / "RemoteRead" / "00-R_GetServerPort-ndr.pcap"),
+                    str(tmp_path / "r" / "wire.pcap")], check=True)
+    bare = _run("captures", "validate", str(other), "--out", str(tmp_path / "v2"),
+                cwd=tmp_path)
+    assert bare.returncode == 1, bare.stdout[-2000:]  # by frame, nothing would match
+    listed = _run("captures", "validate", str(other), "--out", str(tmp_path / "v3"),
+                  "--expected", str(tmp_path / "r" / "wire.expected.json"), cwd=tmp_path)
+    assert listed.returncode == 0, listed.stdout[-3000:] + listed.stderr[-2000:]
+    assert "unexpected: 0 violation(s), 0 decoding error(s)" in listed.stdout
 
 
 def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):
