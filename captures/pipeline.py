@@ -356,7 +356,8 @@ class _Spans:
 #: ``--history``: how the calls of one server in several files make histories
 HISTORIES = ("auto", "per-file", "joined")
 #: auto: a file continues an earlier one of the same server when its first call of that
-#: server comes no sooner than the earlier file's last, and at most this many seconds after
+#: server comes no sooner than the earlier file's last, at most this many seconds after, and
+#: it carries on one of that file's connections (plan_lifetimes)
 CONTINUES_WITHIN_S = 300.0
 
 
@@ -372,7 +373,7 @@ def plan_lifetimes(results: list[dict], history: str = "auto") -> dict:
     as ring-buffer chunks and editcap -c pieces do: CONTINUES_WITHIN_S); files that overlap
     in time are separate lifetimes (different captures, or a server restarted between them
     with its clock unchanged); ``per-file``: every file its own; ``joined``: one per server.
-    A lifetime is named after its server and its first file's name.
+    A lifetime is named after its server and its first file (lifetime_name).
 
     The evidence that file B continues file A (auto): B's first call to the server comes at
     or after A's last, within CONTINUES_WITHIN_S, and a client of the server in A has, in B,
@@ -422,12 +423,10 @@ def plan_lifetimes(results: list[dict], history: str = "auto") -> dict:
     return {"of": of, "files": files, "duplicates": duplicates}
 
 
-def _basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
-
-
 def lifetime_name(server: str | None, capture: str) -> str | None:
-    return None if server is None else f"{server} from {_basename(capture)}"
+    """A lifetime is named after its server and its first file, as given (a path or URI):
+    unique, so that two captures of one name in different folders are never one history."""
+    return None if server is None else f"{server} from {capture}"
 
 
 #: between a server and its lifetime in the server label the shuffle's observers get

@@ -355,7 +355,9 @@ def test_chunks_of_one_capture_join_and_separate_captures_do_not():
         # a ring buffer: chunk 2 holds the rest of a connection of chunk 1 (no bind in it)
         _result(0, "ring_00001.pcapng", **{S: (100.0, 200.0, "a", {"c:1"}, set())}),
         _result(1, "ring_00002.pcapng", **{S: (200.5, 300.0, "b", {"c:1", "c:2"}, {"c:1"})}),
-        # another capture, later, every connection whole: a lifetime of its own
+        # another capture, later, every connection whole: a lifetime of its own; and one of
+        # the same name in another folder, following it, is another lifetime again
+        _result(5, "wed/tuesday.pcap", **{S: (400.5, 500.0, "e", {"c:3"}, set())}),
         _result(2, "tuesday.pcap", **{S: (300.2, 400.0, "c", {"c:3"}, set())}),
         # overlapping in time with the ring: a separate lifetime too
         _result(3, "other.pcap", **{S: (150.0, 160.0, "d", {"c:1"}, {"c:1"})}),
@@ -365,14 +367,15 @@ def test_chunks_of_one_capture_join_and_separate_captures_do_not():
     plan = plan_lifetimes(results, "auto")
     assert plan["of"][(S, 0)] == plan["of"][(S, 1)] == f"{S} from ring_00001.pcapng"
     assert plan["of"][(S, 2)] == f"{S} from tuesday.pcap"
+    assert plan["of"][(S, 5)] == f"{S} from wed/tuesday.pcap"
     assert plan["of"][(S, 3)] == f"{S} from other.pcap"
     assert (S, 4) not in plan["of"]
     assert plan["duplicates"] == [{"server": S, "capture": "copy/ring_00001.pcapng",
                                    "copy_of": "ring_00001.pcapng", "calls": 1}]
-    assert sorted(map(sorted, plan["files"].values())) == [[0, 1], [2], [3]]
+    assert sorted(map(sorted, plan["files"].values())) == [[0, 1], [2], [3], [5]]
 
     per_file = plan_lifetimes(results, "per-file")
-    assert len({per_file["of"][(S, i)] for i in range(4)}) == 4
+    assert len({per_file["of"][(S, i)] for i in (0, 1, 2, 3, 5)}) == 5
     joined = plan_lifetimes(results, "joined")
     assert len(set(joined["of"].values())) == 1 and not joined["duplicates"]
 
