@@ -306,9 +306,11 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
             "spans": json.dumps(spans.result())}
 
 
-#: what a copy of a server's calls repeats: every column the observer reads, and the
-#: transfer syntax
-_FINGERPRINTED = (*(c for c in columns.OBSERVED if c != "capture"), "transfer_syntax")
+#: what a duplicate of a server's calls repeats: the call's times first, then every other
+#: column the observer reads, and the transfer syntax
+_TIMES = ("request_time", "response_time")
+_FINGERPRINTED = (*_TIMES, *(c for c in columns.OBSERVED if c not in ("capture", *_TIMES)),
+                  "transfer_syntax")
 
 
 class _Spans:
@@ -326,12 +328,9 @@ class _Spans:
         import hashlib
 
         col = self._column
-        keys = ("request_time", "response_time", *(k for k in _FINGERPRINTED
-                                                   if k not in ("request_time",
-                                                                "response_time")))
         for server, client, interface, *values in zip(
                 columns[col["server"]], columns[col["client"]], columns[col["interface_name"]],
-                *(columns[col[k]] for k in keys), strict=True):
+                *(columns[col[k]] for k in _FINGERPRINTED), strict=True):
             if server is None:
                 continue
             t = values[0] if values[0] is not None else values[1]
@@ -1017,7 +1016,8 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                               limit=limit, limit_bytes=OBSERVE_IN_TASK_BYTES)).collect()
     results = sorted(stage1, key=lambda r: r["index"])
     plan = plan_lifetimes(results, history if per_file else "joined")
-    by_capture = {r["capture"]: r["index"] for r in results}
+    captures = {r["index"]: r["capture"] for r in results}
+    by_capture = {capture: index for index, capture in captures.items()}
     copies = {(d["server"], by_capture[d["capture"]]) for d in plan["duplicates"]}
     joined = {lt for lt, indexes in plan["files"].items() if len(indexes) > 1}
     # through the shuffle: the servers of lifetimes over several files, and every server of
@@ -1045,7 +1045,6 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
         spark = _session_of(spark)
         nparts = partitions or max(1, min(len(lifetimes), 2 * (
             spark.sparkContext.defaultParallelism if not remote else 2)))
-        captures = {r["index"]: r["capture"] for r in results}
         pairs = spark.createDataFrame(
             [(server, captures[index], lt) for (server, index), lt in sorted(shuffled.items())],
             "server string, capture string, _lifetime string")
@@ -1067,26 +1066,22 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
             f"(report.json: duplicates)")
     say("summarising")
     summary = _summary(out, results, partials)
-    summary["lifetimes"] = [{"lifetime": lt, "captures": [captures_of[i] for i in indexes]}
-                            for lt, indexes in sorted(plan["files"].items())
-                            for captures_of in [{r["index"]: r["capture"] for r in results}]]
+    summary["lifetimes"] = [{"lifetime": lt, "captures": [captures[i] for i in indexes]}
+                            for lt, indexes in sorted(plan["files"].items())]
     summary["duplicates"] = plan["duplicates"]
     summary["history"] = history if per_file else "joined"
     return summary
 
 
-def _drop_servers(out: Path, index: int, servers: set[str], every: bool = False) -> dict:
-    """A file's violations without those of ``servers`` (``every``: without any), rewritten,
-    and their partials."""
+def _drop_servers(out: Path, index: int, servers: set[str]) -> dict:
+    """A file's violations without those of ``servers``, rewritten, and their partials."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     name = f"part-{index:05d}.parquet"
-    violations = []
-    if not every:
-        table = _read_table(str(out / "violations"), name)
-        keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
-        violations = [_Named(**row) for row in table.filter(keep).to_pylist()]
+    table = _read_table(str(out / "violations"), name)
+    keep = pc.invert(pc.is_in(table["server"], value_set=pa.array(sorted(servers))))
+    violations = [_Named(**row) for row in table.filter(keep).to_pylist()]
     _write_violations(str(out / "violations"), name, violations)
     return _partials(violations)
 
