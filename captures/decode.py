@@ -40,6 +40,7 @@ Decoder. tests/captures/test_cdecode.py holds the two equal.
 from __future__ import annotations
 
 import base64
+import bisect
 import dataclasses
 import enum
 import functools
@@ -59,6 +60,10 @@ from mqconform.wire import association as assoc
 from mqconform.wire import dcerpc as dce
 from mqconform.wire import ndr
 
+#: decode_error of a call row whose answer, or request, is not in the capture (the capture or
+#: the connection ended first, or began after the request)
+NO_ANSWER = "no answer to this request in the capture"
+NO_REQUEST = "no request for this answer in the capture"
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
 #: PDU types sent by a client (the side that sends one of them is the connection's client)
@@ -273,7 +278,7 @@ class _Direction:
 
 class _Connection:
     __slots__ = ("index", "key", "client", "server", "dirs", "frames", "dcerpc", "assoc",
-                 "client_side", "closed", "syn", "names")
+                 "client_side", "closed", "syn", "names", "inferred", "held")
 
     def __init__(self, index: int, key: tuple, first: tuple[bytes, int]):
         self.index = index
@@ -289,6 +294,11 @@ class _Connection:
         self.closed = 0
         self.syn: tuple | None = None
         self.names: tuple | None = None  # the endpoints as text, once
+        #: presentation contexts whose bind is not in the capture: context id -> the
+        #: interface and syntax their stubs settled (_Inference)
+        self.inferred: dict[int, tuple] = {}
+        #: calls of such contexts waiting for a later call to settle them: context id -> calls
+        self.held: dict[int, list] = {}
 
 
 def _endpoint(ip: bytes, port: int) -> str:
@@ -358,33 +368,79 @@ class Decoder:
         self.count = 0
         self.out: list[Call | DecodeError] = []
         self._calls = c.CALLS
+        #: run_chain: (the first frame number of each file, counted across the files, the
+        #: file's name, its summary), in order; empty for one file
+        self._files: list[tuple[int, str, FileSummary]] = []
 
     # ------------------------------------------------------------------ driving
     def run(self, source: Any) -> Iterator[Call | DecodeError | FileSummary]:
+        yield from self._records(source, 0)
+        for conn in list(self.conns.values()):
+            self._close(conn)
+        yield from self.out
+        self.out.clear()
+        yield self.summary
+
+    def run_chain(self, sources: list[tuple[str, Any]]
+                  ) -> Iterator[Call | DecodeError | FileSummary]:
+        """Files that continue each other (the pieces of one capture: dumpcap's ring buffer,
+        editcap -c) read as one stream: a connection, its binds, a PDU or a call cut by a file
+        boundary go on in the next file. ``sources``: (name, path or binary file) in order.
+        Each row names the file its first frame is in (a call: its request's), and frame
+        numbers are those of the file each frame is in; connections are numbered across the
+        files. Yields the rows, then one FileSummary per file, in order."""
+        offset = 0
+        for name, source in sources:
+            if self._files:  # the frames of open connections so far: the file just read's
+                for conn in self.conns.values():
+                    self._count_frames(conn)
+            self.name, self.summary = name, FileSummary(name)
+            self._files.append((offset + 1, name, self.summary))
+            yield from self._records(source, offset)
+            offset += self.summary.frames
+        for conn in list(self.conns.values()):
+            self._close(conn)
+        yield from self.out
+        self.out.clear()
+        for _, _, summary in self._files:
+            yield summary
+
+    def _records(self, source: Any, offset: int) -> Iterator[Call | DecodeError]:
         s = self.summary
         for rec in pcapio.records(source):
             if isinstance(rec, pcapio.RecordError):
                 if rec.number is not None:
                     s.frames += 1
                     s.rejected += 1
+                    rec.number += offset
                 self._error(rec.number, rec.kind, rec.message)
             else:
                 s.frames += 1
                 s.bytes_read += len(rec.data)
+                if offset:
+                    rec.number += offset
                 self._frame(rec)
             if self.out:
                 yield from self.out
                 self.out.clear()
-        for conn in list(self.conns.values()):
-            self._close(conn)
-        yield from self.out
-        self.out.clear()
-        yield s
+
+    def _file_of(self, frame: int | None) -> tuple[str, int | None, FileSummary]:
+        """run_chain: the file a frame (numbered across the files) is in, its number there and
+        the file's summary."""
+        if frame is None or not self._files:
+            return self.name, frame, self.summary
+        i = bisect.bisect_right(self._files, frame, key=lambda f: f[0]) - 1
+        first, name, summary = self._files[max(i, 0)]
+        return name, frame - first + 1, summary
+
+    def _local(self, frame: int | None) -> int | None:
+        return frame if frame is None or not self._files else self._file_of(frame)[1]
 
     def _error(self, frame: int | None, kind: str, message: str,
                connection: int | None = None) -> None:
-        self.summary.errors += 1
-        self.out.append(DecodeError(self.name, frame, kind, message, connection))
+        capture, frame, summary = self._file_of(frame)
+        summary.errors += 1
+        self.out.append(DecodeError(capture, frame, kind, message, connection))
 
     def _frame(self, rec: pcapio.Record) -> None:
         try:
@@ -452,6 +508,11 @@ class Decoder:
                             f"{len(d.buf)} octets of a PDU end the connection unfinished",
                             conn.index)
         self._events(conn, conn.assoc.close())
+        if conn.held:
+            self._unsettled(conn)
+        self._count_frames(conn)
+
+    def _count_frames(self, conn: _Connection) -> None:
         if conn.dcerpc:
             self.summary.decoded += conn.frames
         else:
@@ -640,13 +701,94 @@ class Decoder:
                             conn.index)
             # binds and their answers: the association keeps what they put in force
 
+    # ------------------------------------------------------------------ binds not captured
+    def _infer(self, conn: _Connection, event: assoc.Call) -> tuple | None:
+        """The interface and transfer syntax of a call whose presentation context's bind is
+        not in the capture (it began before the capture, or is in an earlier file), inferred
+        from the stubs: the candidates (_CANDIDATES) with a method of the call's opnum whose
+        request stub, and response stub if any, wire/ndr.py decodes exactly (it refuses
+        trailing octets, short stubs, counts that disagree and out-of-range values; the
+        stubs of RemoteRead and qmmgmt and of NDR and NDR64 differ in size and alignment).
+        One candidate fits: the context is settled, for this call and every later one, and
+        calls held before are emitted. Several fit and read the same columns (R_GetServerPort
+        is 4 octets in both syntaxes): the call is read by the first, the context not settled
+        and the syntax left unknown. Several fit and disagree: the call is held (_HELD) until
+        a later call settles its context or the connection ends (_unsettled). None fits: no
+        interface (the row is not checked; _unsettled counts it).
+
+        Returns the row's binding columns (interface_info's, and the interface version None:
+        the mark of an inferred context, which no bind_ack leaves), None or _HELD."""
+        req, ans = event.request, event.answer
+        ctx = req.context_id
+        settled = conn.inferred.get(ctx)
+        if settled is not None:
+            return settled
+        if not req.little_endian:
+            fits = []
+        else:
+            response = ans.stub if ans is not None and ans.fault is None else None
+            fits = []
+            for name, iface, syntax in _CANDIDATES:
+                if (name, req.opnum) not in self._calls:
+                    continue
+                ndr64 = syntax is dce.NDR64
+                status, observed, _, _, exc = codec_columns(name, req.opnum, ndr64, req.stub,
+                                                            response, False, req.padding)
+                if exc is None:
+                    fits.append((interface_info(iface, syntax.uuid) + (None,),
+                                 (name, status, observed)))
+        held = conn.held.get(ctx)
+        if len(fits) == 1:
+            settled = conn.inferred[ctx] = fits[0][0]
+            if held:
+                del conn.held[ctx]
+                for call in held:
+                    self._emit(conn, call, settled)
+            return settled
+        if fits and all(f[1] == fits[0][1] for f in fits):
+            name, ndr64, interface_text, _, _ = fits[0][0]
+            same = all(f[0][3] == fits[0][0][3] for f in fits)
+            return (name, ndr64, interface_text, fits[0][0][3] if same else None, None)
+        if fits:
+            conn.held.setdefault(ctx, []).append(event)
+            return _HELD
+        if held is not None:  # the context fits nothing that came before either
+            conn.held[ctx].append(event)
+            return _HELD
+        conn.held[ctx] = [event]
+        return _HELD
+
+    def _unsettled(self, conn: _Connection) -> None:
+        """The connection ends with calls of contexts their stubs did not settle: each is
+        emitted without an interface (not checked), and one error row per context says why."""
+        for ctx, calls in conn.held.items():
+            for call in calls:
+                self._emit(conn, call, _binding_columns(None))
+            first = next((x.request.at for x in calls if x.request is not None), None)
+            self._error(first[0] if first else None, "unbound",
+                        f"{len(calls)} call(s) on presentation context {ctx} not checked: "
+                        f"the bind of the context is not in the capture, and their stubs "
+                        f"fit no single interface and syntax (RemoteRead or qmmgmt, NDR or "
+                        f"NDR64)", conn.index)
+        conn.held.clear()
+
     # ------------------------------------------------------------------ call rows
-    def _emit(self, conn: _Connection, event: assoc.Call) -> None:
+    def _emit(self, conn: _Connection, event: assoc.Call, inferred: tuple | None = None
+              ) -> None:
         req, ans, call_id = event.request, event.answer, event.call_id
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
         ctx = req.context_id if req is not None else ans.context_id
-        name, ndr64, interface_text, syntax_text, version = _binding_columns(event.binding)
+        if event.binding is None and inferred is None and req is not None and self.decode_stubs:
+            inferred = self._infer(conn, event)
+            if inferred is _HELD:
+                return
+        if inferred is not None:
+            name, ndr64, interface_text, syntax_text, version = inferred
+            decode_as = syntax_text is not None or name is not None
+        else:
+            name, ndr64, interface_text, syntax_text, version = _binding_columns(event.binding)
+            decode_as = syntax_text is not None
         opnum = req.opnum if req is not None else None
         klass = self._calls.get((name, opnum)) if name else None
         status = fault = None
@@ -655,10 +797,10 @@ class Decoder:
         if ans is not None and ans.fault is not None:
             fault = ans.fault
         if req is None:
-            error = "no request for this answer in the capture"
+            error = NO_REQUEST
         elif ans is None:
-            error = "no answer to this request in the capture"
-        if self.decode_stubs and name and klass is not None and syntax_text is not None:
+            error = NO_ANSWER
+        if self.decode_stubs and name and klass is not None and decode_as:
             big = not req.little_endian
             response = ans.stub if ans is not None and fault is None else None
             fast = None
@@ -679,7 +821,15 @@ class Decoder:
                                 conn.index)
         elif name and req is not None and klass is None:
             error = f"{name} has no method with opnum {opnum}"
-        self.summary.calls += 1
+        frames = (req.at[0] if req else None, req.until[0] if req else None,
+                  ans.at[0] if ans else None, ans.until[0] if ans else None)
+        capture = self.name
+        if self._files:  # run_chain: the file of the call's first frame, frames local to theirs
+            capture, _, summary = self._file_of(frames[0] if req else frames[2])
+            summary.calls += 1
+            frames = tuple(self._local(f) for f in frames)
+        else:
+            self.summary.calls += 1
         names = conn.names
         if names is None or names[0] != client:
             cip, cport = client
@@ -692,13 +842,19 @@ class Decoder:
             observed = dict(observed, request_stub=req.stub if req else None,
                             response_stub=ans.stub if ans else None)
         self.out.append(Call(  # positional, in the order of the columns (the hot path)
-            self.name, conn.index, client_text, server_text, cip_text, cport, sip_text, sport,
+            capture, conn.index, client_text, server_text, cip_text, cport, sip_text, sport,
             conn.assoc.assoc_group, ctx, interface_text, version, name, syntax_text, call_id,
             opnum, klass.__name__ if klass else None, request_json, response_json, status,
             fault, error,
-            req.at[0] if req else None, req.until[0] if req else None,
-            ans.at[0] if ans else None, ans.until[0] if ans else None,
-            req.at[1] if req else None, ans.at[1] if ans else None, **observed))
+            *frames, req.at[1] if req else None, ans.at[1] if ans else None, **observed))
+
+
+#: _Inference: the interfaces and syntaxes a presentation context whose bind was not
+#: captured may have, in the order an unsettled call is decoded by when they all agree
+_CANDIDATES = tuple((name, iface, syntax) for name, iface in (
+    (c.REMOTEREAD, c.REMOTEREAD_UUID), (c.QMMGMT, c.QMMGMT_UUID)) for syntax in (dce.NDR,
+                                                                                  dce.NDR64))
+_HELD = ()  # _infer: the call waits for a later one of its context to settle it
 
 
 @functools.lru_cache(maxsize=4096)
@@ -809,6 +965,7 @@ def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSu
                 break
             columns, declined = scanner.feed(data)
             if columns[0]:
+                _bound(columns)
                 yield _complete(name, columns, declined, errors)
         (columns, declined), counts = scanner.finish()
     except _cdecode.Unsupported as exc:
@@ -817,12 +974,26 @@ def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSu
         if own:
             f.close()
     if columns[0]:
+        _bound(columns)
         yield _complete(name, columns, declined, errors)
     yield from errors
     yield FileSummary(name, frames=counts["frames"], decoded=counts["decoded"],
                       not_dcerpc=counts["not_dcerpc"], pdus=counts["pdus"],
                       calls=counts["calls"], errors=len(errors),
                       bytes_read=counts["bytes_read"])
+
+
+_INTERFACE, _OPNUM = _COLUMN["interface"], _COLUMN["opnum"]
+
+
+def _bound(columns: list[list]) -> None:
+    """Unsupported for a request whose presentation context the file does not bind: Decoder
+    infers its interface from the stubs (Decoder._infer), the compiled decoder does not."""
+    if None in columns[_INTERFACE] and any(
+            i is None and o is not None
+            for i, o in zip(columns[_INTERFACE], columns[_OPNUM], strict=True)):
+        raise Unsupported("a call whose bind is not in the capture (its interface is inferred "
+                          "from the stubs)")
 
 
 def _complete(capture: str, columns: list[list], declined: list, errors: list) -> list[list]:

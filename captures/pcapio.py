@@ -218,15 +218,18 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
                                   f"packet block names interface {iface} of "
                                   f"{len(interfaces)} or {caplen} bytes of {length - 32}")
             else:
-                linktype, tick = interfaces[iface]
-                yield Record(number, ((high << 32) | low) * tick, linktype,
-                             buf[body + 20:body + 20 + caplen], orig)
+                linktype, tick, per = interfaces[iface]
+                ticks = (high << 32) | low
+                # whole seconds apart, as a classic pcap's seconds and fraction are, so that
+                # one capture in either format gives the same float times
+                ts = ticks // per + ticks % per * tick if per else ticks * tick
+                yield Record(number, ts, linktype, buf[body + 20:body + 20 + caplen], orig)
         elif block_type == PCAPNG_IDB:
             if length < 20:
                 yield RecordError(None, at, "corrupt", "interface description too short")
                 return
             linktype = struct.unpack_from(order + "H", buf, body)[0]
-            interfaces.append((linktype, _tsresol(buf[body + 8:end - 4], order)))
+            interfaces.append((linktype, *_tsresol(buf[body + 8:end - 4], order)))
         elif block_type == PCAPNG_OPB:
             number += 1
             iface, _drops, high, low, caplen, orig = struct.unpack_from(order + "HHIIII", buf,
@@ -234,9 +237,12 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
             if length < 32 or iface >= len(interfaces) or 28 + caplen > length - 4:
                 yield RecordError(number, at, "corrupt", "packet block does not fit")
             else:
-                linktype, tick = interfaces[iface]
-                yield Record(number, ((high << 32) | low) * tick, linktype,
-                             buf[body + 20:body + 20 + caplen], orig)
+                linktype, tick, per = interfaces[iface]
+                ticks = (high << 32) | low
+                # whole seconds apart, as a classic pcap's seconds and fraction are, so that
+                # one capture in either format gives the same float times
+                ts = ticks // per + ticks % per * tick if per else ticks * tick
+                yield Record(number, ts, linktype, buf[body + 20:body + 20 + caplen], orig)
         elif block_type == PCAPNG_SPB:
             number += 1
             if not interfaces or length < 16:
@@ -250,8 +256,9 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
         pos = end
 
 
-def _tsresol(options: bytes, order: str) -> float:
-    """if_tsresol (option 9) of an interface: seconds per timestamp tick (default 1e-6)."""
+def _tsresol(options: bytes, order: str) -> tuple[float, int]:
+    """if_tsresol (option 9) of an interface: seconds per timestamp tick (default 1e-6), and
+    ticks per second where that is a power of ten (0 for a power of two)."""
     pos = 0
     while pos + 4 <= len(options):
         code, size = struct.unpack_from(order + "HH", options, pos)
@@ -259,6 +266,8 @@ def _tsresol(options: bytes, order: str) -> float:
             break
         if code == 9 and size >= 1:
             value = options[pos + 4]
-            return 2.0 ** -(value & 0x7F) if value & 0x80 else 10.0 ** -value
+            if value & 0x80:
+                return 2.0 ** -(value & 0x7F), 0
+            return 10.0 ** -value, 10 ** value
         pos += 4 + size + (-size % 4)
-    return 1e-6
+    return 1e-6, 1_000_000

@@ -91,7 +91,9 @@ def _schemas() -> dict[str, Any]:
 
     calls = pa.schema([(f.name, _signed(f.type)) for f in schema("calls")])
     errors = pa.schema([(f.name, _signed(f.type)) for f in schema("errors")])
-    files = pa.schema([(f.name, _signed(f.type)) for f in schema("files")])
+    # the decoder's columns, and the calls the observer read whole (_checked)
+    files = pa.schema([(f.name, _signed(f.type)) for f in schema("files")]
+                      + [("seen", pa.int64()), ("checked", pa.int64())])
     violations = pa.schema([
         ("requirement", pa.string()), ("actor", pa.string()), ("severity", pa.string()),
         ("capture", pa.string()), ("server", pa.string()), ("client", pa.string()),
@@ -253,11 +255,13 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     others: list = []
     servers: set = set()
     spans = _Spans(column)
+    counts = [0, 0]  # calls seen, checked (_checked)
     try:
         for kind, columns in decode_one(path, json_fields):
             if kind == "calls":
                 writer.write_batch(_call_batch(columns))
                 rows += len(columns[0])
+                _checked(columns, column, counts)
                 servers.update(columns[column["server"]])
                 spans.add(columns)
                 if kept is not None:
@@ -270,6 +274,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
                 writer = _writer(f"{out}/calls", name, "calls")
                 kept = [[] for _ in observed] if limit >= 0 else None
                 rows = 0
+                counts = [0, 0]
                 servers.clear()
                 spans = _Spans(column)
             else:
@@ -300,10 +305,146 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     for e in errors:
         kinds[e.kind] = kinds.get(e.kind, 0) + 1
     servers.discard(None)
-    return {"index": index, "capture": path, "summary": json.dumps(asdict(summary)),
+    return {"index": index, "capture": path,
+            "summary": json.dumps(asdict(summary) | {"seen": counts[0],
+                                                      "checked": counts[1]}),
             "error_kinds": json.dumps(kinds), "servers": sorted(servers),
             "observed": kept is not None, "partials": json.dumps(partials),
             "spans": json.dumps(spans.result())}
+
+
+def _checked(columns: list[list], column: dict[str, int], counts: list[int]) -> None:
+    """Adds to ``counts`` [seen, checked] a batch's calls: seen, every call but those of an
+    interface other than RemoteRead and qmmgmt that a bind named (the endpoint mapper's, for
+    one); checked, those of them the observer reads: the interface known (bound, or inferred
+    from the stubs: decode.Decoder._infer) and the request in the capture. A checked call's
+    stubs may not decode (an error row says why: a stub error is a finding, not a loss); an
+    unchecked one is an answer whose request is not in the capture, or a call whose bind is
+    not and whose stubs settled nothing (error kind unbound)."""
+    for interface, name, opnum in zip(columns[column["interface"]],
+                                      columns[column["interface_name"]],
+                                      columns[column["opnum"]], strict=True):
+        if name is not None:
+            counts[0] += 1
+            counts[1] += opnum is not None
+        elif interface is None:
+            counts[0] += 1
+
+
+def chain_rows(rows: Iterator[tuple[int, str]], out: str = "", json_fields: bool = False
+               ) -> Iterator[dict]:
+    """RDD mapPartitions, stage 1b: (the first index, the chain's (index, path) pairs as
+    JSON) -> per file of the chain, its result (_one_chain)."""
+    for _, chain in rows:
+        yield from _one_chain(json.loads(chain), out, json_fields)
+
+
+def chain_task(batches: Iterator[Any], out: str = "", json_fields: bool = False
+               ) -> Iterator[Any]:
+    """mapInArrow twin of chain_rows (Spark Connect)."""
+    import pyarrow as pa
+
+    for batch in batches:
+        for chain in batch.column("chain").to_pylist():
+            rows = list(_one_chain(json.loads(chain), out, json_fields))
+            yield pa.RecordBatch.from_pylist(rows, schema=arrow_schema("result"))
+
+
+def _one_chain(chain: list[list], out: str, json_fields: bool) -> Iterator[dict]:
+    """Files that continue each other (plan_chains), decoded again as one stream
+    (decode.Decoder.run_chain): the calls and errors of the chain in the part of its first
+    file, the parts of the others emptied; the violations are the shuffle's (observed
+    False). Yields each file's result, as _one_file does."""
+    import operator
+
+    from mqconform.captures.decode import ROW_COLUMNS, Call, DecodeError, Decoder
+
+    column = {n: i for i, n in enumerate(ROW_COLUMNS)}
+    row = operator.attrgetter(*ROW_COLUMNS)
+    names = [f"part-{index:05d}.parquet" for index, _ in chain]
+    paths = [path for _, path in chain]
+    for name in names[1:]:
+        for table in ("calls", "errors"):
+            _write_table(f"{out}/{table}", name, table, [])
+    for name in names:  # stage 1's, if it observed the file: the shuffle's now
+        _write_table(f"{out}/violations", name, "violations", [])
+    per_file = {path: {"counts": [0, 0], "servers": set(), "errors": []} for path in paths}
+    summaries = []
+    sources = []
+    writer = _writer(f"{out}/calls", names[0], "calls")
+    try:
+        for path in paths:
+            sources.append((path, _open(path)))
+        rows: list[tuple] = []
+
+        def flush() -> None:
+            if rows:
+                columns = [list(c) for c in zip(*rows, strict=True)]
+                writer.write_batch(_call_batch(columns))
+                for capture in set(columns[column["capture"]]):
+                    mine = [[v for v, f in zip(c, columns[column["capture"]], strict=True)
+                             if f == capture] for c in columns]
+                    _checked(mine, column, per_file[capture]["counts"])
+                    per_file[capture]["servers"].update(mine[column["server"]])
+                rows.clear()
+
+        for item in Decoder(paths[0], json_fields=json_fields).run_chain(sources):
+            if type(item) is Call:
+                rows.append(row(item))
+                if len(rows) >= BATCH:
+                    flush()
+            elif type(item) is DecodeError:
+                per_file[item.capture]["errors"].append(item)
+            else:
+                summaries.append(item)
+        flush()
+    finally:
+        writer.close()
+        for _, source in sources:
+            if hasattr(source, "close"):
+                source.close()
+    errors = sorted((e for f in per_file.values() for e in f["errors"]),
+                    key=lambda e: (e.capture, _nulls_first(e.frame), e.kind, e.message))
+    _write_table(f"{out}/errors", names[0], "errors",
+                 [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
+    for (index, path), summary in zip(chain, summaries, strict=True):
+        mine = per_file[path]
+        kinds: dict[str, int] = {}
+        for e in mine["errors"]:
+            kinds[e.kind] = kinds.get(e.kind, 0) + 1
+        mine["servers"].discard(None)
+        yield {"index": index, "capture": path,
+               "summary": json.dumps(asdict(summary) | {"seen": mine["counts"][0],
+                                                         "checked": mine["counts"][1]}),
+               "error_kinds": json.dumps(kinds), "servers": sorted(mine["servers"]),
+               "observed": False, "partials": "{}", "spans": "{}"}
+
+
+def plan_chains(plan: dict, results: list[dict]) -> list[list[int]]:
+    """The files to decode again as one stream (_one_chain), from plan_lifetimes: a file that
+    continues another in a server's lifetime (auto) is in one chain with it; each chain's
+    files in the order of their first calls. Only chains of two or more files."""
+    parent = {r["index"]: r["index"] for r in results}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for indexes in plan["files"].values():
+        for a, b in zip(indexes, indexes[1:], strict=False):
+            parent[root(b)] = root(a)
+    first: dict[int, float] = {}
+    for r in results:
+        times = [span[0] for span in json.loads(r.get("spans") or "{}").values()
+                 if span[0] is not None]
+        first[r["index"]] = min(times) if times else float("inf")
+    groups: dict[int, list[int]] = {}
+    for r in results:
+        groups.setdefault(root(r["index"]), []).append(r["index"])
+    return [sorted(g, key=lambda i: (first[i], i)) for _, g in sorted(groups.items())
+            if len(g) > 1]
 
 
 #: what a duplicate of a server's calls repeats: the call's times first, then every other
@@ -328,8 +469,9 @@ class _Spans:
         import hashlib
 
         col = self._column
-        for server, client, interface, *values in zip(
-                columns[col["server"]], columns[col["client"]], columns[col["interface_name"]],
+        for server, client, version, *values in zip(
+                columns[col["server"]], columns[col["client"]],
+                columns[col["interface_version"]],
                 *(columns[col[k]] for k in _FINGERPRINTED), strict=True):
             if server is None:
                 continue
@@ -338,7 +480,7 @@ class _Spans:
             if span is None:
                 span = self._spans[server] = [t, t, hashlib.sha256(), 0, set(), set()]
             span[4].add(client)
-            if interface is None:
+            if version is None:  # no bind in the file: none, or inferred (Decoder._infer)
                 span[5].add(client)
             if t is not None:
                 span[0] = t if span[0] is None else min(span[0], t)
@@ -791,6 +933,8 @@ class Result:
     errors: int
     violations: int
     seconds: float
+    seen: int = 0  # calls of RemoteRead, qmmgmt or an interface not known (_checked)
+    checked: int = 0  # of them, those the observer reads (_checked)
     by_requirement: dict[str, int] = field(default_factory=dict)
     tables: dict[str, str] = field(default_factory=dict)
 
@@ -981,7 +1125,9 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
             spark.stop()
     report = _report(out, summary, paths, time.perf_counter() - began)
     return Result(out=out, files=len(paths), frames=report["totals"]["frames"],
-                  calls=report["totals"]["calls"], errors=report["totals"]["errors"],
+                  calls=report["totals"]["calls"], seen=report["totals"]["seen"],
+                  checked=report["totals"]["checked"],
+                  errors=report["totals"]["errors"],
                   violations=report["totals"]["violations"], seconds=report["seconds"],
                   by_requirement={r["requirement"]: r["violations"]
                                   for r in report["requirements"]},
@@ -1015,8 +1161,30 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
             functools.partial(file_rows, out=str(out), json_fields=json_fields,
                               limit=limit, limit_bytes=OBSERVE_IN_TASK_BYTES)).collect()
     results = sorted(stage1, key=lambda r: r["index"])
-    plan = plan_lifetimes(results, history if per_file else "joined")
+    auto = plan_lifetimes(results, "auto") if history == "auto" else None
+    plan = auto if auto and per_file else plan_lifetimes(results, history if per_file
+                                                         else "joined")
     captures = {r["index"]: r["capture"] for r in results}
+    # the files that continue each other: auto's, whichever path observes them
+    chains = plan_chains(auto, results) if auto else []
+    if chains:
+        # files that continue each other, read again as one stream: a bind, a PDU or a call
+        # cut by a file boundary goes on in the next file
+        say(f"{len(chains)} chain(s) of files that continue each other (ring-buffer or "
+            f"editcap -c pieces): {sum(map(len, chains))} file(s) decoded again as one "
+            f"stream each")
+        pairs = [(chain[0], json.dumps([[i, captures[i]] for i in chain])) for chain in chains]
+        if remote:
+            again = [r.asDict() for r in spark.createDataFrame(
+                pairs, "first long, chain string").repartition(len(pairs), "first").mapInArrow(
+                functools.partial(chain_task, out=str(out), json_fields=json_fields),
+                spark_schema("result")).collect()]
+        else:
+            again = _context_of(spark).parallelize(pairs, len(pairs)).mapPartitions(
+                functools.partial(chain_rows, out=str(out), json_fields=json_fields)).collect()
+        redone = {r["index"]: r for r in again}
+        results = [dict(redone[r["index"]], spans=r["spans"]) if r["index"] in redone else r
+                   for r in results]
     by_capture = {capture: index for index, capture in captures.items()}
     copies = {(d["server"], by_capture[d["capture"]]) for d in plan["duplicates"]}
     joined = {lt for lt, indexes in plan["files"].items() if len(indexes) > 1}
@@ -1121,7 +1289,9 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
 
     files = sorted(summary["files"], key=lambda f: f["capture"])
     totals = {k: sum(f[k] or 0 for f in files) for k in
-              ("frames", "decoded", "rejected", "not_dcerpc", "calls", "errors", "gaps")}
+              ("frames", "decoded", "rejected", "not_dcerpc", "calls", "seen", "checked",
+               "errors",
+               "gaps")}
     totals["files"] = len(paths)
     totals["violations"] = sum(r["violations"] for r in summary["requirements"])
     totals["reconciles"] = all(f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"]

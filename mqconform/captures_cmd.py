@@ -111,9 +111,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
                               tasks=lambda text: status.update(text),
                               partitions=args.partitions, json_fields=args.full_fields,
                               history=args.history)
-    console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls, "
+    console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls "
+                  f"({result.checked} of {result.seen} RemoteRead/qmmgmt calls checked), "
                   f"{result.errors} decoding error(s), {result.violations} violation(s) in "
                   f"{result.seconds:.1f} s")
+    if result.checked < result.seen:
+        console.print(f"  {result.seen - result.checked} call(s) not checked: an answer whose "
+                      f"request is not in the capture, or a call whose bind is not and whose "
+                      f"stubs settled no interface (errors table: kind unbound)")
     for requirement, count in sorted(result.by_requirement.items()):
         console.print(f"  {requirement}: {count}")
     known = _expected(paths, result.out, UsageError, args.expected)

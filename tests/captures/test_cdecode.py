@@ -67,16 +67,18 @@ def _compiled(path, chunk: int = 4 << 20) -> tuple | None:
                 errors.append(item)
             else:
                 summary = item
-    except decode.Unsupported:
-        return None
+    except decode.Unsupported as exc:
+        return str(exc)
     return rows, errors, summary
 
 
-def _agree(path, chunk: int = 4 << 20) -> bool:
-    """True when the compiled decoder took the file (and then it must equal Decoder)."""
+def _agree(path, chunk: int = 4 << 20) -> bool | str:
+    """True when the compiled decoder took the file (and then it must equal Decoder); False
+    when it did not; "unbound" when it gave the file to Decoder for a call whose bind is not
+    in it (Decoder infers the interface from the stubs, the compiled decoder does not)."""
     got = _compiled(path, chunk)
-    if got is None:
-        return False
+    if isinstance(got, str):
+        return "unbound" if "bind is not in the capture" in got else False
     want = _python(path)
     assert got[2] == want[2], "summary"
     assert got[1] == want[1], "errors"
@@ -95,7 +97,7 @@ def test_the_rows_are_the_calls_tables_columns():
 
 def test_every_golden_pcap_reads_alike_or_is_left_to_the_python_decoder():
     files = sorted(golden.GOLDEN.rglob("*.pcap"))
-    taken = [p for p in files if _agree(p)]
+    taken = [p for p in files if _agree(p) is True]
     left = sorted(set(files) - set(taken))
     # the compiled decoder leaves only calls in several fragments to decode.Decoder
     for path in left:
@@ -109,8 +111,8 @@ def test_a_synthetic_corpus_reads_alike_in_any_chunk_size(tmp_path):
     files = sorted(tmp_path.rglob("*.pcap"))
     assert files
     for path in files:
-        assert _agree(path)
-        assert _agree(path, chunk=997)  # records cut anywhere between two reads
+        assert _agree(path) is True
+        assert _agree(path, chunk=997) is True  # records cut anywhere between two reads
     assert sum(len(_python(p)[0]) for p in files) > 200
 
 
@@ -150,7 +152,7 @@ def _conversation(draw) -> list[tuple[int, bytes]]:
         opnum, request, response = _stub_pair(draw, ndr64)
         if uuid_ == c.QMMGMT_UUID and opnum > 1 and draw(st.booleans()):
             opnum = draw(st.integers(0, 1))
-        out.append((0, d.encode_pdu(d.Request(context_id=draw(st.sampled_from([0, 0, 0, 3])),
+        out.append((0, d.encode_pdu(d.Request(context_id=draw(st.sampled_from([0] * 15 + [3])),
                                               opnum=opnum, stub=request,
                                               alloc_hint=len(request)), call_id=call_id)))
         how = draw(st.integers(0, 5))
@@ -192,7 +194,7 @@ def _write(path: Path, frames: list[bytes]) -> Path:
     return path
 
 
-TAKEN = {"yes": 0, "no": 0}
+TAKEN = {"yes": 0, "no": 0, "unbound": 0}
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -210,7 +212,8 @@ def test_generated_captures_read_alike(tmp_path_factory, frames, data):
         if merged[pick]:
             order.append(merged[pick].pop(0))
     path = _write(tmp_path_factory.mktemp("gen") / "gen.pcap", order)
-    TAKEN["yes" if _agree(path) else "no"] += 1
+    agreed = _agree(path)
+    TAKEN["unbound" if agreed == "unbound" else "yes" if agreed else "no"] += 1
 
 
 def _with_port(frame: bytes, port: int) -> bytes:
@@ -228,10 +231,11 @@ def _with_port(frame: bytes, port: int) -> bytes:
 
 def test_most_generated_captures_were_taken(tmp_path_factory):
     """The property above is not vacuous: it compared rows on most inputs."""
-    if TAKEN["yes"] + TAKEN["no"] == 0:  # selected alone: run the property here
+    if sum(TAKEN.values()) == 0:  # selected alone: run the property here
         test_generated_captures_read_alike(tmp_path_factory)
     print(f"\ngenerated captures: {TAKEN}")
-    assert TAKEN["yes"] >= 0.6 * (TAKEN["yes"] + TAKEN["no"]), TAKEN
+    # of the files whose every call is bound (the others are Decoder's by design)
+    assert TAKEN["yes"] >= 0.6 * (TAKEN["yes"] + TAKEN["no"]) > 0, TAKEN
 
 
 # --------------------------------------------------------------------- damaged captures
@@ -274,7 +278,7 @@ def test_damaged_captures_read_alike_or_are_left_to_the_python_decoder(tmp_path)
         if how == "file":
             data = path.read_bytes()
             path.write_bytes(data[:rng.randrange(max(1, len(data)))])
-        if _agree(path):
+        if _agree(path) is True:
             taken += 1
         else:
             refused += 1

@@ -337,3 +337,53 @@ def test_mqconform_captures_decode_refuses_a_missing_file_in_one_line(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.strip().count("\n") == 0
     assert "no such file" in done.stderr
+
+
+# ------------------------------------------------------------------------- binds not captured
+
+
+def test_calls_whose_bind_is_not_in_the_capture_are_read_from_their_stubs(run_pcap, tmp_path):
+    """A capture started after a connection's bind (as a late dumpcap, a ring-buffer chunk):
+    the interface and transfer syntax are inferred from the stubs, and every call after the
+    cut reads as in the whole capture; the interface version, which only the bind says, is
+    left null as the mark of an inferred context."""
+    whole = decode_all([run_pcap])
+    by_connection: dict[int, list] = {}
+    for call in whole.calls:
+        by_connection.setdefault(call.connection, []).append(call)
+    busiest = max(by_connection.values(), key=len)
+    cut = min(x.request_first_frame for x in busiest if x.request_first_frame) - 1
+    records = _records(run_pcap)
+    late = decode_all([_write(tmp_path / "late.pcap", records[cut:])])
+    inferred = [x for x in late.calls if x.interface_version is None and x.interface_name]
+    assert len(inferred) >= len(busiest) - 1 > 5
+    fields = ("client", "call_id", "interface_name", "method", "status", "fault", "handle",
+              "result_handle", "queue", "request_id", "lookup_id", "cursor", "action")
+
+    def key(x) -> tuple:
+        return tuple(getattr(x, f) for f in fields) + (round(x.request_time, 6),)
+
+    after = {key(x) for x in whole.calls if x.request_first_frame and x.request_first_frame > cut}
+    assert {key(x) for x in late.calls if x.request_first_frame} == after
+    assert not [e for e in late.errors if e.kind == "unbound"]
+    syntaxes = {x.transfer_syntax for x in inferred}
+    assert syntaxes <= {"NDR", "NDR64", None} and syntaxes & {"NDR", "NDR64"}
+
+
+def test_a_context_whose_stubs_fit_no_interface_is_counted_in_an_unbound_error_row(tmp_path):
+    # the capture begins after the handshake and the bind: at the request (frame 1)
+    d = decode_all([_write(tmp_path / "u.pcap", _frames(_conversation(b"\xde\xad" * 9))[5:])])
+    [call] = d.calls
+    assert call.interface is None and call.method is None
+    [error] = d.errors
+    assert error.kind == "unbound" and error.frame == 1 and "not in the capture" in error.message
+
+
+def test_a_call_that_reads_alike_in_ndr_and_ndr64_leaves_the_syntax_open(tmp_path):
+    """R_GetServerPort's stubs are four octets in either syntax: the call is read, the
+    transfer syntax is not guessed."""
+    d = decode_all([_write(tmp_path / "p.pcap", _frames(_conversation())[5:])])
+    [call] = d.calls
+    assert (call.method, call.status, call.interface_name) == ("R_GetServerPort", 2103,
+                                                               c.REMOTEREAD)
+    assert call.transfer_syntax is None and call.interface_version is None and not d.errors

@@ -6,8 +6,10 @@ listed and counted without failing the job; the same job on a real standalone cl
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -378,6 +380,50 @@ def test_chunks_of_one_capture_join_and_separate_captures_do_not():
     assert len({per_file["of"][(S, i)] for i in (0, 1, 2, 3, 5)}) == 5
     joined = plan_lifetimes(results, "joined")
     assert len(set(joined["of"].values())) == 1 and not joined["duplicates"]
+
+
+@pytest.mark.skipif(shutil.which("editcap") is None, reason="editcap is not installed")
+def test_a_capture_cut_by_editcap_and_gzipped_gives_the_violations_of_the_whole(
+        corpus, spark, tmp_path):
+    """editcap -c pieces (some gzipped, as a ring buffer's old files are): one chain of
+    files decoded as one stream, so binds, PDUs and calls cut at a boundary are read whole;
+    the same calls and violations as the capture in one file, and every call checked."""
+    labels = json.loads((corpus / "labels.json").read_text())
+    faulty = {Path(a["capture"]).name for a in labels["activations"]}
+    whole = max((p for p in corpus.glob("*.pcap") if p.name in faulty),
+                key=lambda p: p.stat().st_size)
+    pieces = tmp_path / "pieces"
+    pieces.mkdir()
+    subprocess.run(["editcap", "-c", "60", str(whole), str(pieces / "ring.pcapng")],
+                   check=True, capture_output=True)
+    names = sorted(pieces.iterdir())
+    assert len(names) > 5
+    for name in names[::2]:
+        name.with_name(name.name + ".gz").write_bytes(gzip.compress(name.read_bytes()))
+        name.unlink()
+    one, cut = tmp_path / "one", tmp_path / "cut"
+    pipeline.run([str(whole)], one, spark=spark)
+    result = pipeline.run([str(pieces)], cut, spark=spark)
+    assert result.files == len(names) and result.seen == result.checked == \
+        pipeline.run([str(whole)], tmp_path / "again", spark=spark).checked > 0
+    report = json.loads((cut / "report.json").read_text())
+    assert len(report["lifetimes"]) == len({r["server"] for r in _rows(one / "calls")})
+
+    def calls(out: Path) -> list:
+        keep = ("client", "server", "call_id", "method", "status", "fault", "handle",
+                "result_handle", "queue", "request_id", "lookup_id", "decode_error")
+        return sorted(repr(tuple(r[k] for k in keep) + (round(r["request_time"] or 0, 5),))
+                      for r in _rows(out / "calls"))
+
+    def violations(out: Path) -> list:  # where they were found: in other files and frames
+        return sorted(repr((v["requirement"], v["actor"], v["server"], v["client"],
+                            v["call_id"], v["method"],
+                            re.sub(r"\([^()]*, frame \d+\)|frame \d+", "", v["explanation"])))
+                      for v in _rows(out / "violations"))
+
+    assert calls(cut) == calls(one)
+    assert violations(one), "the corpus has faults: there are violations to compare"
+    assert violations(cut) == violations(one)
 
 
 def test_an_unknown_history_is_refused():
