@@ -35,7 +35,37 @@ Server obligations
   MS-MQRR/3.1.4.2/R19 — R_OpenQueue succeeded without a handle; MS-MQDMPR/3.1.7.1.5/R21 — it
       returned a handle that is still open (one handle, two OpenQueueDescriptors).
   MS-MQRR/3.1.4.6/R14 — R_PurgeQueue returned MQ_OK on a handle opened without
-      RECEIVE_ACCESS (3.1.4.2/R27 makes it PeekAccess).
+      RECEIVE_ACCESS (3.1.4.2/R27 makes it PeekAccess); or another failure than
+      STATUS_ACCESS_DENIED, when the purge came on the connection that opened the handle (so
+      no rundown can have closed it and the "not found" failure of 3.1.4.6/R9 cannot apply).
+  MS-MQRR/3.1.4.6/R11 — a message a call on a handle returned before a successful
+      R_PurgeQueue on that handle is returned again by a call on the handle sent after the
+      purge was answered. The Purge Queue event (MS-MQDMPR 3.1.7.1.7) deletes every Available
+      MessagePosition and makes every other one PurgePending, which never becomes Available
+      again (MS-MQDMPR 3.1.7.1.12/R12, 3.1.4.5/R7 delete it when its lock ends). Only the
+      purging handle's own calls are compared: a handle names one queue or subqueue, and the
+      calls table does not say whether two handles name the same subqueue. A warning: a
+      Move Message (MS-MQDMPR 3.1.7.1.16) may take a message to a subqueue before the purge
+      and bring it back after (MS-MQRR 3.1.4.10 moves between a queue and its subqueues both
+      ways), and a local application's move is not on the wire; an R_MoveMessage the
+      capture shows for the message clears it.
+  MS-MQRR/3.1.4.7/R6 — a receive action (MQ_ACTION_RECEIVE, MQ_LOOKUP_RECEIVE_*) returned
+      MQ_OK on a handle whose R_OpenQueue (in the capture) asked for PEEK_ACCESS, or on an
+      R_OpenQueueForMove handle (MQ_MOVE_ACCESS): "The handle MUST have been opened with a
+      dwAccess parameter value that permits the operation specified by the ulAction
+      parameter" (3.1.4.2: a PEEK_ACCESS handle is used "with the ulAction parameter set only
+      to a Peek action type").
+  MS-MQRR/3.1.4.13/R69 — R_StartTransactionalReceive returned MQ_OK for a peek action (it
+      MUST return MQ_ERROR_TRANSACTION_USAGE).
+  MS-MQRR/3.1.4.7/R17, 3.1.4.13/R15 (pSequenceId) — MQ_LOOKUP_PEEK_CURRENT or
+      MQ_LOOKUP_RECEIVE_CURRENT returned MQ_OK with a pSequenceId that is not the low 7 bytes
+      of the LookupId asked for (Seek Available Message Position With Id, SeekCurrent, finds
+      the position whose LookupIdentifier equals iLookupId: MS-MQDMPR 3.1.7.3.3/R24).
+  The return-value rule of each HRESULT method (STATUS_RULES: 3.1.4.3/R7, 3.1.4.4/R7, ...,
+      MS-MQMR 3.1.4.1/R10, 3.1.4.2/R4) — a status that is neither MQ_OK nor a failure
+      HRESULT (severity bit set, MS-ERREF 2.1): "On success, this method MUST return MQ_OK
+      (0x00000000). If an error occurs, the server MUST return a failure HRESULT". S_FALSE,
+      an MQ_INFORMATION_* code or any other success code is neither.
   The "if not found, return a failure HRESULT" rule of each method (3.1.4.3/R10, 3.1.4.4/R11,
       3.1.4.5/R13, 3.1.4.6/R9, 3.1.4.7/R52, 3.1.4.8/R10, 3.1.4.9/R15, 3.1.4.10/R16,
       3.1.4.13/R66, 3.1.4.14/R12, 3.1.4.15/R16) — MQ_OK for a handle R_CloseQueue closed
@@ -80,6 +110,7 @@ from mqconform.model.mqmr import ACTIONS, MACHINE_PROPERTIES, QUEUE_PROPERTIES, 
 
 # what an answer says about pending requests, locks and handles: the oracle's own predicates
 from mqconform.model.mqrr import (
+    PEEK_ACTIONS,
     RECEIVE_ACTIONS,
     closes_handle,
     ends_pending_request,
@@ -131,7 +162,50 @@ RULES: dict[str, tuple[str, str, str]] = {
     "MS-MQRR/3.1.4.15/R9": ("client", "error",
                             "R_EndTransactionalReceive named a dwRequestId no receive used"),
     "MS-MQRR/3.1.4.5/R7": ("client", "error", "a cursor was used after R_CloseCursor"),
+    "MS-MQRR/3.1.4.6/R11": ("server", "warning",
+                            "a message was returned again after R_PurgeQueue succeeded"),
+    "MS-MQRR/3.1.4.7/R6": ("server", "error", "a receive succeeded on a handle whose "
+                           "dwAccess does not permit receiving"),
+    "MS-MQRR/3.1.4.13/R69": ("server", "error",
+                             "R_StartTransactionalReceive succeeded for a peek action"),
+    "MS-MQRR/3.1.4.7/R17": ("server", "error", "a receive by LookupId returned another "
+                            "message than the one asked for"),
+    "MS-MQRR/3.1.4.13/R15": ("server", "error", "a transactional receive by LookupId "
+                             "returned another message than the one asked for"),
 }
+
+#: method -> the requirement of its Return Values that a status neither MQ_OK nor a failure
+#: HRESULT breaks ("If an error occurs, the server MUST return a failure HRESULT"; the
+#: sentence before it, "On success ... MUST return MQ_OK", is the other half of the set)
+STATUS_RULES: dict[type[c.Call], tuple[str, str]] = {
+    c.R_CloseQueue: ("MS-MQRR/3.1.4.3/R7", "MS-MQRR/3.1.4.3/R6"),
+    c.R_CreateCursor: ("MS-MQRR/3.1.4.4/R7", "MS-MQRR/3.1.4.4/R6"),
+    c.R_CloseCursor: ("MS-MQRR/3.1.4.5/R9", "MS-MQRR/3.1.4.5/R8"),
+    c.R_PurgeQueue: ("MS-MQRR/3.1.4.6/R6", "MS-MQRR/3.1.4.6/R5"),
+    c.R_StartReceive: ("MS-MQRR/3.1.4.7/R47", "MS-MQRR/3.1.4.7/R46"),
+    c.R_CancelReceive: ("MS-MQRR/3.1.4.8/R7", "MS-MQRR/3.1.4.8/R6"),
+    c.R_EndReceive: ("MS-MQRR/3.1.4.9/R11", "MS-MQRR/3.1.4.9/R10"),
+    c.R_MoveMessage: ("MS-MQRR/3.1.4.10/R13", "MS-MQRR/3.1.4.10/R12"),
+    c.R_QMEnlistRemoteTransaction: ("MS-MQRR/3.1.4.12/R12", "MS-MQRR/3.1.4.12/R11"),
+    c.R_StartTransactionalReceive: ("MS-MQRR/3.1.4.13/R45", "MS-MQRR/3.1.4.13/R44"),
+    c.R_SetUserAcknowledgementClass: ("MS-MQRR/3.1.4.14/R9", "MS-MQRR/3.1.4.14/R8"),
+    c.R_EndTransactionalReceive: ("MS-MQRR/3.1.4.15/R11", "MS-MQRR/3.1.4.15/R10"),
+    c.R_QMMgmtGetInfo: ("MS-MQMR/3.1.4.1/R10", "MS-MQMR/3.1.4.1/R9"),
+    c.R_QMMgmtAction: ("MS-MQMR/3.1.4.2/R4", "MS-MQMR/3.1.4.2/R2"),
+}
+for _method, (_rule, _success) in STATUS_RULES.items():
+    RULES.setdefault(_rule, ("server", "error", f"{_method.__name__} returned a status that is "
+                                                f"neither MQ_OK nor a failure HRESULT"))
+
+#: an HRESULT is a failure when its severity bit is set (MS-ERREF 2.1: S, bit 31); NTSTATUS
+#: failures the documents return as HRESULTs (STATUS_ACCESS_DENIED 0xC0000022) have it too
+SEVERITY_FAILURE = 0x80000000
+STATUS_ACCESS_DENIED = 0xC0000022
+#: the actions that read the message a LookupId names (MS-MQRR 3.1.4.7 ulAction table; the
+#: Read Message By Lookup Identifier event with SeekCurrent)
+LOOKUP_CURRENT = frozenset({c.MQ_LOOKUP_PEEK_CURRENT, c.MQ_LOOKUP_RECEIVE_CURRENT})
+#: pSequenceId carries "the least significant 7 bytes" of the LookupIdentifier
+SEQUENCE_MASK = (1 << 56) - 1
 
 #: method -> (the server's "if not found, return a failure" rule, the client's "MUST have been
 #: returned ... and MUST NOT have been closed" rule) for a handle
@@ -346,6 +420,14 @@ class _OpenQueueDescriptor:
     #: R_CloseQueue on this handle succeeded: their entries are gone whenever they answer
     cancelled: set = field(default_factory=set)
     closed_cursors: set = field(default_factory=set)
+    #: (capture, connection) of its R_OpenQueue: while that connection lives, no rundown
+    #: (MS-MQRR 3.1.6.2) can have closed the handle
+    opened_on: tuple | None = None
+    #: LookupIdentifier (low 7 bytes) -> response time of the last call on the handle that
+    #: returned the message
+    seen: dict = field(default_factory=dict)
+    #: LookupIdentifier -> the R_PurgeQueue on this handle that succeeded after it was seen
+    purged: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -491,13 +573,16 @@ class Observer:
             if call.status is not None and call.status != 0 and call.status > 0xFFFF:
                 self._flag("MS-MQRR/3.1.4.1/R6", call, f"returned 0x{call.status:08X}")
             return
-        if kind in (c.R_QMMgmtGetInfo, c.R_QMMgmtAction):
-            if ok:
-                self._qmmgmt(call)
-            return
         if kind in (c.R_OpenQueue, c.R_OpenQueueForMove):
             if ok:
                 self._opened(call)
+            return
+        if (kind in STATUS_RULES and call.status is not None and call.status != MQ_OK
+                and not call.status & SEVERITY_FAILURE):
+            self._flag(STATUS_RULES[kind][0], call, f"returned 0x{call.status:08X}")
+        if kind in (c.R_QMMgmtGetInfo, c.R_QMMgmtAction):
+            if ok:
+                self._qmmgmt(call)
             return
         if call.handle is None:
             return
@@ -561,10 +646,28 @@ class Observer:
             h.closed_cursors.add(call.cursor)
 
     def _purged(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
-        if ok and h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
-            self._flag("MS-MQRR/3.1.4.6/R14", call,
-                       f"the handle was opened with dwAccess 0x{h.access:08X}; "
-                       f"STATUS_ACCESS_DENIED was due")
+        if h.access is not None and h.access != c.RECEIVE_ACCESS and not h.closed:
+            # found for sure: its connection is alive, so no rundown closed it (3.1.4.6/R9)
+            found = h.opened_on == (call.capture, call.connection)
+            if ok or (found and call.status is not None
+                      and call.status != STATUS_ACCESS_DENIED):
+                self._flag("MS-MQRR/3.1.4.6/R14", call,
+                           f"the handle was opened with dwAccess 0x{h.access:08X}; "
+                           f"STATUS_ACCESS_DENIED was due, not "
+                           f"0x{call.status or 0:08X}")
+            return
+        if ok and call.request_time is not None:
+            for lookup, seen in h.seen.items():  # in the queue, or gone, when the purge began
+                if seen < call.request_time:
+                    h.purged[lookup] = call
+
+    def _moved(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
+        """A message R_MoveMessage moved may come back to a purged queue (see 3.1.4.6/R11)."""
+        if ok and call.lookup_id is not None:
+            lookup = call.lookup_id & SEQUENCE_MASK
+            for other in self.handles.values():
+                other.purged.pop(lookup, None)
+                other.seen.pop(lookup, None)
 
     def _opened(self, call: Observed) -> None:
         if call.result_handle is None:
@@ -576,7 +679,7 @@ class Observer:
                        f"handle {call.result_handle[:16]}... is open on {old.queue}")
         self.handles[call.result_handle] = _OpenQueueDescriptor(
             queue=call.queue or f"handle:{call.result_handle}", access=call.access,
-            opened=True)
+            opened=True, opened_on=(call.capture, call.connection))
 
     def _received(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id
@@ -591,6 +694,8 @@ class Observer:
         lookup = call.sequence_id if ok else None
         q = self._queue(h.queue)
         if lookup is not None:
+            if not h.closed:
+                self._received_checks(call, kind, h, lookup)
             if call.cursor and call.cursor in h.closed_cursors and not h.closed:
                 self._flag(CURSOR_CLOSED[kind], call, f"hCursor {call.cursor} was closed")
             acked = q.acked.get(lookup)
@@ -615,6 +720,35 @@ class Observer:
         h.pending[rid] = entry
         if locked:
             q.locks.setdefault(lookup, []).append(entry)
+
+    def _received_checks(self, call: Observed, kind: type, h: _OpenQueueDescriptor,
+                         lookup: int) -> None:
+        """What a receive or peek that returned a message (pSequenceId ``lookup``) on an open
+        handle must agree with: the handle's access, the action, the LookupId asked for and
+        the purges of the handle."""
+        if (kind is c.R_StartReceive and call.action in RECEIVE_ACTIONS
+                and h.access is not None and h.access != c.RECEIVE_ACCESS):
+            self._flag("MS-MQRR/3.1.4.7/R6", call,
+                       f"ulAction 0x{call.action:08X} removes a message; the handle was "
+                       f"opened with dwAccess 0x{h.access:08X}, which permits peeking only")
+        if kind is c.R_StartTransactionalReceive and call.action in PEEK_ACTIONS:
+            self._flag("MS-MQRR/3.1.4.13/R69", call, f"ulAction 0x{call.action:08X} is a peek; "
+                                                     f"MQ_ERROR_TRANSACTION_USAGE was due")
+        if (call.action in LOOKUP_CURRENT and call.lookup_id is not None
+                and lookup != call.lookup_id & SEQUENCE_MASK):
+            rule = ("MS-MQRR/3.1.4.7/R17" if kind is c.R_StartReceive
+                    else "MS-MQRR/3.1.4.13/R15")
+            self._flag(rule, call, f"LookupId {call.lookup_id} was asked for; pSequenceId is "
+                                   f"{lookup}")
+        purge = h.purged.get(lookup)
+        if (purge is not None and purge.response_time is not None
+                and call.request_time is not None and purge.response_time < call.request_time):
+            self._flag("MS-MQRR/3.1.4.6/R11", call,
+                       f"message {lookup} was returned on this handle before the R_PurgeQueue "
+                       f"of call_id {purge.call_id} ({purge.capture}, frame "
+                       f"{purge.request_frame}) succeeded")
+        if call.response_time is not None:
+            h.seen[lookup] = call.response_time
 
     def _ended(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id
@@ -700,7 +834,8 @@ _ON_RESPONSE = {c.R_StartReceive: Observer._received,
                 c.R_CloseQueue: Observer._closed,
                 c.R_CreateCursor: Observer._cursor_created,
                 c.R_CloseCursor: Observer._cursor_closed,
-                c.R_PurgeQueue: Observer._purged}
+                c.R_PurgeQueue: Observer._purged,
+                c.R_MoveMessage: Observer._moved}
 
 
 def observe(calls: list[Observed], server: str = "") -> list[Violation]:

@@ -452,3 +452,70 @@ def test_conformant_clients_against_the_model_give_no_violation(seed):
     assert {"R_OpenQueue", "R_StartReceive", "R_EndReceive", "R_CloseQueue",
             "R_QMMgmtGetInfo", "R_PurgeQueue"} <= methods
     assert observe(history, "model") == []
+
+
+@pytest.mark.parametrize("status", [0x00000001, 0x12345678, 0x400E0001])
+def test_a_status_neither_mq_ok_nor_a_failure_hresult(h, status):
+    h.open(H1)
+    h.add("R_CloseQueue", status=status, handle=H1)
+    h.add("R_QMMgmtAction", status=status, object_type=1, action_text="CONNECT")
+    assert h.violations() == [("MS-MQMR/3.1.4.2/R4", 3), ("MS-MQRR/3.1.4.3/R7", 2)]
+
+
+def test_failures_of_any_code_are_in_the_documented_set(h):
+    h.open(H1)
+    h.add("R_CloseQueue", status=0xC00E0007, handle=H1)
+    h.add("R_PurgeQueue", status=DENIED, handle=H1)
+    h.add("R_GetServerPort", status=2103)
+    assert h.violations() == []
+
+
+def test_a_receive_needs_receive_access_and_a_peek_does_not(h):
+    h.open(H1, access=c.PEEK_ACCESS)
+    h.receive(H1, 1, 7, action=c.MQ_ACTION_PEEK_CURRENT)
+    h.receive(H1, 2, 7, action=c.MQ_ACTION_RECEIVE)
+    assert h.violations() == [("MS-MQRR/3.1.4.7/R6", 3)]
+
+
+def test_a_transactional_receive_must_refuse_peeking(h):
+    h.open(H1)
+    h.add("R_StartTransactionalReceive", handle=H1, request_id=1, sequence_id=5,
+          action=c.MQ_ACTION_PEEK_CURRENT, cursor=0)
+    assert h.violations() == [("MS-MQRR/3.1.4.13/R69", 2)]
+
+
+def test_a_receive_by_lookup_id_returns_that_message(h):
+    h.open(H1)
+    h.receive(H1, 1, 7, action=c.MQ_LOOKUP_PEEK_CURRENT, lookup_id=7)
+    h.receive(H1, 2, 8, action=c.MQ_LOOKUP_PEEK_CURRENT, lookup_id=7)
+    h.receive(H1, 3, 9, action=c.MQ_LOOKUP_PEEK_NEXT, lookup_id=7)  # another, rightly
+    assert h.violations() == [("MS-MQRR/3.1.4.7/R17", 3)]
+
+
+def test_a_purged_message_must_not_come_back_on_the_handle(h):
+    h.open(H1)
+    h.receive(H1, 1, 7, action=c.MQ_ACTION_PEEK_CURRENT)
+    h.add("R_PurgeQueue", handle=H1)
+    h.receive(H1, 2, 7, action=c.MQ_ACTION_PEEK_CURRENT)
+    h.receive(H1, 3, 8, action=c.MQ_ACTION_PEEK_CURRENT)  # a new message
+    assert h.violations() == [("MS-MQRR/3.1.4.6/R11", 4)]
+    assert [v.severity for v in observe(h.calls, "srv")] == ["warning"]
+
+
+def test_a_message_moved_away_and_back_may_outlive_a_purge(h):
+    h.open(H1)
+    h.receive(H1, 1, 7, action=c.MQ_ACTION_PEEK_CURRENT)
+    h.add("R_MoveMessage", handle=H1, lookup_id=7)
+    h.add("R_PurgeQueue", handle=H1)
+    h.receive(H1, 2, 7, action=c.MQ_ACTION_PEEK_CURRENT)
+    assert h.violations() == []
+
+
+def test_purge_refused_for_access_must_say_access_denied(h):
+    h.open(H1, access=c.PEEK_ACCESS)
+    h.add("R_PurgeQueue", status=DENIED, handle=H1)
+    h.add("R_PurgeQueue", status=0xC00E0007, handle=H1)
+    assert h.violations() == [("MS-MQRR/3.1.4.6/R14", 3)]
+    # on another connection the handle may have been run down: any failure will do
+    h.add("R_PurgeQueue", status=0xC00E0007, handle=H1, client="10.0.0.1:50001")
+    assert h.violations() == [("MS-MQRR/3.1.4.6/R14", 3)]
