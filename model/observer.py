@@ -33,7 +33,12 @@ Server obligations
       AllowPeekWhenLocked is set, which no call shows.
   MS-MQRR/3.1.4.3/R5 — R_CloseQueue returned MQ_OK and a non-NULL pphContext.
   MS-MQRR/3.1.4.2/R19 — R_OpenQueue succeeded without a handle; MS-MQDMPR/3.1.7.1.5/R21 — it
-      returned a handle that is still open (one handle, two OpenQueueDescriptors).
+      returned a handle that is still open (one handle, two OpenQueueDescriptors). Proof
+      that the first is still open: it was not closed by an R_CloseQueue, and its holder's
+      connection is alive after the second was returned (the second open came on it, or
+      the holder names the handle in a later call): a handle whose connection ended was run
+      down (MS-MQRR 3.1.6.2), so a server restarted, or one that reuses the values of
+      handles run down, may return the value again.
   MS-MQRR/3.1.4.6/R14 — R_PurgeQueue returned MQ_OK on a handle opened without
       RECEIVE_ACCESS (3.1.4.2/R27 makes it PeekAccess); or another failure than
       STATUS_ACCESS_DENIED, when the purge came on the connection that opened the handle (so
@@ -423,6 +428,7 @@ class _OpenQueueDescriptor:
     #: (capture, connection) of its R_OpenQueue: while that connection lives, no rundown
     #: (MS-MQRR 3.1.6.2) can have closed the handle
     opened_on: tuple | None = None
+    opened_by: str | None = None  # the client endpoint of its R_OpenQueue
     #: LookupIdentifier (low 7 bytes) -> response time of the last call on the handle that
     #: returned the message
     seen: dict = field(default_factory=dict)
@@ -450,6 +456,9 @@ class Observer:
         self._events: list = []
         self._seq = 0
         self._flagged: set[tuple] = set()
+        #: handle -> (the R_OpenQueue that returned it again, the descriptor it was open
+        #: for): MS-MQDMPR/3.1.7.1.5/R21 once that descriptor's holder shows it alive
+        self._reissued: dict[str, tuple[Observed, _OpenQueueDescriptor]] = {}
 
     # ------------------------------------------------------------------ feeding
     def feed(self, call: Observed) -> list[Violation]:
@@ -513,6 +522,12 @@ class Observer:
         kind = c.BY_NAME.get(call.method)
         if call.handle is None or kind in (c.R_OpenQueue, c.R_OpenQueueForMove):
             return
+        reissued = self._reissued.get(call.handle)
+        if reissued is not None and call.client == reissued[1].opened_by and (
+                call.request_time is not None and reissued[0].response_time is not None
+                and call.request_time > reissued[0].response_time):
+            del self._reissued[call.handle]
+            self._reissued_open(reissued[0], reissued[1], call)
         h = self._handle(call.handle)
         if h.closed and kind in CLOSED_HANDLE_RULES:
             self._flag(CLOSED_HANDLE_RULES[kind][1], call,
@@ -674,12 +689,21 @@ class Observer:
             self._flag("MS-MQRR/3.1.4.2/R19", call, "pphContext is NULL")
             return
         old = self.handles.get(call.result_handle)
-        if old is not None and not old.closed:
-            self._flag("MS-MQDMPR/3.1.7.1.5/R21", call,
-                       f"handle {call.result_handle[:16]}... is open on {old.queue}")
+        if old is not None and not old.closed and old.opened_by is not None:
+            if old.opened_by == call.client:  # on the holder's own connection: it lives
+                self._reissued_open(call, old, call)
+            else:  # proven only if the holder uses it later (_request)
+                self._reissued[call.result_handle] = (call, old)
         self.handles[call.result_handle] = _OpenQueueDescriptor(
             queue=call.queue or f"handle:{call.result_handle}", access=call.access,
-            opened=True, opened_on=(call.capture, call.connection))
+            opened=True, opened_on=(call.capture, call.connection), opened_by=call.client)
+
+    def _reissued_open(self, call: Observed, old: _OpenQueueDescriptor,
+                       alive: Observed) -> None:
+        where = "" if alive is call else (f"; {alive.client}, which opened it, named it at "
+                                          f"frame {alive.request_frame} of {alive.capture}")
+        self._flag("MS-MQDMPR/3.1.7.1.5/R21", call,
+                   f"handle {call.result_handle} is open on {old.queue}{where}")
 
     def _received(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         rid = call.request_id

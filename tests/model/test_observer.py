@@ -181,6 +181,20 @@ def test_open_must_give_a_handle_not_already_open(h):
                               ("MS-MQRR/3.1.4.2/R19", null.call_id)]
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.5/R21")
+def test_a_handle_given_again_to_another_client_is_a_violation_only_while_its_holder_lives(h):
+    """A handle whose connection ended was run down (MS-MQRR 3.1.6.2): a server restarted,
+    or reusing the values of handles run down, may return it again. Only the holder naming
+    it after the second open proves that it was still open."""
+    h.open(H1, client="10.0.0.1:50001")
+    h.open(H1, client="10.0.0.3:50003")  # the first holder is gone (restart or rundown)
+    assert h.violations() == []
+    h.open(H2, client="10.0.0.1:50001")
+    again = h.open(H2, client="10.0.0.3:50003")
+    h.add("R_CreateCursor", handle=H2, client="10.0.0.1:50001", cursor=7)  # still its holder's
+    assert h.violations() == [("MS-MQDMPR/3.1.7.1.5/R21", again.call_id)]
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.6/R14")
 def test_purge_needs_receive_access(h):
     h.open(H1, access=c.PEEK_ACCESS)
