@@ -1031,6 +1031,15 @@ def build(only: list[str] | None = None, opnums: bool = True
     built = build_scenarios(only)
     if opnums:
         built.update(build_opnums())
+    # a scenario none of whose calls NDR can carry (a NULL [ref] pointer, a step of the RPC
+    # runtime the model does not see) has nothing to show: no pcap, its notes say why
+    unseen = {path: {"case": entry.get("case"), "feature": entry.get("feature"),
+                     "notes": entry["notes"] or [
+        "no call of the scenario is rendered: its steps speak to the RPC runtime or to "
+        "authentication (a verification trailer, a signed bind), which only a run over TCP "
+        "shows (mqconform run: wire.pcap)"]}
+              for path, (_, entry) in built.items() if not entry["frames"]}
+    built = {path: item for path, item in built.items() if path not in unseen}
     files = {path: data for path, (data, _) in built.items()}
     files.update(_sidecars(built))
     index = {
@@ -1041,6 +1050,7 @@ def build(only: list[str] | None = None, opnums: bool = True
         "epoch": EPOCH, "frame_step_us": FRAME_STEP_US, "max_frag": MAX_FRAG, "mss": MSS,
         "call_columns": list(CALL_COLUMNS),
         "files": {path: entry for path, (_, entry) in sorted(built.items())},
+        "not_on_the_wire": dict(sorted(unseen.items())),
     }
     files[INDEX] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
     return files, index
@@ -1094,6 +1104,11 @@ def differences(files: dict[str, bytes], root: Path, partial: bool) -> list[str]
         for path, entry in new["files"].items():
             if old.get("files", {}).get(path) != entry:
                 out.append(f"index entry changed: {path}")
+        for path, entry in new["not_on_the_wire"].items():
+            if old.get("not_on_the_wire", {}).get(path) != entry:
+                out.append(f"index entry changed: {path}")
+            if (root / path).exists():
+                out.append(f"stale: {path}")
     else:
         out += [f"stale: {p}" for p in sorted(_existing(root) - set(files))]
     return out
@@ -1105,7 +1120,15 @@ def write(files: dict[str, bytes], root: Path, partial: bool) -> None:
             (root / stale).unlink()
     elif (root / INDEX).exists():  # merge the entries built into the index there
         index = json.loads((root / INDEX).read_text())
-        index["files"].update(json.loads(files[INDEX])["files"])
+        built = json.loads(files[INDEX])
+        index["files"].update(built["files"])
+        unseen = index.setdefault("not_on_the_wire", {})
+        unseen.update(built["not_on_the_wire"])
+        for path in built["not_on_the_wire"]:
+            index["files"].pop(path, None)
+            (root / path).unlink(missing_ok=True)
+        for path in built["files"]:
+            unseen.pop(path, None)
         files = {**files, INDEX: (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()}
     for path, data in files.items():
         target = root / path

@@ -41,6 +41,21 @@ def test_regeneration_is_byte_identical(tmp_path):
                         f"python -m mqconform.conformance.golden)"
 
 
+def test_no_golden_pcap_is_empty_and_every_scenario_left_off_says_why():
+    """A pcap with no frame shows nothing: a scenario none of whose calls NDR can carry (or
+    whose steps speak to the RPC runtime only) has no pcap; the index lists it with why."""
+    from mqconform.captures import pcapio
+
+    index = _index()
+    for path in index["files"]:
+        frames = sum(isinstance(r, pcapio.Record) for r in pcapio.records(GOLDEN / path))
+        assert frames == index["files"][path]["frames"] > 0, path
+    unseen = index["not_on_the_wire"]
+    assert unseen and not set(unseen) & set(index["files"])
+    for path, entry in unseen.items():
+        assert entry["case"] and entry["notes"] and not (GOLDEN / path).exists(), path
+
+
 def test_one_pcap_per_scenario_and_per_opnum_and_syntax():
     index = _index()["files"]
     files = _files(GOLDEN)
@@ -49,7 +64,8 @@ def test_one_pcap_per_scenario_and_per_opnum_and_syntax():
     # a scenario's deliberate departures beside its pcap (captures/expected.py)
     assert sidecars and all(f.replace(".expected.json", ".pcap") in index for f in sidecars)
     scenarios = [p for p in index if p.startswith("scenarios/")]
-    features = {e["feature"] for p, e in index.items() if p.startswith("scenarios/")}
+    features = {e["feature"] for p, e in index.items() if p.startswith("scenarios/")} | {
+        e["feature"] for e in _index()["not_on_the_wire"].values()}
     assert features == {p.relative_to(ROOT).as_posix()
                         for p in (ROOT / "features").rglob("*.feature")}
     assert len({index[p]["case"] for p in scenarios}) == len(scenarios)

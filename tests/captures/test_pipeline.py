@@ -434,7 +434,7 @@ def test_an_unknown_history_is_refused():
 
 
 def test_the_golden_vectors_validate_with_no_server_violation_and_exit_0(tmp_path):
-    """captures/golden: 452 files of one address pair, each its own history (no file carries
+    """captures/golden: 442 files of one address pair, each its own history (no file carries
     on another's connection); their deliberate client departures listed beside them."""
     golden = Path(__file__).resolve().parents[2] / "captures" / "golden"
     out = tmp_path / "v"
