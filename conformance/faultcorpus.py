@@ -425,7 +425,7 @@ class _Capture:
         touched = set()
         for i, octet in enumerate(edit.data):
             k = at + i
-            for stream_at, length, file_at, number in pdu.pieces:
+            for _, length, file_at, number in pdu.pieces:
                 if k < length:
                     self.raw[file_at + k] = octet
                     touched.add(number)
