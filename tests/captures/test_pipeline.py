@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="Spark need
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("corpus")
-    synth.synth(out, servers=4, connections=6, fault_rate=0.5, seed=3, steps=60)
+    synth.synth(out, servers=4, connections=6, fault_rate=0.5, seed=6, steps=60)
     return out
 
 
@@ -68,6 +68,28 @@ def test_every_faulty_flow_is_flagged_and_no_clean_flow_is(corpus, validated):
     assert score["clean_flows"] >= 10 and score["faulty_flows"] >= 10
     # every seeded fault acted, so recall covers each requirement
     assert set(score["per_requirement"]) >= set(FAULTS.values())
+
+
+def test_the_synthetic_clients_cursor_reads_return_messages(corpus, validated):
+    """A new cursor's first read peeks at its current message, later ones at the next (MS-MQRR
+    3.1.4.7, MS-MQDMPR 3.2.7): the corpus holds cursor reads of each kind that return a
+    message, and none refused as an illegal cursor action."""
+    from mqconform.captures.decode import decode_all
+    from mqconform.model import calls as c
+
+    reads = [r for r in pq.read_table(str(validated / "calls")).to_pylist()
+             if r["method"] == "R_StartReceive" and r["cursor"]]
+    assert reads and not [r for r in reads if r["status"] == 0xC00E001C]
+    ok = {r["action"]: 0 for r in reads}
+    for r in reads:
+        ok[r["action"]] += r["status"] == 0 and bool(r["sequence_id"])
+    assert ok[c.MQ_ACTION_PEEK_CURRENT] >= 5 and ok[c.MQ_ACTION_PEEK_NEXT] >= 5 \
+        and ok[c.MQ_ACTION_RECEIVE] >= 1, ok
+    # the answers carry the message (a packet section holding the body the queue was sent)
+    answers = [json.loads(x.response) for x in decode_all(sorted(corpus.glob("*.pcap"))).calls
+               if x.method == "R_StartReceive" and x.cursor and x.status == 0]
+    assert answers and all(a["pdwNumberOfSections"] >= 1 and b"message ".hex() in
+                           a["ppPacketSections"][0]["pSectionBuffer"]["hex"] for a in answers)
 
 
 def test_the_tables_hold_what_the_decoder_and_the_observer_found(corpus, validated):
