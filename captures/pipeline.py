@@ -32,12 +32,17 @@ INPUTS are capture files, directories or globs, local or any URI pyarrow's files
    are filled only with ``--full-fields`` (then captures/decode.py decodes every stub).
 
 A bad file never fails the job: it is listed in ``errors`` and ``files`` (an unexpected
-exception in a task becomes an error row of kind ``internal`` for that file).
+exception in a task becomes an error row of kind ``internal`` for that file). A file its task
+cannot open or read is another matter (on a cluster: a path that is not on the worker, or not
+readable there): the run writes its tables and report, which lists the file, and fails
+(UnreadableInputs; ``mqconform captures validate`` exits 2). Inputs and ``--out`` are resolved
+to absolute paths on the driver, so relative ones mean the same on every worker.
 
 Spark: ``local[*]`` by default (PySpark's own JVM: Java 17); ``--master spark://host:7077``
 for a standalone cluster, ``--remote sc://host`` for Spark Connect. ``run`` starts a
 SparkContext alone (the SQL engine only if stage 2 runs), its JVM from a class-data archive
-(``_class_archive``). The executors import this
+(``_class_archive``); the driver binds to 127.0.0.1 when the master is there (local mode,
+spark://127.0.0.1 or localhost) unless the user chose its address. The executors import this
 package: on a cluster, install mqconform on every worker (``pip install mqconform``), and give
 ``--out`` a directory every worker can write (a shared file system). Unsigned columns of the
 decoder's tables (captures/schema.py) are signed in Spark's: uint16 -> int32, uint32 -> int64,
@@ -108,7 +113,8 @@ def _schemas() -> dict[str, Any]:
     result = pa.schema([("index", pa.int64()), ("capture", pa.string()),
                         ("summary", pa.string()), ("error_kinds", pa.string()),
                         ("servers", pa.list_(pa.string())), ("observed", pa.bool_()),
-                        ("partials", pa.string()), ("spans", pa.string())])
+                        ("partials", pa.string()), ("spans", pa.string()),
+                        ("unreadable", pa.string())])
     return {"calls": calls, "errors": errors, "files": files, "violations": violations,
             "summary": summary, "result": result}
 
@@ -137,8 +143,10 @@ def _is_uri(text: str) -> bool:
 
 def expand(inputs: list[str]) -> list[str]:
     """Capture files named by ``inputs`` (files, directories searched recursively for
-    capture suffixes, globs), in a stable order. Raises PipelineError for an input that
-    names nothing."""
+    capture suffixes, globs), in a stable order. Local files are named by absolute paths,
+    resolved here, on the driver, against its working directory (a task runs in another:
+    a worker's); URIs other than ``file://`` are kept as given. Raises PipelineError for an
+    input that names nothing."""
     import glob
 
     out: list[str] = []
@@ -146,7 +154,8 @@ def expand(inputs: list[str]) -> list[str]:
         if _is_uri(item) and not item.startswith("file://"):
             found = _expand_uri(item)
         else:
-            local = item[len("file://"):] if item.startswith("file://") else item
+            local = os.path.abspath(os.path.expanduser(
+                item[len("file://"):] if item.startswith("file://") else item))
             if any(ch in local for ch in "*?["):
                 found = sorted(p for p in glob.glob(local, recursive=True)
                                if Path(p).is_file())
@@ -186,6 +195,46 @@ def _expand_uri(uri: str) -> list[str]:
         return sorted(prefix + i.path for i in infos if i.type == pafs.FileType.File
                       and i.path.lower().endswith(CAPTURE_SUFFIXES))
     raise PipelineError(f"{uri}: no such file or directory")
+
+
+def out_dir(out: str | Path) -> Path:
+    """``--out`` as the absolute directory the driver and every task write under (resolved
+    on the driver: a relative one would be each worker's own directory). ``file://`` URIs
+    are taken as paths; other URIs are refused (the driver writes the report there)."""
+    text = str(out)
+    if _is_uri(text) and not text.startswith("file://"):
+        raise PipelineError(f"--out {text}: a directory of a file system the driver and every "
+                            f"worker mount (a shared one on a cluster); URIs other than "
+                            f"file:// are not supported for the output")
+    return Path(os.path.abspath(os.path.expanduser(
+        text[len("file://"):] if text.startswith("file://") else text)))
+
+
+def _unreadable(path: str) -> str | None:
+    """None when this process can open the file and read from it; else why not, in a few
+    words naming the host (a task runs where its worker is: a path the driver reads may not
+    be there, or not readable)."""
+    import socket
+
+    where = socket.gethostname()
+    try:
+        source = _open(path)
+        if isinstance(source, str):
+            source = open(source, "rb")  # noqa: SIM115 - closed below
+    except Exception as exc:  # noqa: BLE001 - any failure to open is the answer
+        return f"cannot open on {where}: {_why(exc)}"
+    try:
+        source.read(1)
+    except Exception as exc:  # noqa: BLE001
+        return f"cannot read on {where}: {_why(exc)}"
+    finally:
+        source.close()
+    return None
+
+
+def _why(exc: BaseException) -> str:
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return " ".join(f"{type(exc).__name__}: {text}".split())
 
 
 def _open(path: str) -> Any:
@@ -246,6 +295,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
 
     column = {n: i for i, n in enumerate(ROW_COLUMNS)}
     name = f"part-{index:05d}.parquet"
+    unreadable = _unreadable(path)  # the file is still decoded: its error row says it too
     writer = _writer(f"{out}/calls", name, "calls")
     observed = [column[n] for n in _OBSERVED_COLUMNS]
     if limit >= 0 and _size(path) > limit_bytes:
@@ -310,7 +360,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
                                                       "checked": counts[1]}),
             "error_kinds": json.dumps(kinds), "servers": sorted(servers),
             "observed": kept is not None, "partials": json.dumps(partials),
-            "spans": json.dumps(spans.result())}
+            "spans": json.dumps(spans.result()), "unreadable": unreadable}
 
 
 def _checked(columns: list[list], column: dict[str, int], counts: list[int]) -> None:
@@ -371,10 +421,11 @@ def _one_chain(chain: list[list], out: str, json_fields: bool) -> Iterator[dict]
     per_file = {path: {"counts": [0, 0], "servers": set(), "errors": []} for path in paths}
     summaries = []
     sources = []
+    unreadable = {path: _unreadable(path) for path in paths}
     writer = _writer(f"{out}/calls", names[0], "calls")
     try:
-        for path in paths:
-            sources.append((path, _open(path)))
+        for path in paths:  # an unreadable one by its name: the decoder's error row says it
+            sources.append((path, path if unreadable[path] else _open(path)))
         rows: list[tuple] = []
 
         def flush() -> None:
@@ -417,7 +468,8 @@ def _one_chain(chain: list[list], out: str, json_fields: bool) -> Iterator[dict]
                "summary": json.dumps(asdict(summary) | {"seen": mine["counts"][0],
                                                          "checked": mine["counts"][1]}),
                "error_kinds": json.dumps(kinds), "servers": sorted(mine["servers"]),
-               "observed": False, "partials": "{}", "spans": "{}"}
+               "observed": False, "partials": "{}", "spans": "{}",
+               "unreadable": unreadable[path]}
 
 
 def plan_chains(plan: dict, results: list[dict]) -> list[list[int]]:
@@ -617,7 +669,8 @@ def shuffle_task(batches: Iterator[Any], out: str = "") -> Iterator[Any]:
             writer.close()
     yield pa.RecordBatch.from_pylist(
         [{"index": partition, "capture": None, "summary": None, "error_kinds": None,
-          "servers": [], "observed": True, "partials": json.dumps(partials.result())}],
+          "servers": [], "observed": True, "partials": json.dumps(partials.result()),
+          "unreadable": None}],
         schema=arrow_schema("result"))
 
 
@@ -937,18 +990,81 @@ class Result:
     checked: int = 0  # of them, those the observer reads (_checked)
     by_requirement: dict[str, int] = field(default_factory=dict)
     tables: dict[str, str] = field(default_factory=dict)
+    #: inputs the task that read them could not open or read: [{capture, reason}]
+    unreadable: list[dict] = field(default_factory=list)
 
 
-def _settings(master: str | None) -> list[tuple[str, str]]:
+class UnreadableInputs(PipelineError):
+    """Inputs listed on the driver that their tasks could not read (a path that is not on
+    the worker, or not readable there): the run's error, not a finding of the captures. The
+    tables and the report are written (the report lists them); ``result`` is the run's."""
+
+    def __init__(self, result: Result):
+        self.result = result
+        first = result.unreadable[0]
+        more = len(result.unreadable) - 1
+        super().__init__(f"{first['capture']}: {first['reason']}"
+                         + (f" (and {more} more input(s) not read)" if more else "")
+                         + f"; nothing of it was validated (report: {result.out / 'report.json'})")
+
+
+#: the driver's address settings: the user's, when any of them is given
+DRIVER_ADDRESS = ("spark.driver.host", "spark.driver.bindAddress")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def loopback_master(master: str | None) -> bool:
+    """Local mode, or a standalone master (every one of an HA list) on a loopback address."""
+    if not master or master.startswith("local"):
+        return True
+    if not master.startswith("spark://"):
+        return False
+    hosts = master[len("spark://"):].split("/")[0].split(",")
+    return all(_host(h) in LOOPBACK_HOSTS for h in hosts)
+
+
+def _host(hostport: str) -> str:
+    """host of host:port, [v6]:port, or a bare host."""
+    if hostport.startswith("["):
+        return hostport[:hostport.index("]") + 1] if "]" in hostport else hostport
+    return hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
+
+
+def _address_given(config: dict[str, str] | None) -> bool:
+    """The user chose the driver's address: in ``config``, SPARK_LOCAL_IP, or Spark's
+    defaults file (spark-defaults.conf of SPARK_CONF_DIR or SPARK_HOME/conf)."""
+    if any(k in (config or {}) for k in DRIVER_ADDRESS) or os.environ.get("SPARK_LOCAL_IP"):
+        return True
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or (
+        os.path.join(os.environ["SPARK_HOME"], "conf") if os.environ.get("SPARK_HOME")
+        else None)
+    if conf_dir is None:
+        return False
+    try:
+        text = Path(conf_dir, "spark-defaults.conf").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(line.split(None, 1)[0] in DRIVER_ADDRESS for line in text.splitlines()
+               if line.strip() and not line.lstrip().startswith("#"))
+
+
+def _settings(master: str | None, config: dict[str, str] | None = None
+              ) -> list[tuple[str, str]]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # the Python workers start in the working directory, which Python would put first on
     # their sys.path: a folder there named mqconform (a checkout of it, say) would stand in
     # for the installed package (PYTHONSAFEPATH, Python >= 3.11; the executors get it too)
     os.environ.setdefault("PYTHONSAFEPATH", "1")
+    # the driver's address follows the master's: a master on loopback reaches a driver on
+    # loopback (Spark's default would be the host's first non-loopback address, which the
+    # master and workers of a cluster on 127.0.0.1 may not reach, or which may not exist)
+    address: list[tuple[str, str]] = []
+    if loopback_master(master) and not _address_given(config):
+        address = [(k, "127.0.0.1") for k in DRIVER_ADDRESS]
     if (master or "local").startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    return [("spark.master", master or "local[*]"),
+    return [("spark.master", master or "local[*]"), *address,
             ("spark.app.name", "mqconform captures validate"),
             ("spark.pyspark.python", sys.executable),
             ("spark.executorEnv.PYTHONSAFEPATH", "1"),
@@ -1023,7 +1139,7 @@ def session(master: str | None = None, remote: str | None = None,
         for key, value in (config or {}).items():
             builder = builder.config(key, value)
     else:
-        for key, value in _merged(_settings(master), config):
+        for key, value in _merged(_settings(master, config), config):
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if not remote:
@@ -1038,7 +1154,7 @@ def context(master: str | None = None, config: dict[str, str] | None = None) -> 
     from pyspark import SparkConf, SparkContext
 
     conf = SparkConf()
-    for key, value in _merged(_settings(master), config):
+    for key, value in _merged(_settings(master, config), config):
         conf.set(key, value)
     sc = SparkContext.getOrCreate(conf)
     sc.setLogLevel("ERROR")
@@ -1101,14 +1217,16 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
     ``progress(text)`` hears the phases, ``tasks(text)`` the running stages' task counts.
     ``json_fields``: fill the calls table's request/response JSON columns (slower).
     ``per_file=False``: every server through the shuffle (module doc, 3). ``history``: how
-    one server's calls in several files make histories (plan_lifetimes)."""
+    one server's calls in several files make histories (plan_lifetimes). Inputs and ``out``
+    are resolved on the driver (expand, out_dir); an input its task could not read raises
+    UnreadableInputs once the tables and the report are written."""
     import contextlib
 
     if history not in HISTORIES:
         raise PipelineError(f"--history {history}: one of {', '.join(HISTORIES)}")
     began = time.perf_counter()
     paths = expand(inputs)
-    out = Path(out)
+    out = out_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     own = spark is None
     if own:  # a SparkContext alone where the job can: the SQL engine only if it is needed
@@ -1124,14 +1242,18 @@ def run(inputs: list[str], out: str | Path, master: str | None = None,
         if own:
             spark.stop()
     report = _report(out, summary, paths, time.perf_counter() - began)
-    return Result(out=out, files=len(paths), frames=report["totals"]["frames"],
+    result = Result(out=out, files=len(paths), frames=report["totals"]["frames"],
                   calls=report["totals"]["calls"], seen=report["totals"]["seen"],
                   checked=report["totals"]["checked"],
                   errors=report["totals"]["errors"],
                   violations=report["totals"]["violations"], seconds=report["seconds"],
                   by_requirement={r["requirement"]: r["violations"]
                                   for r in report["requirements"]},
-                  tables={t: str(out / t) for t in TABLES})
+                  tables={t: str(out / t) for t in TABLES},
+                  unreadable=report["unreadable"])
+    if result.unreadable:
+        raise UnreadableInputs(result)
+    return result
 
 
 def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | None,
@@ -1216,7 +1338,10 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
         pairs = spark.createDataFrame(
             [(server, captures[index], lt) for (server, index), lt in sorted(shuffled.items())],
             "server string, capture string, _lifetime string")
-        calls = spark.read.schema(spark_schema("calls")).parquet(str(out / "calls")).select(
+        # a URI: a path with no scheme is of Hadoop's default file system (HDFS, where it
+        # is configured), not the local one the tasks wrote to
+        calls = spark.read.schema(spark_schema("calls")).parquet(
+            (out / "calls").as_uri()).select(
             *_OBSERVED_COLUMNS)
         calls = calls.join(F.broadcast(pairs), ["server", "capture"]).withColumn(
             "server", F.concat_ws(LIFETIME_SEP, "server", "_lifetime")).drop("_lifetime")
@@ -1238,6 +1363,8 @@ def _job(spark: Any, paths: list[str], out: Path, say: Any, partitions: int | No
                             for lt, indexes in sorted(plan["files"].items())]
     summary["duplicates"] = plan["duplicates"]
     summary["history"] = history if per_file else "joined"
+    summary["unreadable"] = [{"capture": r["capture"], "reason": r["unreadable"]}
+                             for r in results if r.get("unreadable")]
     return summary
 
 
@@ -1310,6 +1437,8 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
         "history": summary.get("history"),
         "lifetimes": summary.get("lifetimes", []),
         "duplicates": summary.get("duplicates", []),
+        # inputs the task that read them could not open or read (the run's error: exit 2)
+        "unreadable": summary.get("unreadable", []),
         "rules": [{"requirement": k, "actor": a, "severity": s, "checks": t,
                    "text": _text(k)} for k, (a, s, t) in sorted(RULES.items())],
         "not_observable": [{"requirement": k, "reason": why}

@@ -21,7 +21,9 @@ ids unique per handle, every receive ended (RR_ACK or RR_NACK) or the handle clo
 no handle or cursor used after it was closed. What they do, drawn from a seeded generator, in the
 proportions of a consuming application (open a queue or two, then mostly read): open queues
 with receive or peek access (3 % of calls), peek or receive (33 %) and end receives later, with
-RR_ACK or RR_NACK (about a third: receives of different clients overlap), walk cursors (10 %),
+RR_ACK or RR_NACK (about a third: receives of different clients overlap), walk cursors (10 %:
+a new cursor's first read peeks at its current message, later ones mostly at the next; with
+receive access a quarter of them receive the cursor's message),
 purge (4 %, mostly with peek access: a conformant client may try, and must be refused), ask
 R_GetServerPort (2 %), read qmmgmt properties (5 %), ask for qmmgmt actions (2 %, sometimes
 one not in the table, which must be refused), close a handle (2 %). One server's clients take
@@ -59,6 +61,10 @@ class _Client:
     handles: dict = field(default_factory=dict)  # handle -> (queue, access)
     pending: dict = field(default_factory=dict)  # handle -> [request ids]
     cursors: dict = field(default_factory=dict)  # handle -> [cursors]
+    #: (handle, cursor) of the cursors that rest on a message they peeked (MS-MQDMPR 3.2:
+    #: state Read), where PEEK_NEXT may go on; a new cursor, or one whose message was
+    #: received through it, is Unread: PEEK_NEXT there is MQ_ERROR_ILLEGAL_CURSOR_ACTION
+    on_message: set = field(default_factory=set)
     next_id: int = 1
     client_id: Any = None  # pClientId: a GUID that identifies the client (3.1.4.2/R4)
 
@@ -144,15 +150,10 @@ def _step(cl: _Client, rnd: random.Random) -> None:
     elif choice < 0.78:
         cursors = cl.cursors.setdefault(h, [])
         if cursors and rnd.random() < 0.6:
-            cursor = rnd.choice(cursors)
-            rid = cl.next_id
-            cl.next_id += 1
-            call(c.R_StartReceive(phContext=h, LookupId=0, hCursor=cursor,
-                                  ulAction=c.MQ_ACTION_PEEK_NEXT, ulTimeout=0,
-                                  dwRequestId=rid, dwMaxBodySize=4096,
-                                  dwMaxCompoundMessageSize=0))
+            _cursor_read(cl, h, rnd.choice(cursors), access, rnd)
         elif cursors and rnd.random() < 0.5:
             cursor = cursors.pop()
+            cl.on_message.discard((h, cursor))
             call(c.R_CloseCursor(phContext=h, hCursor=cursor))
         else:
             r = call(c.R_CreateCursor(phContext=h))
@@ -180,11 +181,39 @@ def _step(cl: _Client, rnd: random.Random) -> None:
         call(c.R_EndReceive(phContext=h, dwAck=c.RR_NACK, dwRequestId=rid))
 
 
+def _cursor_read(cl: _Client, h: bytes, cursor: int, access: int, rnd: random.Random) -> None:
+    """One read through a cursor (MS-MQRR 3.1.4.7, MS-MQDMPR 3.2.7): on a cursor that rests
+    on no message yet, PEEK_CURRENT (it moves to the first available message); on one that
+    does, mostly PEEK_NEXT (the next one), else PEEK_CURRENT again; with receive access,
+    sometimes a receive of the cursor's message (ended later, as the other receives), after
+    which the cursor rests on no message again."""
+    rid = cl.next_id
+    cl.next_id += 1
+    key = (h, cursor)
+    if access == c.RECEIVE_ACCESS and rnd.random() < 0.25:
+        action = c.MQ_ACTION_RECEIVE
+    elif key in cl.on_message and rnd.random() < 0.8:
+        action = c.MQ_ACTION_PEEK_NEXT
+    else:
+        action = c.MQ_ACTION_PEEK_CURRENT
+    r = cl.rpc.call(c.R_StartReceive(phContext=h, LookupId=0, hCursor=cursor,
+                                     ulAction=action, ulTimeout=0, dwRequestId=rid,
+                                     dwMaxBodySize=4096, dwMaxCompoundMessageSize=0))
+    if r.raised or r.status != 0:  # the cursor stays where it was (Read or Unread)
+        return
+    if action == c.MQ_ACTION_RECEIVE:
+        cl.pending.setdefault(h, []).append(rid)
+        cl.on_message.discard(key)
+    else:
+        cl.on_message.add(key)
+
+
 def _close(cl: _Client, h: bytes) -> None:
     """End every receive on the handle, close its cursors, then close it (MS-MQRR 3.2.4.13)."""
     for rid in cl.pending.pop(h, []):
         cl.rpc.call(c.R_EndReceive(phContext=h, dwAck=c.RR_NACK, dwRequestId=rid))
     for cursor in cl.cursors.pop(h, []):
+        cl.on_message.discard((h, cursor))
         cl.rpc.call(c.R_CloseCursor(phContext=h, hCursor=cursor))
     cl.rpc.call(c.R_CloseQueue(pphContext=h))
     del cl.handles[h]

@@ -78,7 +78,9 @@ def _some(names: list[str], shown: int = 3) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0: no violation and every file read whole (violations and decoding errors a
     conformance run lists as deliberate beside its capture excepted); 1: a violation or a file
-    error; 2: bad arguments (no such input, bad master URL, an unreadable list)."""
+    error; 2: bad arguments (no such input, bad master URL, an unreadable list) or an input
+    the task that read it could not open or read (a relative path a worker resolves in its
+    own directory, a path not mounted there: the report lists them)."""
     UsageError = args.usage_error  # noqa: N806
     require_extra("validate", UsageError)
     from rich.console import Console
@@ -105,16 +107,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
             labels = json.loads(Path(args.labels).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"--labels {args.labels}: {exc}") from None
+    try:
+        pipeline.out_dir(args.out)
+    except pipeline.PipelineError as exc:
+        raise UsageError(str(exc)) from None
     with console.status("starting Spark") as status:
-        result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
-                              progress=lambda text: console.print(f"[dim]{text}[/dim]"),
-                              tasks=lambda text: status.update(text),
-                              partitions=args.partitions, json_fields=args.full_fields,
-                              history=args.history)
+        try:
+            result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
+                                  progress=lambda text: console.print(f"[dim]{text}[/dim]"),
+                                  tasks=lambda text: status.update(text),
+                                  partitions=args.partitions, json_fields=args.full_fields,
+                                  history=args.history)
+        except pipeline.PipelineError as exc:  # an input its task could not read, say
+            raise UsageError(str(exc)) from None
     console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls "
                   f"({result.checked} of {result.seen} RemoteRead/qmmgmt calls checked), "
                   f"{result.errors} decoding error(s), {result.violations} violation(s) in "
                   f"{result.seconds:.1f} s")
+    if not result.seen:
+        console.print("  no RemoteRead or qmmgmt call was read: nothing was checked")
     if result.checked < result.seen:
         console.print(f"  {result.seen - result.checked} call(s) not checked: an answer whose "
                       f"request is not in the capture, or a call whose bind is not and whose "

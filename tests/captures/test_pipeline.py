@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="Spark need
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("corpus")
-    synth.synth(out, servers=4, connections=6, fault_rate=0.5, seed=3, steps=60)
+    synth.synth(out, servers=4, connections=6, fault_rate=0.5, seed=6, steps=60)
     return out
 
 
@@ -68,6 +68,28 @@ def test_every_faulty_flow_is_flagged_and_no_clean_flow_is(corpus, validated):
     assert score["clean_flows"] >= 10 and score["faulty_flows"] >= 10
     # every seeded fault acted, so recall covers each requirement
     assert set(score["per_requirement"]) >= set(FAULTS.values())
+
+
+def test_the_synthetic_clients_cursor_reads_return_messages(corpus, validated):
+    """A new cursor's first read peeks at its current message, later ones at the next (MS-MQRR
+    3.1.4.7, MS-MQDMPR 3.2.7): the corpus holds cursor reads of each kind that return a
+    message, and none refused as an illegal cursor action."""
+    from mqconform.captures.decode import decode_all
+    from mqconform.model import calls as c
+
+    reads = [r for r in pq.read_table(str(validated / "calls")).to_pylist()
+             if r["method"] == "R_StartReceive" and r["cursor"]]
+    assert reads and not [r for r in reads if r["status"] == 0xC00E001C]
+    ok = {r["action"]: 0 for r in reads}
+    for r in reads:
+        ok[r["action"]] += r["status"] == 0 and bool(r["sequence_id"])
+    assert ok[c.MQ_ACTION_PEEK_CURRENT] >= 5 and ok[c.MQ_ACTION_PEEK_NEXT] >= 5 \
+        and ok[c.MQ_ACTION_RECEIVE] >= 1, ok
+    # the answers carry the message (a packet section holding the body the queue was sent)
+    answers = [json.loads(x.response) for x in decode_all(sorted(corpus.glob("*.pcap"))).calls
+               if x.method == "R_StartReceive" and x.cursor and x.status == 0]
+    assert answers and all(a["pdwNumberOfSections"] >= 1 and b"message ".hex() in
+                           a["ppPacketSections"][0]["pSectionBuffer"]["hex"] for a in answers)
 
 
 def test_the_tables_hold_what_the_decoder_and_the_observer_found(corpus, validated):
@@ -212,14 +234,29 @@ def cluster(tmp_path):
 
 def test_a_standalone_cluster_writes_the_same_tables_as_local_mode(corpus, validated,
                                                                      cluster, tmp_path):
-    out = tmp_path / "cluster"
+    """From a shell in another directory than the captures', with relative paths (the tasks
+    run in the worker's directory): every table as local mode's, and the driver on loopback
+    as the master is, with no SPARK_LOCAL_IP set."""
+    cwd = tmp_path / "elsewhere" / "shell"
+    cwd.mkdir(parents=True)
+    relative = os.path.relpath(corpus, cwd)
+    assert relative.startswith("..") and not (cwd / relative).samefile(cwd)
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_LOCAL_IP"}
     done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
-                           str(corpus), "--out", str(out), "--master", cluster],
-                          capture_output=True, text=True, timeout=900,
-                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+                           relative, "--out", "cluster-out", "--master", cluster],
+                          capture_output=True, text=True, timeout=900, cwd=cwd,
+                          env=dict(env, PYSPARK_PYTHON=sys.executable))
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    out = cwd / "cluster-out"
     for table in pipeline.TABLES:
         assert _rows(out / table) == _rows(validated / table), table
+    # the tables name the captures by the paths they were read from, resolved on the driver
+    assert {f["capture"] for f in _rows(out / "files")} == \
+        {str(p) for p in corpus.glob("*.pcap")}
+    # the executors were told to reach the driver on loopback
+    log = (tmp_path / "worker.log").read_text()
+    urls = re.findall(r'"--driver-url" "spark://[^@"]*@([^"]+):\d+"', log)
+    assert urls and set(urls) == {"127.0.0.1"}, log[-3000:]
     local = json.loads((validated / "report.json").read_text())
     remote = json.loads((out / "report.json").read_text())
     local.pop("seconds"), remote.pop("seconds")
@@ -449,3 +486,81 @@ def test_the_golden_vectors_validate_with_no_server_violation_and_exit_0(tmp_pat
     assert len(report["lifetimes"]) > 100
     assert all(len(lt["captures"]) == 1 for lt in report["lifetimes"])
     assert all(v["lifetime"].startswith("10.0.0.2:2103 from ") for v in violations)
+
+
+# ------------------------------------------------------------ paths resolved on the driver
+
+
+def test_relative_inputs_and_out_are_resolved_on_the_driver(corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(corpus.parent)
+    first = sorted(corpus.glob("*.pcap"))[0]
+    assert pipeline.expand([corpus.name]) == [str(p) for p in sorted(corpus.glob("*.pcap"))]
+    assert pipeline.expand([f"{corpus.name}/{first.name}"]) == [str(first)]
+    assert pipeline.expand([f"{corpus.name}/server-0[0].pcap"]) == [str(first)]
+    assert pipeline.expand([f"file://{first}"]) == [str(first)]
+    assert pipeline.out_dir("rel/out") == corpus.parent / "rel" / "out"
+    assert pipeline.out_dir(f"file://{tmp_path}/o") == tmp_path / "o"
+    with pytest.raises(pipeline.PipelineError, match="--out hdfs://nn/x"):
+        pipeline.out_dir("hdfs://nn/x")
+
+
+def test_the_driver_address_follows_the_masters(monkeypatch, tmp_path):
+    for master in (None, "local[2]", "spark://127.0.0.1:7077", "spark://localhost:7077",
+                   "spark://127.0.0.1:7077,localhost:7078"):
+        assert pipeline.loopback_master(master), master
+    for master in ("spark://10.1.2.3:7077", "spark://spark-master:7077",
+                   "spark://127.0.0.1:7077,spark-master:7077", "yarn", "k8s://https://k:6443"):
+        assert not pipeline.loopback_master(master), master
+    monkeypatch.delenv("SPARK_LOCAL_IP", raising=False)
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))  # no defaults file there
+
+    def address(master, config=None):
+        return {k: v for k, v in pipeline._settings(master, config)
+                if k in pipeline.DRIVER_ADDRESS}
+
+    loopback = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+    assert address("spark://127.0.0.1:7077") == loopback
+    assert address("spark://localhost:7077") == loopback
+    assert address("spark://10.1.2.3:7077") == {}  # Spark's default
+    # the user's choice stands: in the config, SPARK_LOCAL_IP or spark-defaults.conf
+    assert address("spark://127.0.0.1:7077", {"spark.driver.host": "10.0.0.5"}) == {}
+    (tmp_path / "spark-defaults.conf").write_text("spark.driver.bindAddress 0.0.0.0\n")
+    assert address("spark://127.0.0.1:7077") == {}
+    (tmp_path / "spark-defaults.conf").unlink()
+    monkeypatch.setenv("SPARK_LOCAL_IP", "10.0.0.5")
+    assert address("spark://127.0.0.1:7077") == {}
+
+
+def test_an_input_its_task_cannot_read_fails_the_run(corpus, spark, tmp_path, monkeypatch):
+    """A file listed on the driver that is not there when its task opens it (a path not on
+    the worker, say): the run writes its tables and a red report, then fails."""
+    good = sorted(corpus.glob("*.pcap"))[0]
+    gone = tmp_path / "gone.pcap"
+    monkeypatch.setattr(pipeline, "expand", lambda inputs: [str(good), str(gone)])
+    out = tmp_path / "o"
+    with pytest.raises(pipeline.UnreadableInputs, match=f"^{re.escape(str(gone))}: cannot "
+                       f"open on .*No such file") as caught:
+        pipeline.run(["whatever"], out, spark=spark)
+    assert [u["capture"] for u in caught.value.result.unreadable] == [str(gone)]
+    assert "\n" not in str(caught.value)
+    report = json.loads((out / "report.json").read_text())
+    assert [u["capture"] for u in report["unreadable"]] == [str(gone)]
+    html = (out / "index.html").read_text()
+    assert 'id="unreadable" class="error"' in html and str(gone) in html
+    assert {Path(f["capture"]).name for f in _rows(out / "files")} == {good.name, gone.name}
+
+
+def test_the_command_line_exits_2_when_nothing_could_be_read(tmp_path):
+    """/proc/self/mem: a file the driver lists whose read fails in the task, for root too
+    (as a worker's read of a path it cannot reach)."""
+    if not Path("/proc/self/mem").is_file():
+        pytest.skip("no /proc/self/mem")
+    out = tmp_path / "o"
+    done = subprocess.run([sys.executable, "-m", "mqconform.cli", "captures", "validate",
+                           "/proc/self/mem", "--out", str(out), "--master", "local[1]"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: /proc/self/mem: cannot read")
+    html = (out / "index.html").read_text()
+    assert "No violation.</p>" not in html and 'class="error"' in html
