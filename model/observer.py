@@ -516,7 +516,7 @@ class Observer:
         h = self._handle(call.handle)
         if h.closed and kind in CLOSED_HANDLE_RULES:
             self._flag(CLOSED_HANDLE_RULES[kind][1], call,
-                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+                       f"handle {call.handle} was closed by an earlier R_CloseQueue")
         handler = _ON_REQUEST.get(kind)
         if handler is not None:
             handler(self, call, kind, h)
@@ -589,7 +589,7 @@ class Observer:
         h = self._handle(call.handle)
         if kind in CLOSED_HANDLE_RULES and h.closed and ok:
             self._flag(CLOSED_HANDLE_RULES[kind][0], call,
-                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+                       f"handle {call.handle} was closed by an earlier R_CloseQueue")
         handler = _ON_RESPONSE.get(kind)
         if handler is not None:
             handler(self, call, kind, h, ok)
@@ -624,7 +624,7 @@ class Observer:
             return
         if call.result_handle is not None:
             self._flag("MS-MQRR/3.1.4.3/R5", call,
-                       f"pphContext came back as {call.result_handle[:16]}...")
+                       f"pphContext came back as {call.result_handle}")
         h.closed = True
         for receive in (*h.pending.values(), *h.ending.values()):
             self._unlock(receive)
@@ -676,7 +676,7 @@ class Observer:
         old = self.handles.get(call.result_handle)
         if old is not None and not old.closed:
             self._flag("MS-MQDMPR/3.1.7.1.5/R21", call,
-                       f"handle {call.result_handle[:16]}... is open on {old.queue}")
+                       f"handle {call.result_handle} is open on {old.queue}")
         self.handles[call.result_handle] = _OpenQueueDescriptor(
             queue=call.queue or f"handle:{call.result_handle}", access=call.access,
             opened=True, opened_on=(call.capture, call.connection))
