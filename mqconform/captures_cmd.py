@@ -46,7 +46,7 @@ class Progress:
         self.done = 0
         self.every = every
         self._clock = time.monotonic
-        self._said = (None, 0.0)
+        self._said: tuple = (None, float("-inf"))
         self._bar = None
         self._task = None
         self.live = console.is_terminal
@@ -220,7 +220,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         phases: list[str] = []
 
         def said(text: str) -> None:
-            if len(phases) == 1:  # stage 1 has ended: every file read
+            if not phases:  # Spark is up: stage 1 begins
+                bar.update(0, len(paths), "files")
+            elif len(phases) == 1:  # stage 1 has ended: every file read
                 bar.update(len(paths), len(paths), "files")
             phases.append(text)
             bar.say(text)
