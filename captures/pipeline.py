@@ -1360,7 +1360,7 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
     totals["reconciles"] = all(f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"]
                                for f in files)
     totals["unreadable"] = sum(1 for f in files if not f["frames"] and f["errors"])
-    verdict, why = _verdict(files, totals)
+    verdict, failed = _verdict(files, totals)
     requirements = []
     for r in summary["requirements"]:
         requirements.append({**r, "text": _text(r["requirement"]),
@@ -1377,7 +1377,7 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
                      ["kind", "capture", "frame", "connection", "message"])
     report = {
         "tool": "mqconform captures validate", "seconds": round(seconds, 3),
-        "verdict": verdict, "failed": why,
+        "verdict": verdict, "failed": failed,
         "totals": totals, "requirements": requirements,
         "error_kinds": summary["error_kinds"],
         # every violation and decoding error up to LISTED_PER_REQUIREMENT / LISTED_PER_KIND
@@ -1392,7 +1392,8 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
         "lifetimes": summary.get("lifetimes", []),
         "duplicates": summary.get("duplicates", []),
         "rules": [{"requirement": k, "actor": a, "severity": s, "checks": t,
-                   "text": _text(k), "section": _section(k)} for k, (a, s, t) in sorted(RULES.items())],
+                   "text": _text(k), "section": _section(k)}
+                  for k, (a, s, t) in sorted(RULES.items())],
         "not_observable": [{"requirement": k, "reason": why}
                            for k, why in sorted(NOT_OBSERVABLE.items())],
     }

@@ -6,9 +6,11 @@
 
 decode (one machine, no Spark)
 writes the calls table (captures/schema.py) and, beside it, ``<stem>.errors.parquet`` and
-``<stem>.files.parquet``; prints per file the frames read, decoded, rejected and not DCE/RPC,
-the calls and the errors. Exit 0 when every file was read to its end, 1 when a file had
-errors (its rows are still written), 2 for bad arguments.
+``<stem>.files.parquet``; prints per file, as it ends, the frames read, decoded, rejected and
+not DCE/RPC, the calls and the errors (a progress bar over the files on a terminal), then each
+error kind with its count and the reasons of its first errors. Exit 0 when every file was
+read to its end, 1 when a file had errors (its rows are still written) or no frame was read,
+2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -220,12 +222,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         phases: list[str] = []
 
         def said(text: str) -> None:
+            if len(phases) == 1:  # stage 1 has ended: every file read
+                bar.update(len(paths), len(paths), "files")
+            bar.say(text)
             if not phases:  # Spark is up: stage 1 begins
                 bar.update(0, len(paths), "files")
-            elif len(phases) == 1:  # stage 1 has ended: every file read
-                bar.update(len(paths), len(paths), "files")
             phases.append(text)
-            bar.say(text)
 
         def counted(text) -> None:
             # stage 1's tasks are the files, one each; later stages' are chains or lifetimes
