@@ -193,7 +193,9 @@ def _some(names: list[str], shown: int = 3) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0: no violation and every file read whole (violations and decoding errors a
     conformance run lists as deliberate beside its capture excepted); 1: a violation or a file
-    error; 2: bad arguments (no such input, bad master URL, an unreadable list)."""
+    error, or nothing could be checked (every file unreadable, no frame read, none of the
+    calls seen checked); 2: bad arguments (no such input, bad master URL, an unreadable
+    list)."""
     UsageError = args.usage_error  # noqa: N806
     require_extra("validate", UsageError)
     from rich.console import Console
