@@ -1179,26 +1179,43 @@ def _session_of(spark: Any) -> Any:
     return SparkSession(spark)
 
 
+class TaskCounts(str):
+    """What ``tasks(text)`` hears: the running stages' task counts as a line of text, and as
+    numbers (``done`` of ``total`` tasks, summed over the running stages) for a progress bar.
+    In stage 1 a task is one capture file."""
+
+    done: int
+    total: int
+
+    def __new__(cls, text: str, done: int, total: int) -> TaskCounts:
+        self = super().__new__(cls, text)
+        self.done, self.total = done, total
+        return self
+
+
 class _Tasks:
     """Shows the running stages' tasks (done/total) while the job runs (not with Connect)."""
 
-    def __init__(self, spark: Any, show: Any):
+    def __init__(self, spark: Any, show: Any, every: float = 0.5):
         import threading
 
         self.tracker = _context_of(spark).statusTracker()
         self.show = show
+        self.every = every
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
-        while not self.stop.wait(1.0):
-            parts = []
+        while not self.stop.wait(self.every):
+            parts, done, total = [], 0, 0
             for sid in self.tracker.getActiveStageIds():
                 info = self.tracker.getStageInfo(sid)
                 if info is not None:
                     parts.append(f"stage {sid}: {info.numCompletedTasks}/{info.numTasks} tasks")
+                    done += info.numCompletedTasks
+                    total += info.numTasks
             if parts:
-                self.show("; ".join(parts))
+                self.show(TaskCounts("; ".join(parts), done, total))
 
     def __enter__(self) -> _Tasks:
         self.thread.start()
@@ -1411,6 +1428,52 @@ def _summary(out: Path, results: list[dict], partials: list[dict]) -> dict:
             "error_kinds": kinds}
 
 
+#: the report lists (report.json, index.html) up to this many violations per requirement and
+#: errors per kind, in the order of their capture and frame; the Parquet tables hold them all
+LISTED_PER_REQUIREMENT = 200
+LISTED_PER_KIND = 500
+
+
+def _listed(directory: Path, by: str, values: list[str], limit: int, sort: list[str],
+            columns: list[str]) -> list[dict]:
+    """Up to ``limit`` rows of a table for each value of its column ``by`` (nulls first in
+    ``sort``'s order), as dicts."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if not directory.is_dir() or not any(directory.glob("*.parquet")):
+        return []
+    table = pq.read_table(str(directory), columns=columns)
+    rows: list[dict] = []
+    for value in values:
+        mine = table.filter(pc.equal(table[by], pa.scalar(value, pa.string())))
+        if mine.num_rows:
+            order = pc.sort_indices(mine, sort_keys=[(k, "ascending", "at_start")
+                                                     for k in sort])
+            rows += mine.take(order.slice(0, limit)).to_pylist()
+    return rows
+
+
+def _verdict(files: list[dict], totals: dict) -> tuple[str, str | None]:
+    """The run in one word, and why when nothing could be checked: "failed" (every file
+    unreadable, no frame read, or none of the calls seen checked: an all-error run, never a
+    clean one), "violations", "errors" (decoding errors, no violation), "clean"."""
+    why = None
+    if files and all(not f["frames"] and f["errors"] for f in files):
+        why = f"none of the {len(files)} capture file(s) could be read"
+    elif not totals["frames"]:
+        why = "no frame was read from the capture file(s)"
+    elif totals["seen"] and not totals["checked"]:
+        why = (f"none of the {totals['seen']} RemoteRead/qmmgmt call(s) seen could be "
+               f"checked")
+    if why:
+        return "failed", why
+    if totals["violations"]:
+        return "violations", None
+    return ("errors" if totals["errors"] else "clean"), None
+
+
 def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
     from mqconform.model.observer import NOT_OBSERVABLE, RULES
 
@@ -1423,14 +1486,32 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
     totals["violations"] = sum(r["violations"] for r in summary["requirements"])
     totals["reconciles"] = all(f["frames"] == f["decoded"] + f["rejected"] + f["not_dcerpc"]
                                for f in files)
+    totals["unreadable"] = sum(1 for f in files if not f["frames"] and f["errors"])
+    verdict, failed = _verdict(files, totals)
     requirements = []
     for r in summary["requirements"]:
         requirements.append({**r, "text": _text(r["requirement"]),
+                             "section": _section(r["requirement"]),
                              "examples": summary["examples"].get(r["requirement"], [])})
+    violations = _listed(out / "violations", "requirement",
+                         [r["requirement"] for r in requirements], LISTED_PER_REQUIREMENT,
+                         ["capture", "request_frame", "response_frame", "client"],
+                         ["requirement", "actor", "severity", "capture", "server", "client",
+                          "lifetime", "method", "request_frame", "response_frame",
+                          "explanation"])
+    errors = _listed(out / "errors", "kind", sorted(summary["error_kinds"]), LISTED_PER_KIND,
+                     ["capture", "frame", "message"],
+                     ["kind", "capture", "frame", "connection", "message"])
     report = {
         "tool": "mqconform captures validate", "seconds": round(seconds, 3),
+        "verdict": verdict, "failed": failed,
         "totals": totals, "requirements": requirements,
         "error_kinds": summary["error_kinds"],
+        # every violation and decoding error up to LISTED_PER_REQUIREMENT / LISTED_PER_KIND
+        # (the tables hold all): what the report's filters act on
+        "violations": violations, "errors": errors,
+        "listed": {"violations": len(violations), "errors": len(errors),
+                   "per_requirement": LISTED_PER_REQUIREMENT, "per_kind": LISTED_PER_KIND},
         "files": files,
         # the servers' histories (plan_lifetimes): --history, each lifetime's files, and the
         # copies counted once
@@ -1440,7 +1521,8 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
         # inputs the task that read them could not open or read (the run's error: exit 2)
         "unreadable": summary.get("unreadable", []),
         "rules": [{"requirement": k, "actor": a, "severity": s, "checks": t,
-                   "text": _text(k)} for k, (a, s, t) in sorted(RULES.items())],
+                   "text": _text(k), "section": _section(k)}
+                  for k, (a, s, t) in sorted(RULES.items())],
         "not_observable": [{"requirement": k, "reason": why}
                            for k, why in sorted(NOT_OBSERVABLE.items())],
     }
@@ -1453,11 +1535,19 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
 def mark_expected(out: Path, known: dict) -> dict:
     """Add to report.json and index.html which violations and decoding errors are the
     deliberate departures listed beside their captures (``known``: counts, per requirement
-    too, from the ``wire.expected.json`` files; mqconform/captures_cmd.py)."""
+    too, from the ``wire.expected.json`` files; mqconform/captures_cmd.py). ``known``'s
+    "violation_keys" ((capture, request_frame, requirement)) and "error_keys" ((capture,
+    frame, kind)), when given, mark each listed violation and error expected or not."""
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     by_requirement = known.get("by_requirement", {})
     for q in report["requirements"]:
         q["expected"] = by_requirement.get(q["requirement"], 0)
+    violation_keys = {tuple(k) for k in known.get("violation_keys", ())}
+    error_keys = {tuple(k) for k in known.get("error_keys", ())}
+    for v in report.get("violations", []):
+        v["expected"] = (v["capture"], v["request_frame"], v["requirement"]) in violation_keys
+    for e in report.get("errors", []):
+        e["expected"] = (e["capture"], e["frame"], e["kind"]) in error_keys
     totals = report["totals"]
     report["expected"] = {
         "violations": known["violations"], "errors": known["errors"],
@@ -1471,6 +1561,9 @@ def mark_expected(out: Path, known: dict) -> dict:
 
 
 def _text(requirement: str) -> str:
+    """A requirement's whole sentence as the document states it: a step with the sentence
+    that leads its list ("When processing this call, the server MUST: ..."), a parameter's
+    sentence with the parameter it describes ("pphContext: ...")."""
     try:
         from mqconform.spec.catalog import load
 
@@ -1478,9 +1571,21 @@ def _text(requirement: str) -> str:
         if _CATALOG is None:
             _CATALOG = {r.id: r for r in load()}
         r = _CATALOG.get(requirement)
-        return r.text if r is not None else ""
+        if r is None:
+            return ""
+        if r.context and not r.text.startswith(r.context):
+            lead = r.context.strip()
+            return f"{lead} {r.text}" if lead.endswith(":") else f"{lead}: {r.text}"
+        return r.text
     except Exception:
         return ""
+
+
+def _section(requirement: str) -> str:
+    """The document, section number and title a requirement stands in."""
+    _text(requirement)
+    r = (_CATALOG or {}).get(requirement)
+    return f"{r.doc} {r.section} {r.title}" if r is not None else ""
 
 
 _CATALOG: dict | None = None

@@ -531,7 +531,7 @@ class Observer:
         h = self._handle(call.handle)
         if h.closed and kind in CLOSED_HANDLE_RULES:
             self._flag(CLOSED_HANDLE_RULES[kind][1], call,
-                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+                       f"handle {call.handle} was closed by an earlier R_CloseQueue")
         handler = _ON_REQUEST.get(kind)
         if handler is not None:
             handler(self, call, kind, h)
@@ -604,7 +604,7 @@ class Observer:
         h = self._handle(call.handle)
         if kind in CLOSED_HANDLE_RULES and h.closed and ok:
             self._flag(CLOSED_HANDLE_RULES[kind][0], call,
-                       f"handle {call.handle[:16]}... was closed by an earlier R_CloseQueue")
+                       f"handle {call.handle} was closed by an earlier R_CloseQueue")
         handler = _ON_RESPONSE.get(kind)
         if handler is not None:
             handler(self, call, kind, h, ok)
@@ -639,7 +639,7 @@ class Observer:
             return
         if call.result_handle is not None:
             self._flag("MS-MQRR/3.1.4.3/R5", call,
-                       f"pphContext came back as {call.result_handle[:16]}...")
+                       f"pphContext came back as {call.result_handle}")
         h.closed = True
         for receive in (*h.pending.values(), *h.ending.values()):
             self._unlock(receive)

@@ -6,9 +6,11 @@
 
 decode (one machine, no Spark)
 writes the calls table (captures/schema.py) and, beside it, ``<stem>.errors.parquet`` and
-``<stem>.files.parquet``; prints per file the frames read, decoded, rejected and not DCE/RPC,
-the calls and the errors. Exit 0 when every file was read to its end, 1 when a file had
-errors (its rows are still written), 2 for bad arguments.
+``<stem>.files.parquet``; prints per file, as it ends, the frames read, decoded, rejected and
+not DCE/RPC, the calls and the errors (a progress bar over the files on a terminal), then each
+error kind with its count and the reasons of its first errors. Exit 0 when every file was
+read to its end, 1 when a file had errors (its rows are still written) or no frame was read,
+2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import glob
 import importlib.util
+import json
 from pathlib import Path
 
 #: what the Spark stack of the ``spark`` extra brings, by the commands that need it
@@ -28,6 +31,76 @@ def require_extra(command: str, usage_error: type) -> None:
     if missing:
         raise usage_error(f"mqconform captures {command} needs {', '.join(missing)}: "
                           f"pip install 'mqconform[spark]'")
+
+
+class Progress:
+    """A job's progress: on a terminal a rich progress bar (``done`` of ``total``, a spinner
+    while nothing is counted yet); elsewhere (a CI log, a pipe) plain lines, one when the count
+    changes and at most one every ``every`` seconds, so that the log shows the job moving
+    without a line per second."""
+
+    def __init__(self, console, unit: str, total: int | None = None, every: float = 5.0):
+        import time
+
+        self.console = console
+        self.unit = unit
+        self.total = total
+        self.done = 0
+        self.every = every
+        self._clock = time.monotonic
+        self._said: tuple = (None, float("-inf"))
+        self._bar = None
+        self._task = None
+        self.live = console.is_terminal
+
+    def __enter__(self) -> Progress:
+        if self.live:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as Bar
+
+            self._bar = Bar(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                MofNCompleteColumn(), TimeElapsedColumn(), console=self.console,
+                transient=True)
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.unit, total=self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+    def say(self, text: str) -> None:
+        """A phase of the job, as a line above the bar (or in the log)."""
+        if self._bar is not None:
+            self._bar.console.print(f"[dim]{text}[/dim]")
+        else:
+            self.console.print(text)
+
+    def update(self, done: int, total: int | None = None, unit: str | None = None) -> None:
+        """``done`` of ``total`` ``unit`` (the unit, the total: as before when not given)."""
+        self.done = done
+        if total is not None:
+            self.total = total
+        if unit is not None:
+            self.unit = unit
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=self.total,
+                             description=self.unit)
+            return
+        now = self._clock()
+        key = (self.unit, done, self.total)
+        if key != self._said[0] and (now - self._said[1] >= self.every
+                                     or done == self.total):
+            self._said = (key, now)
+            of = f"/{self.total}" if self.total is not None else ""
+            self.console.print(f"{self.unit}: {done}{of} done")
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
@@ -44,29 +117,74 @@ def cmd_decode(args: argparse.Namespace) -> int:
     require_extra("decode", UsageError)
     from rich.console import Console
 
-    from mqconform.captures.decode import Decoder, FileSummary
+    from mqconform.captures.decode import DecodeError, Decoder, FileSummary
     from mqconform.captures.schema import write_parquet
 
     console = Console(highlight=False, soft_wrap=True)
     summaries: list[FileSummary] = []
+    errors: list[DecodeError] = []
 
-    def items():
-        for path in paths:
-            for item in Decoder(path, decode_stubs=not args.no_stubs).run(path):
-                if isinstance(item, FileSummary):
-                    summaries.append(item)
-                yield item
+    with Progress(console, "files", total=len(paths), every=2.0) as progress:
+        def items():
+            for path in paths:
+                for item in Decoder(path, decode_stubs=not args.no_stubs).run(path):
+                    if isinstance(item, FileSummary):
+                        summaries.append(item)
+                        progress.say(_file_line(item))
+                        progress.update(len(summaries))
+                    elif isinstance(item, DecodeError):
+                        errors.append(item)
+                    yield item
 
-    written = write_parquet(items(), out)
-    bad = 0
-    for s in summaries:
-        bad += bool(s.errors)
-        console.print(f"{s.capture}: {s.frames} frames ({s.decoded} decoded, {s.rejected} "
-                      f"rejected, {s.not_dcerpc} not DCE/RPC), {s.calls} calls, {s.errors} "
-                      f"errors{', ' + str(s.gaps) + ' gaps' if s.gaps else ''}")
+        written = write_parquet(items(), out)
+    bad = sum(1 for s in summaries if s.errors)
+    unreadable = sum(1 for s in summaries if not s.frames and s.errors)
+    _print_errors(console, [{"kind": e.kind, "capture": e.capture, "frame": e.frame,
+                             "message": e.message} for e in errors])
     for table, path in written.items():
         console.print(f"{table}: {path}")
-    return 1 if bad else 0
+    if summaries and unreadable == len(summaries):
+        console.print(f"[bold red]none of the {len(summaries)} file(s) could be read: no "
+                      f"call decoded[/]")
+    elif not sum(s.frames for s in summaries):
+        console.print("[bold red]no frame was read from the file(s)[/]")
+    elif bad:
+        console.print(f"[red]{bad} of {len(summaries)} file(s) had errors[/]")
+    else:
+        console.print("[green]every file read to its end[/]")
+    return 1 if bad or not sum(s.frames for s in summaries) else 0
+
+
+def _file_line(s) -> str:
+    """One file's counts (a FileSummary, or a files-table row as a dict)."""
+    get = (lambda k: s[k]) if isinstance(s, dict) else (lambda k: getattr(s, k))
+    gaps = get("gaps")
+    return (f"{get('capture')}: {get('frames')} frames ({get('decoded')} decoded, "
+            f"{get('rejected')} rejected, {get('not_dcerpc')} not DCE/RPC), {get('calls')} "
+            f"calls, {get('errors')} errors{', ' + str(gaps) + ' gaps' if gaps else ''}")
+
+
+#: the errors printed per kind on the terminal (the report and the errors table have all)
+SHOWN_PER_KIND = 3
+
+
+def _print_errors(console, errors: list[dict], counts: dict[str, int] | None = None) -> None:
+    """Every error kind with its count, and the reasons of its first SHOWN_PER_KIND errors
+    (capture, frame: message)."""
+    from rich.markup import escape
+
+    if counts is None:
+        counts = {}
+        for e in errors:
+            counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+    for kind in sorted(counts):
+        console.print(f"[red]error {kind}: {counts[kind]}[/]")
+        mine = [e for e in errors if e["kind"] == kind]
+        for e in mine[:SHOWN_PER_KIND]:
+            where = e["capture"] + (f" frame {e['frame']}" if e["frame"] is not None else "")
+            console.print(f"  {escape(where)}: {escape(e['message'] or '')}")
+        if counts[kind] > SHOWN_PER_KIND:
+            console.print(f"  and {counts[kind] - min(len(mine), SHOWN_PER_KIND)} more")
 
 
 def _some(names: list[str], shown: int = 3) -> str:
@@ -78,9 +196,11 @@ def _some(names: list[str], shown: int = 3) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0: no violation and every file read whole (violations and decoding errors a
     conformance run lists as deliberate beside its capture excepted); 1: a violation or a file
-    error; 2: bad arguments (no such input, bad master URL, an unreadable list) or an input
-    the task that read it could not open or read (a relative path a worker resolves in its
-    own directory, a path not mounted there: the report lists them)."""
+    error, or nothing could be checked (every file unreadable, no frame read, none of the
+    calls seen checked); 2: bad arguments (no such input, bad master URL, an unreadable
+    list) or an input the task that read it could not open or read (a relative path a
+    worker resolves in its own directory, a path not mounted there: the report lists
+    them)."""
     UsageError = args.usage_error  # noqa: N806
     require_extra("validate", UsageError)
     from rich.console import Console
@@ -101,8 +221,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"--remote {args.remote}: not a Spark Connect URL (sc://host:port)")
     labels = None
     if args.labels:
-        import json
-
         try:
             labels = json.loads(Path(args.labels).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -111,27 +229,54 @@ def cmd_validate(args: argparse.Namespace) -> int:
         pipeline.out_dir(args.out)
     except pipeline.PipelineError as exc:
         raise UsageError(str(exc)) from None
-    with console.status("starting Spark") as status:
+    with Progress(console, "starting Spark", total=len(paths)) as bar:
+        phases: list[str] = []
+
+        def said(text: str) -> None:
+            if len(phases) == 1:  # stage 1 has ended: every file read
+                bar.update(len(paths), len(paths), "files")
+            bar.say(text)
+            if not phases:  # Spark is up: stage 1 begins
+                bar.update(0, len(paths), "files")
+            phases.append(text)
+
+        def counted(text) -> None:
+            # stage 1's tasks are the files, one each; later stages' are chains or lifetimes
+            done, total = getattr(text, "done", None), getattr(text, "total", None)
+            if done is not None:
+                bar.update(done, total, "files" if len(phases) <= 1 else "tasks")
+
         try:
             result = pipeline.run(paths, args.out, master=args.master, remote=args.remote,
-                                  progress=lambda text: console.print(f"[dim]{text}[/dim]"),
-                                  tasks=lambda text: status.update(text),
+                                  progress=said, tasks=counted,
                                   partitions=args.partitions, json_fields=args.full_fields,
                                   history=args.history)
         except pipeline.PipelineError as exc:  # an input its task could not read, say
             raise UsageError(str(exc)) from None
-    console.print(f"{result.files} file(s), {result.frames} frames, {result.calls} calls "
-                  f"({result.checked} of {result.seen} RemoteRead/qmmgmt calls checked), "
+    report = json.loads((result.out / "report.json").read_text(encoding="utf-8"))
+    totals = report["totals"]
+    failed = report.get("failed")
+    unreadable = totals.get("unreadable", 0)
+    console.print(f"{result.files} file(s){f' ({unreadable} unreadable)' if unreadable else ''}"
+                  f", {result.frames} frames, {result.calls} calls, "
                   f"{result.errors} decoding error(s), {result.violations} violation(s) in "
                   f"{result.seconds:.1f} s")
-    if not result.seen:
-        console.print("  no RemoteRead or qmmgmt call was read: nothing was checked")
+    style = "red" if result.seen and not result.checked else (
+        "yellow" if result.checked < result.seen else "")
+    checked = f"{result.checked} of {result.seen}"
+    console.print(f"calls checked: {f'[{style}]{checked}[/]' if style else checked} "
+                  f"RemoteRead/qmmgmt call(s) seen")
     if result.checked < result.seen:
         console.print(f"  {result.seen - result.checked} call(s) not checked: an answer whose "
                       f"request is not in the capture, or a call whose bind is not and whose "
                       f"stubs settled no interface (errors table: kind unbound)")
+    _print_errors(console, report.get("errors", []), report.get("error_kinds", {}))
+    texts = {q["requirement"]: q.get("checks") for q in report.get("rules", [])}
+    if result.by_requirement:
+        console.print("violations by requirement:")
     for requirement, count in sorted(result.by_requirement.items()):
-        console.print(f"  {requirement}: {count}")
+        what = texts.get(requirement)
+        console.print(f"  {requirement}: {count}{f' ({what})' if what else ''}")
     known = _expected(paths, result.out, UsageError, args.expected)
     if known is not None:
         console.print(f"expected: {known['violations']} violation(s) and {known['errors']} "
@@ -148,10 +293,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
         console.print(f"against {args.labels}: {score['faulty_flows']} faulty flows, recall "
                       f"{score['recall']:.1%}, {score['false_positive_flows']} false "
                       f"positive flow(s) of {score['clean_flows']} clean")
+    if failed:
+        console.print(f"[bold red]nothing was checked: {failed}; no violation is reported "
+                      f"because none could be found[/]")
+        return 1
     if known is not None:
-        return 1 if (result.violations > known["violations"]
-                     or result.errors > known["errors"]) else 0
-    return 1 if result.violations or result.errors else 0
+        bad = (result.violations > known["violations"] or result.errors > known["errors"])
+    else:
+        bad = bool(result.violations or result.errors)
+    if bad:
+        console.print(f"[bold red]{result.violations} violation(s), {result.errors} decoding "
+                      f"error(s){' (some unexpected)' if known is not None else ''}[/]")
+    elif known is not None:
+        console.print("[green]nothing unexpected[/]")
+    elif not result.seen:
+        console.print("[yellow]no RemoteRead or qmmgmt call in the capture(s): nothing to "
+                      "check[/]")
+    else:
+        console.print(f"[green]no violation in the {result.checked} call(s) checked; every "
+                      f"file read whole[/]")
+    return 1 if bad else 0
 
 
 def _expected(paths: list[str], out: Path, usage_error: type,
@@ -185,7 +346,8 @@ def _expected(paths: list[str], out: Path, usage_error: type,
         files.append(Path(path).name)
     if not files:
         return None
-    found: dict = {"violations": 0, "errors": 0, "files": files, "by_requirement": {}}
+    found: dict = {"violations": 0, "errors": 0, "files": files, "by_requirement": {},
+                   "violation_keys": [], "error_keys": []}
     if (out / "violations").exists():
         table = pq.read_table(out / "violations",
                               columns=["capture", "request_frame", "requirement", "client",
@@ -196,6 +358,8 @@ def _expected(paths: list[str], out: Path, usage_error: type,
                     "violation", row["client"], row["server"], row["call_id"],
                     row["requirement"]) in flows:
                 found["violations"] += 1
+                found["violation_keys"].append((row["capture"], row["request_frame"],
+                                                row["requirement"]))
                 by = found["by_requirement"]
                 by[row["requirement"]] = by.get(row["requirement"], 0) + 1
     if (out / "errors").exists():
@@ -213,6 +377,7 @@ def _expected(paths: list[str], out: Path, usage_error: type,
             if expected.error_key(row["capture"], row["frame"], row["kind"]) in wanted or (
                     call is not None and ("error", *call, row["kind"]) in flows):
                 found["errors"] += 1
+                found["error_keys"].append((row["capture"], row["frame"], row["kind"]))
     return found
 
 

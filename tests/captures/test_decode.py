@@ -5,6 +5,7 @@ records, foreign traffic and garbage stubs reported as errors with frame counts 
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 import struct
 import subprocess
@@ -329,6 +330,11 @@ def test_mqconform_captures_decode_writes_the_three_tables(run_pcap, tmp_path):
     errors = pq.read_table(tmp_path / "calls.errors.parquet").to_pylist()
     assert any(e["capture"] == str(bad) and e["kind"] == "truncated" for e in errors)
     assert f"{run_pcap}: " in done.stdout and "calls: " in done.stdout
+    # each error kind, and the reason of its errors with capture and frame; the progress as
+    # plain lines (stdout is no terminal)
+    assert "error truncated: 1" in done.stdout and "\x1b[" not in done.stdout
+    assert re.search(re.escape(str(bad)) + r" frame \d+: \S", done.stdout), done.stdout
+    assert "files: 2/2 done" in done.stdout
 
 
 def test_mqconform_captures_decode_refuses_a_missing_file_in_one_line(tmp_path):
