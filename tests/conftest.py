@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,24 @@ def mqconform():
         return proc
 
     return run
+
+
+@pytest.fixture
+def headless(tmp_path):
+    """Open a URL in headless Chromium (.ci/run installs it) with ARGS (--dump-dom,
+    --screenshot=..., --window-size=...); returns what it printed."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.fail("chromium is needed (.ci/run installs it): apt-get install chromium")
+
+    def open_(url: str, *args: str) -> str:
+        done = subprocess.run(
+            [found, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / 'chromium'}",
+             "--virtual-time-budget=10000", *args, url],
+            capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    return open_

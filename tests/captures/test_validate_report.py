@@ -72,22 +72,6 @@ def unreadable(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return base / "v", done
 
 
-@pytest.fixture
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        pytest.fail("chromium is needed (.ci/run installs it): apt-get install chromium")
-    return found
-
-
-def _open(chromium: str, tmp_path: Path, url: str, *args: str) -> str:
-    done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=5000", *args, url],
-        capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 def _rows(dom: str, kind: str) -> list[dict]:
@@ -143,7 +127,7 @@ def test_the_report_lists_violations_and_errors_with_handles_whole(mixed):
 
 
 @pytest.mark.parametrize("width", [390, 1400])
-def test_the_filters_hide_and_show_rows(mixed, chromium, tmp_path, width):
+def test_the_filters_hide_and_show_rows(mixed, headless, tmp_path, width):
     out, _ = mixed
     report = json.loads((out / "report.json").read_text())
     index = (out / "index.html").resolve().as_uri()
@@ -151,7 +135,7 @@ def test_the_filters_hide_and_show_rows(mixed, chromium, tmp_path, width):
 
     def rows(which: str, **query: str) -> list[dict]:
         url = index + ("?" + urlencode(query) if query else "")
-        return _rows(_open(chromium, tmp_path, url, size, "--dump-dom"), which)
+        return _rows(headless(url, size, "--dump-dom"), which)
 
     everything = rows("violation")
     assert len(everything) == len(report["violations"]) and not any(
@@ -177,7 +161,7 @@ def test_the_filters_hide_and_show_rows(mixed, chromium, tmp_path, width):
         if name in ("actor", "expected", "lifetime"):
             assert hidden, (name, value)  # this corpus has both sides of each
     # an error kind: its errors only, and no violation
-    dom = _open(chromium, tmp_path, index + "?kind=truncated", size, "--dump-dom")
+    dom = headless(index + "?kind=truncated", size, "--dump-dom")
     got = _rows(dom, "error-row")
     assert [r["hidden"] for r in got if r["kind"] == "truncated"] == [False]
     assert all(r["hidden"] for r in got if r["kind"] != "truncated")
@@ -189,24 +173,24 @@ def test_the_filters_hide_and_show_rows(mixed, chromium, tmp_path, width):
 
 
 @pytest.mark.parametrize("width", [390, 1400])
-def test_screenshots_at_phone_and_desktop_width(mixed, unreadable, chromium, tmp_path, width):
+def test_screenshots_at_phone_and_desktop_width(mixed, unreadable, headless, tmp_path, width):
     for out in (mixed[0], unreadable[0]):
         shot = tmp_path / f"{out.parent.name}-{width}.png"
-        _open(chromium, tmp_path, (out / "index.html").resolve().as_uri(),
+        headless((out / "index.html").resolve().as_uri(),
               f"--window-size={width},1600", "--hide-scrollbars", f"--screenshot={shot}")
         data = shot.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
         assert int.from_bytes(data[16:20], "big") == width
 
 
-def test_a_run_that_read_nothing_is_red_and_says_why(unreadable, chromium, tmp_path):
+def test_a_run_that_read_nothing_is_red_and_says_why(unreadable, headless, tmp_path):
     out, done = unreadable
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     assert "nothing was checked: none of the 2 capture file(s) could be read" in done.stdout
     assert "error format: 2" in done.stdout and "0 bytes: not a pcap or pcapng" in done.stdout
     report = json.loads((out / "report.json").read_text())
     assert report["verdict"] == "failed" and "could be read" in report["failed"]
-    dom = _open(chromium, tmp_path, (out / "index.html").resolve().as_uri(),
+    dom = headless((out / "index.html").resolve().as_uri(),
                 "--window-size=390,2000", "--dump-dom")
     assert re.search(r'<p id="verdict" class="verdict failed">Nothing was checked', dom)
     assert '<p class="ok" id="no-violation">' not in dom and "No violation:" not in dom

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,22 +18,6 @@ from mqconform.conformance.report import case_anchor
 LIMIT = 1_500_000
 
 
-@pytest.fixture
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        pytest.fail("chromium is needed (.ci/run installs it): apt-get install chromium")
-    return found
-
-
-def _open(chromium: str, tmp_path: Path, url: str, *args: str) -> str:
-    done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=10000", *args, url],
-        capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 def _cases(dom: str) -> dict[str, dict]:
@@ -56,9 +39,9 @@ def test_the_page_is_small_and_names_no_path_of_this_machine(full_run):
             assert absolute not in text, (name, absolute)
 
 
-def test_the_filter_shows_only_matching_cases(full_run, chromium, tmp_path):
+def test_the_filter_shows_only_matching_cases(full_run, headless, tmp_path):
     index = (full_run / "index.html").resolve().as_uri()
-    cases = _cases(_open(chromium, tmp_path, index + "?q=3.1.4.7", "--dump-dom"))
+    cases = _cases(headless(index + "?q=3.1.4.7", "--dump-dom"))
     assert len(cases) >= 446
     shown = [c for c in cases.values() if not c["hidden"]]
     hidden = [c for c in cases.values() if c["hidden"]]
@@ -69,7 +52,7 @@ def test_the_filter_shows_only_matching_cases(full_run, chromium, tmp_path):
     assert tagged and not any(c["hidden"] for c in tagged)
     assert not any("3.1.4.7/" in c["ids"] + c["section"] + "/" for c in hidden)
     # two words and a verdict: both words, that verdict
-    cases = _cases(_open(chromium, tmp_path, index + "?q=MS-MQMR+3.1.4.2&verdict=pass",
+    cases = _cases(headless(index + "?q=MS-MQMR+3.1.4.2&verdict=pass",
                          "--dump-dom"))
     shown = [c for c in cases.values() if not c["hidden"]]
     assert shown and all(c["verdict"] == "pass" for c in shown)
@@ -77,11 +60,11 @@ def test_the_filter_shows_only_matching_cases(full_run, chromium, tmp_path):
                if c["verdict"] == "pass" and "MS-MQMR/3.1.4.2/" in c["ids"])  # trace: ignore
 
 
-def test_a_case_anchor_opens_its_case_with_its_calls(full_run, chromium, tmp_path):
+def test_a_case_anchor_opens_its_case_with_its_calls(full_run, headless, tmp_path):
     results = json.loads((full_run / "results.json").read_text())
     case = next(c for c in results["cases"] if c["verdict"] == "pass" and len(c["calls"]) > 1)
     anchor = case_anchor(case)
-    dom = _open(chromium, tmp_path, (full_run / "index.html").resolve().as_uri() + "#" + anchor,
+    dom = headless((full_run / "index.html").resolve().as_uri() + "#" + anchor,
                 "--dump-dom")
     assert _cases(dom)[anchor]["open"]
     assert f'<tr id="{anchor}-call-{len(case["calls"])}"' in dom  # loaded on opening
@@ -89,9 +72,9 @@ def test_a_case_anchor_opens_its_case_with_its_calls(full_run, chromium, tmp_pat
 
 
 @pytest.mark.parametrize("width", [1400, 390])
-def test_screenshots_at_desktop_and_phone_width(full_run, chromium, tmp_path, width):
+def test_screenshots_at_desktop_and_phone_width(full_run, headless, tmp_path, width):
     shot = tmp_path / f"index-{width}.png"
-    _open(chromium, tmp_path, (full_run / "index.html").resolve().as_uri() + "?q=3.1.4.7",
+    headless((full_run / "index.html").resolve().as_uri() + "?q=3.1.4.7",
           f"--window-size={width},1400", "--hide-scrollbars", f"--screenshot={shot}")
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
@@ -115,11 +98,11 @@ def test_a_run_clears_what_an_earlier_run_left(tmp_path):
     assert (report / "mine.txt").exists() and (report / "results.json").exists()
 
 
-def test_the_catalog_report_has_the_same_filter(tmp_path, chromium):
+def test_the_catalog_report_has_the_same_filter(tmp_path, headless):
     out = subprocess.run([sys.executable, "-m", "mqconform.cli", "spec", "report", "--out",
                           str(tmp_path / "c")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    dom = _open(chromium, tmp_path, (tmp_path / "c" / "index.html").resolve().as_uri()
+    dom = headless((tmp_path / "c" / "index.html").resolve().as_uri()
                 + "?q=3.1.4.7&testability=wire", "--dump-dom")
     rows = re.findall(r'<tr id="([^"]+)" class="filterable( hidden)?" '
                       r'data-testability="(\w+)"', dom)
