@@ -18,8 +18,8 @@
  * what it hands back: a call whose stub the C parsers decline (or a big-endian one) comes back
  * with its stubs (the ``declined`` list) for the Python codec; the messages that need Python's
  * words (a malformed bind, a malformed verification trailer, an endpoint as text) come from
- * callbacks. What it does not do (over 65,536 ended connections) raises Unsupported, and the
- * caller decodes the whole file with decode.Decoder. tests/captures/test_cdecode.py holds the
+ * callbacks. Where the two readings could part (a bind decode_pdu takes but it does not) it
+ * raises Unsupported, and the caller decodes the whole file with decode.Decoder. tests/captures/test_cdecode.py holds the
  * rows equal to decode.Decoder's.
  *
  * Layouts: pcap (draft-ietf-opsawg-pcap), pcapng (draft-ietf-opsawg-pcapng), IPv4/IPv6/TCP
@@ -240,7 +240,7 @@ typedef struct {
     Iface *ifaces; size_t nifaces, capifaces; /* pcapng: this section's interfaces */
     int64_t number;
     Table conns, ended;
-    Ended *ended_items; size_t nended;
+    Ended *ended_items; size_t nended, ended_head; /* a ring, in the order first ended */
     int64_t count;
     /* the summary */
     int64_t frames, decoded, rejected, not_dcerpc, pdus, calls, bytes_read, gaps;
@@ -680,14 +680,21 @@ static int gap(Scanner *sc, Conn *c, const Side *side, Dir *d, int64_t frame) {
 static int close_conn(Scanner *sc, Conn *c) {
     Slot *s = table_find(&sc->conns, &c->key);
     if (s && s->value == c) table_del(&sc->conns, s);
-    /* decode.py forgets its oldest ended connection from the 65,536th on: not done here */
-    if (sc->nended >= MAX_ENDED) { conn_free(c); return unsupported("over 65536 ended connections"); }
+    /* decode.py remembers the 65,536 most recent ended connections: from then on, the one
+     * first remembered is forgotten (a dict's first key), before this one is remembered */
+    if (sc->nended >= MAX_ENDED) {
+        Ended *old = &sc->ended_items[sc->ended_head];
+        Slot *o = table_find(&sc->ended, &old->key);
+        if (o) table_del(&sc->ended, o);
+        sc->ended_head = (sc->ended_head + 1) % MAX_ENDED;
+        sc->nended--;
+    }
     Slot *e = table_find(&sc->ended, &c->key);
     Ended *rec;
     if (e) {
-        rec = e->value;
+        rec = e->value; /* remembered again: in its place, as a dict keeps a key's */
     } else {
-        rec = &sc->ended_items[sc->nended++];
+        rec = &sc->ended_items[(sc->ended_head + sc->nended++) % MAX_ENDED];
         rec->key = c->key;
         if (table_put(&sc->ended, &c->key, rec) < 0) { conn_free(c); return -1; }
     }

@@ -369,8 +369,8 @@ def test_the_compiled_stub_parsers_are_the_fast_paths(call_type, ndr64, data):
 
 def test_a_file_given_up_part_way_is_decoded_again_whole(tmp_path, monkeypatch):
     """A capture the compiled decoder gives up on part-way (what it still leaves to Decoder
-    is rare: over 65,536 ended connections; here its endpoint callback says Unsupported at the
-    last connection's first call): read in small pieces, the compiled decoder yields calls
+    is rare: a bind decode_pdu reads but it does not; here its endpoint callback says
+    Unsupported at the last connection's first call): read in small pieces, the compiled decoder yields calls
     before it gives up; decode_one says restart, and what follows are Decoder's calls and
     errors, whole."""
     from mqconform.captures import pipeline
@@ -697,3 +697,25 @@ def test_big_endian_pdus_are_read_and_their_stubs_said_not_decoded(tmp_path):
                                                       (3, 0, c.QMMGMT, None, 0x1234)]
     assert all(r[col["decode_error"]] == "drep: big-endian NDR is not decoded" for r in rows)
     assert [e.kind for e in errors] == ["stub", "stub"]
+
+
+def test_ended_connections_are_remembered_as_decoder_remembers_them(tmp_path):
+    """Over 65,536 connections that end: both decoders forget the first ended from the
+    65,537th on, so a late request on the first one's addresses is a connection of its own (a
+    call row), one on a recent connection's addresses a late segment of that connection."""
+    server = "10.7.0.2"
+    frames = []
+    n = 65_600
+    ends = [(f"10.7.{1 + i // 60_000}.1", 1024 + i % 60_000) for i in range(n)]
+    for i, (host, port) in enumerate(ends):
+        frames.append(build_frame(host, server, port, 2103, 100, 0, 0x02, b"", i))  # SYN
+        frames.append(build_frame(host, server, port, 2103, 101, 0, RST, b"", i))
+    late = d.encode_pdu(d.Request(context_id=0, opnum=0, stub=b"", alloc_hint=0), call_id=5)
+    for host, port in (ends[0], ends[-1]):
+        frames.append(build_frame(host, server, port, 2103, 101, 0, 0x18, late, 0))
+    path = _write(tmp_path / "many.pcap", frames)
+    assert _agree(path)
+    rows, errors, summary = _python(path)
+    col = {name: i for i, name in enumerate(decode.ROW_COLUMNS)}
+    assert [(r[col["connection"]], r[col["client"]]) for r in rows] == [(n, "10.7.1.1:1024")]
+    assert summary.frames == len(frames) and summary.reconciles
