@@ -528,20 +528,64 @@ def test_pcapng_of_several_interfaces_and_link_types_reads_alike(tmp_path, order
     assert sorted(row[TIME] for row in rows) == pytest.approx(sorted(want_times), abs=1e-6)
 
 
-def test_pcapng_of_enhanced_and_simple_packet_blocks_reads_alike(tmp_path):
-    """Simple packet blocks (no interface: the section's first, no time) among enhanced
-    ones, a block of another type (a name resolution block) skipped."""
+def _obsolete_packet(interface: int, ts: float, frame: bytes) -> bytes:
+    """A Packet Block (type 2, obsolete: a 16-bit interface and a drops count), microseconds."""
+    ticks = int(round(ts * 1e6))
+    body = struct.pack("<HHIIII", interface, 0, ticks >> 32, ticks & 0xFFFFFFFF, len(frame),
+                       len(frame)) + frame + bytes(-len(frame) % 4)
+    return struct.pack("<II", 2, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
+
+
+def test_pcapng_of_enhanced_simple_and_obsolete_packet_blocks_reads_alike(tmp_path):
+    """Simple packet blocks (no interface: the section's first, no time) and obsolete packet
+    blocks among enhanced ones, a block of another type (a name resolution block) skipped."""
     source = _sources()[0]
     records = _records_of(source)
-    out = bytearray(pcapng_section() + pcapng_interface(1, 9))
+    out = bytearray(pcapng_section() + pcapng_interface(1, 9) + pcapng_interface(1))
     out += struct.pack("<II", 4, 16) + struct.pack("<HH", 0, 0) + struct.pack("<I", 16)  # NRB
     for i, r in enumerate(records):
-        out += pcapng_simple(r.data) if i % 3 == 1 else pcapng_packet(0, r.ts, r.data, 9)
+        out += pcapng_simple(r.data) if i % 3 == 1 else _obsolete_packet(1, r.ts, r.data) \
+            if i % 3 == 2 else pcapng_packet(0, r.ts, r.data, 9)
     path = tmp_path / "simple.pcapng"
     path.write_bytes(bytes(out))
     rows, errors, summary = _agree_and_tshark_reads(path, len(records))
     assert [row[1:22] for row in rows] == [row[1:22] for row in _python(source)[0]]
     assert not errors and summary.reconciles
+
+
+def test_damaged_pcapng_reads_alike(tmp_path):
+    """A pcapng capture damaged 150 ways: octets changed anywhere (block types and lengths,
+    interface numbers, captured lengths, options, frames), blocks dropped or repeated, the
+    file cut anywhere: both decoders make the same rows and error rows of every one."""
+    sources = _sources()
+    rng = random.Random(11)
+    kinds = set()
+    for n in range(150):
+        records = _records_of(rng.choice(sources))
+        order = rng.choice("<>")
+        tsresol = rng.choice([None, 9])
+        blocks = [pcapng_section(order), pcapng_interface(1, tsresol, order=order)]
+        blocks += [pcapng_packet(0, r.ts, r.data, tsresol, order=order) if i % 5
+                   else pcapng_simple(r.data, order) for i, r in enumerate(records)]
+        how = rng.choice(["flip", "drop", "repeat", "cut"])
+        i = rng.randrange(len(blocks))
+        if how == "flip":
+            b = bytearray(blocks[i])
+            for _ in range(rng.randint(1, 3)):
+                b[rng.randrange(min(len(b), 40))] = rng.randrange(256)
+            blocks[i] = bytes(b)
+        elif how == "drop" and i > 1:
+            del blocks[i]
+        elif how == "repeat":
+            blocks.insert(i, blocks[i])
+        data = b"".join(blocks)
+        if how == "cut":
+            data = data[:rng.randrange(len(data))]
+        path = tmp_path / f"damaged-{n}.pcapng"
+        path.write_bytes(data)
+        assert _agree(path, chunk=rng.choice([509, 4 << 20])), (n, how)
+        kinds |= {e.kind for e in _python(path)[1]}
+    assert {"corrupt", "truncated"} <= kinds
 
 
 @pytest.mark.parametrize("kind", ["pcap", "pcapng"])
