@@ -921,6 +921,20 @@ static int bind_ack_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t end, uint
     return 0;
 }
 
+/* whether a stub holds a verification trailer's signature (MS-RPCE 2.2.2.13), anywhere:
+ * without it dcerpc.find_verification_trailer finds none */
+static int has_vt_signature(const uint8_t *p, size_t n) {
+    static const uint8_t sig[8] = {0x8A, 0xE3, 0x13, 0x71, 0x02, 0xF4, 0x36, 0x71};
+    const uint8_t *end = p + n;
+    while (end - p >= 8) {
+        const uint8_t *at = memchr(p, sig[0], (size_t)(end - p) - 7);
+        if (!at) return 0;
+        if (!memcmp(at, sig, 8)) return 1;
+        p = at + 1;
+    }
+    return 0;
+}
+
 static void partial_drop(Conn *c, size_t i, int free_stub) {
     if (free_stub) PyMem_Free(c->partial[i].m.stub);
     memmove(&c->partial[i], &c->partial[i + 1], (c->npartial - i - 1) * sizeof(Partial));
@@ -1018,9 +1032,9 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     }
     Msg other;
     int rc = 0;
-    if (ptype == PT_REQUEST && m.len >= 12 && memchr(m.stub, 0x8A, m.len)) {
+    if (ptype == PT_REQUEST && m.len >= 12 && has_vt_signature(m.stub, m.len)) {
         /* association._request: a verification trailer that is there but malformed is
-         * reported as the request completes (0x8A: the signature's first octet) */
+         * reported as the request completes */
         PyObject *stub = PyBytes_FromStringAndSize((const char *)m.stub, (Py_ssize_t)m.len);
         PyObject *problem = stub ? PyObject_CallOneArg(sc->trailer_fn, stub) : NULL;
         Py_XDECREF(stub);
