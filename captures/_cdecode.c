@@ -708,7 +708,7 @@ static int close_conn(Scanner *sc, Conn *c) {
         Dir *d = &c->dirs[i];
         if (!d->exists) continue;
         const Side *side = i == 0 ? &c->key.a : &c->key.b;
-        if (d->nheld) rc = gap(sc, c, side, d, -1);
+        while (rc == 0 && d->nheld) rc = gap(sc, c, side, d, -1); /* each hole in turn */
         if (rc == 0 && d->synced && d->len)
             rc = add_error(sc, d->nmarks ? d->marks[d->nmarks - 1].frame : -1, "truncated",
                            PyUnicode_FromFormat("%zu octets of a PDU end the connection "

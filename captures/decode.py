@@ -446,8 +446,8 @@ class Decoder:
             self.ended.pop(next(iter(self.ended)))
         self.ended[conn.key] = (conn.dcerpc, conn.syn)
         for side, d in conn.dirs.items():
-            if d.pending:
-                self._gap(conn, side, d, None)
+            while d.pending:  # each hole that did not fill, in turn (frames cut by a snap
+                self._gap(conn, side, d, None)  # length leave one each)
             if d.synced and d.buf:
                 self._error(d.frames[-1][1] if d.frames else None, "truncated",
                             f"{len(d.buf)} octets of a PDU end the connection unfinished",

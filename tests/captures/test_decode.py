@@ -240,6 +240,23 @@ def test_a_missing_segment_is_a_gap_reported_not_guessed(tmp_path):
     assert d.summaries[0].reconciles
 
 
+def test_each_hole_in_a_stream_is_a_gap_and_what_follows_each_is_read(tmp_path):
+    """Two responses of one connection not captured (a snap length cuts such frames): at the
+    connection's end each hole is a gap, and the responses after each are paired with their
+    requests; only the two whose response is missing say so."""
+    calls = _conversation()[2:]
+    pdus = _conversation()[:2]
+    for call_id in range(2, 8):
+        pdus += [p[:12] + struct.pack("<I", call_id) + p[16:] for p in calls]
+    cut = {5, 9}  # the responses of call_ids 3 and 5
+    d = decode_all([_write(tmp_path / "holes.pcap", _frames(pdus, cut=cut))])
+    assert [e.kind for e in d.errors] == ["gap", "gap"]
+    assert sorted((x.call_id, x.status) for x in d.calls) == [
+        (2, 2103), (3, None), (4, 2103), (5, None), (6, 2103), (7, 2103)]
+    assert [x.call_id for x in d.calls if x.decode_error] == [3, 5]
+    assert d.summaries[0].gaps == 2 and d.summaries[0].reconciles
+
+
 def test_truncated_corrupt_and_foreign_files_are_errors_and_counts_reconcile(tmp_path):
     good = _write(tmp_path / "ok.pcap", _frames(_conversation()))
     data = good.read_bytes()
