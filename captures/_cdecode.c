@@ -116,6 +116,7 @@ typedef struct {
     int64_t first, last; double ts;
     uint16_t ctx, opnum;
     int big; /* its drep says big-endian integers */
+    int vt;  /* a request stub holding a verification trailer's signature */
 } Msg;
 
 /* a call's fragments so far (association._Partial), keyed by (group, call_id) */
@@ -529,7 +530,8 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     if (name != Py_None && method != Py_None && PyTuple_GET_ITEM(info, 4) != Py_None) {
         /* fastpath.observe: the request, then the response unless a fault or none; a
          * big-endian stub goes to decode.py, which says it does not decode it */
-        if (req->big || !code || !req_parse(code, req->stub, req->len, &f)) decline = 1;
+        if (req->big || req->vt || !code || !req_parse(code, req->stub, req->len, &f))
+            decline = 1; /* a trailer to cut off first: decode.py does, and decodes the rest */
         else if (ans && !has_fault && !resp_parse(code, ans->stub, ans->len, ndr64, &f))
             decline = 1;
         if (decline) fields_clear(&f);
@@ -1032,7 +1034,8 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     }
     Msg other;
     int rc = 0;
-    if (ptype == PT_REQUEST && m.len >= 12 && has_vt_signature(m.stub, m.len)) {
+    m.vt = ptype == PT_REQUEST && m.len >= 12 && has_vt_signature(m.stub, m.len);
+    if (m.vt) {
         /* association._request: a verification trailer that is there but malformed is
          * reported as the request completes */
         PyObject *stub = PyBytes_FromStringAndSize((const char *)m.stub, (Py_ssize_t)m.len);
