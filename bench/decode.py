@@ -6,14 +6,19 @@
    (every RemoteRead and qmmgmt method, NDR, faults, fragments), copied over and over with
    each copy's connections on their own client address and port, until it holds ``--frames``
    frames.
-2. Our decoder on it, in this process (one core): frames/s without stub decoding (what tshark
-   does too: it has no MSMQ dissector, so it decodes DCE/RPC headers and leaves the stubs) and
-   with every stub decoded into typed fields.
-3. ``tshark -r FILE -Y dcerpc`` on the same file, output discarded, timed the same way; tshark
-   is single-threaded, so both figures are per core. Goal: our frames/s / tshark's >= 1.0.
-   Like for like with the stubs: tshark with our Lua dissector (captures/wireshark/
-   mqconform.lua, which decodes every stub's fields), ``-Y "mqrr || mqmr"``, against ours with
-   every stub decoded.
+2. Our decoder on it, in this process (one core): the compiled path (captures/_cdecode.c via
+   decode.scan, what the trace validator runs: every call's stubs read into the validator's
+   columns), and the Python decoder without stub decoding (what tshark does too: it has no MSMQ
+   dissector, so it decodes DCE/RPC headers and leaves the stubs) and with every stub decoded
+   into typed fields.
+3. ``tshark -r FILE -Y dcerpc`` on the same file, output discarded, timed the same way, with
+   personal plugins disabled: tshark has no option for that, so it runs with HOME,
+   XDG_CONFIG_HOME and WIRESHARK_CONFIG_DIR on an empty directory (its personal plugin, Lua
+   plugin and configuration folders, ``tshark -G folders``, are then empty). tshark is
+   single-threaded, so every figure is per core. Goal: the compiled path's frames/s /
+   tshark's >= 1.0, printed side by side. Like for like with the stubs: tshark with our Lua
+   dissector (captures/wireshark/mqconform.lua, which decodes every stub's fields),
+   ``-Y "mqrr || mqmr"``, against ours with every stub decoded.
 4. Memory: the decoder in a child process on files of 1/16, 1/2 and all of ``--memory-gb``
    GB; peak RSS of each (ru_maxrss). Streaming means the RSS levels off: the state kept is
    the open connections and a bounded memory of ended ones, never the file.
@@ -97,7 +102,33 @@ def ours(path: Path, stubs: bool) -> tuple[float, dict]:
                   "reconciles": summary.reconciles}
 
 
-def tshark(path: Path, lua: bool = False) -> float:
+def compiled(path: Path) -> tuple[float, dict]:
+    """The compiled decoder over the file (its stubs read), in this process."""
+    from mqconform.captures import decode
+
+    if not decode.compiled():
+        raise SystemExit("the compiled decoder is not built (pip install -e . with gcc)")
+    began = time.perf_counter()
+    summary, rows = None, 0
+    for item in decode.scan(path, str(path)):
+        if type(item) is list:
+            rows += len(item[0])
+        elif isinstance(item, decode.FileSummary):
+            summary = item
+    wall = time.perf_counter() - began
+    return wall, {"frames": summary.frames, "calls": summary.calls, "rows": rows,
+                  "errors": summary.errors, "reconciles": summary.reconciles}
+
+
+def no_personal_plugins(home: Path) -> dict:
+    """tshark's environment with its personal folders (plugins, Lua plugins, configuration)
+    on an empty directory: the global plugins only, as a fresh installation has them."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+            "WIRESHARK_CONFIG_DIR": str(home / ".config" / "wireshark")}
+
+
+def tshark(path: Path, env: dict, lua: bool = False) -> float:
     exe = shutil.which("tshark")
     if exe is None:
         raise SystemExit("tshark is not installed")
@@ -108,7 +139,8 @@ def tshark(path: Path, lua: bool = False) -> float:
         cmd = [exe, *TSHARK_OPTIONS, "-X", f"lua_script:{SCRIPT_PATH}", "-r", str(path),
                "-Y", "mqrr || mqmr"]
     began = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                   env=env)
     return time.perf_counter() - began
 
 
@@ -138,18 +170,29 @@ def main(argv: list[str] | None = None) -> int:
     size = big.stat().st_size
     print(f"corpus: {n} frames, {size / 1e6:.0f} MB, from {seed} "
           f"({os.cpu_count()} cores; every figure below is one process, one core)")
-    t_tshark = tshark(big)
+    env = no_personal_plugins(work / "tshark-home")
+    folders = subprocess.run(["tshark", "-G", "folders"], capture_output=True, text=True,
+                             env=env).stdout
+    print("tshark's personal folders (empty): " + "; ".join(
+        line.split("\t")[-1] for line in folders.splitlines() if line.startswith("Personal")))
+    t_tshark = tshark(big, env)
+    t_c, s_c = compiled(big)
+    print(f"tshark -Y dcerpc (no personal plugins) {t_tshark:7.1f} s  {n / t_tshark:9.0f} "
+          f"frames/s | compiled, stubs read {t_c:7.1f} s  {n / t_c:9.0f} frames/s | "
+          f"compiled / tshark {t_tshark / t_c:.2f} (goal >= 1.0)  calls {s_c['calls']}, "
+          f"errors {s_c['errors']}, reconciles {s_c['reconciles']}", flush=True)
     t_fast, s_fast = ours(big, stubs=False)
     t_full, s_full = ours(big, stubs=True)
-    t_lua = tshark(big, lua=True)
+    t_lua = tshark(big, env, lua=True)
     print(f"tshark -Y dcerpc      {t_tshark:7.1f} s  {n / t_tshark:9.0f} frames/s")
-    print(f"ours, headers only    {t_fast:7.1f} s  {n / t_fast:9.0f} frames/s  ratio "
+    print(f"Python, headers only  {t_fast:7.1f} s  {n / t_fast:9.0f} frames/s  ratio "
           f"{t_tshark / t_fast:.2f}  (goal >= 1.0)  calls {s_fast['calls']}, "
           f"reconciles {s_fast['reconciles']}")
-    print(f"ours, stubs decoded   {t_full:7.1f} s  {n / t_full:9.0f} frames/s  ratio "
+    print(f"Python, stubs decoded {t_full:7.1f} s  {n / t_full:9.0f} frames/s  ratio "
           f"{t_tshark / t_full:.2f}  calls {s_full['calls']}, errors {s_full['errors']}")
     print(f"tshark + mqconform.lua {t_lua:6.1f} s  {n / t_lua:9.0f} frames/s  (every stub "
-          f"decoded in Lua; ours with stubs / this: {t_lua / t_full:.2f})")
+          f"decoded in Lua; Python with stubs / this: {t_lua / t_full:.2f}, compiled / this: "
+          f"{t_lua / t_c:.2f})")
     if args.memory_gb > 0:
         target = int(args.memory_gb * 1e9)
         per_frame = size / n

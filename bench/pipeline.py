@@ -10,14 +10,18 @@ positives at scale, and peak memory on one 2 GB capture.
    (10.x.y.1, its clients 10.x.y.2; ports, sequence numbers and stubs as recorded, IP and TCP
    checksums updated), in ``--files`` files, until ``--frames`` frames; the labels copied
    with them. Each copy is one more server with its own history, so the validator's work
-   grows with the corpus as it would with more servers.
+   grows with the corpus as it would with more servers. The same traffic is written twice:
+   classic pcap files, and pcapng files (a section, an Ethernet interface, an enhanced packet
+   block per frame, the same timestamps), as dumpcap writes them.
 3. ``mqconform captures validate`` on it with ``--master local[1]`` and ``local[2]``, each
    in a fresh process (its own JVM), ``--repeat`` times interleaved (this machine's speed
-   drifts by a third from one minute to the next): wall time from the Spark context's start
-   to the last table written, frames/s, the ratio local[2]/local[1] of the medians (goals:
-   >= 150,000 frames/s on local[2]; ratio >= 1.7), recall and false positives against the
-   labels. One untimed start first makes the driver JVM's class-data archive (it is made
-   once per machine and used by every later start). The job has a part that does not run in
+   drifts by a third from one minute to the next), and on the pcapng corpus with local[2]
+   in the same rounds: wall time from the Spark context's start to the last table written,
+   frames/s, the ratio local[2]/local[1] of the medians (goals: >= 150,000 frames/s on
+   local[2]; ratio >= 1.7), pcapng's frames/s beside pcap's on local[2] (goal: pcapng >= 0.9
+   x pcap), recall and false positives against the labels. One untimed start first makes
+   the driver JVM's class-data archive (it is made once per machine and used by every later
+   start). The job has a part that does not run in
    parallel (the JVM's start, ~2 s; the Python workers' start and the first file's imports,
    ~2 s; the driver's merge): on 2M frames (~14 s of work on one core) it holds the ratio near
    1.5-1.6, on the default 8M frames (~60 s) it is a small share; ``--frames 2000000 --files
@@ -76,7 +80,9 @@ class Copier:
                 break
         self.span = self.records[-1].ts - self.records[0].ts + 1.0
 
-    def copy(self, k: int, shift: float) -> bytes:
+    def copy(self, k: int, shift: float, pcapng: bool = False) -> bytes:
+        """The records of copy ``k`` (pcap records, or pcapng enhanced packet blocks on
+        interface 0 in microseconds: the same frames and times)."""
         server = bytes([10, (k >> 8) & 0xFF, k & 0xFF, 1])
         client = bytes([10, (k >> 8) & 0xFF, k & 0xFF, 2])
         out = bytearray()
@@ -92,14 +98,24 @@ class Copier:
             struct.pack_into(">H", data, 50, _adjust(tcp_csum, old, src + dst))
             ts = r.ts + shift
             sec = int(ts)
-            out += struct.pack("<IIII", sec, int((ts - sec) * 1e6), len(data), len(data))
-            out += data
+            micros = int((ts - sec) * 1e6)
+            if pcapng:
+                ticks = sec * 1_000_000 + micros
+                pad = -len(data) % 4
+                size = 32 + len(data) + pad
+                out += struct.pack("<IIIIIII", 6, size, 0, ticks >> 32, ticks & 0xFFFFFFFF,
+                                   len(data), len(data))
+                out += data + bytes(pad) + struct.pack("<I", size)
+            else:
+                out += struct.pack("<IIII", sec, micros, len(data), len(data))
+                out += data
         return bytes(out)
 
 
-def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> tuple[int, dict]:
+def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict,
+          pcapng: bool = False) -> tuple[int, dict]:
     """The corpus (module doc, 2); returns (frames written, labels of the copies)."""
-    from mqconform.captures.recorder import pcap_header
+    from mqconform.captures.recorder import pcap_header, pcapng_interface, pcapng_section
 
     seeds = sorted(seed_dir.glob("*.pcap"))
     copiers = {s.name: Copier(s) for s in seeds}
@@ -107,9 +123,11 @@ def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> t
     for a in labels["activations"]:
         by_seed.setdefault(Path(a["capture"]).name, []).append(a)
     out.mkdir(parents=True, exist_ok=True)
-    handles = [open(out / f"part-{i:03d}.pcap", "wb") for i in range(files)]  # noqa: SIM115
+    suffix = ".pcapng" if pcapng else ".pcap"
+    handles = [open(out / f"part-{i:03d}{suffix}", "wb")  # noqa: SIM115
+               for i in range(files)]
     for h in handles:
-        h.write(pcap_header())
+        h.write(pcapng_section() + pcapng_interface() if pcapng else pcap_header())
     copied: dict = {"servers": [], "activations": []}
     written, k, shift = 0, 0, 0.0
     try:
@@ -118,12 +136,12 @@ def build(seed_dir: Path, out: Path, frames: int, files: int, labels: dict) -> t
             copier = copiers[seed.name]
             k += 1
             part = (k - 1) % files
-            handles[part].write(copier.copy(k, shift))
+            handles[part].write(copier.copy(k, shift, pcapng))
             written += len(copier.records)
             if part == files - 1:
                 shift += max(c.span for c in copiers.values())
             prefix = f"10.{(k >> 8) & 0xFF}.{k & 0xFF}"
-            capture = str(out / f"part-{part:03d}.pcap")
+            capture = str(out / f"part-{part:03d}{suffix}")
             for a in by_seed.get(seed.name, []):
                 copied["activations"].append({
                     **a, "capture": capture,
@@ -238,20 +256,27 @@ def throughput(work: Path, seed: Path, labels: dict, frames: int, files: int,
                repeat: int = 3) -> None:
     from mqconform.captures.pipeline import score_against
 
-    corpus = work / "corpus"
+    corpus, corpus_ng = work / "corpus", work / "corpus-pcapng"
     shutil.rmtree(corpus, ignore_errors=True)
+    shutil.rmtree(corpus_ng, ignore_errors=True)
     frames, copied = build(seed, corpus, frames, files, labels)
+    frames_ng, _ = build(seed, corpus_ng, frames, files, labels, pcapng=True)
+    assert frames_ng == frames
     size = sum(p.stat().st_size for p in corpus.glob("*.pcap"))
-    print(f"corpus: {frames} frames in {files} files, {size / 1e6:.0f} MB "
-          f"({os.cpu_count()} cores)", flush=True)
+    size_ng = sum(p.stat().st_size for p in corpus_ng.glob("*.pcapng"))
+    print(f"corpus: {frames} frames in {files} files, {size / 1e6:.0f} MB of pcap, the same "
+          f"in {size_ng / 1e6:.0f} MB of pcapng ({os.cpu_count()} cores)", flush=True)
     warm()
-    runs: dict[str, list[dict]] = {"local[1]": [], "local[2]": []}
-    for i in range(repeat):  # interleaved, so a drift of the machine's speed hits both
-        for master in ("local[1]", "local[2]"):
-            out = work / f"out-{master[6]}"
-            r = validate([str(corpus)], out, master)
-            runs[master].append(r)
-            print(f"run {i + 1} {master}: {r['seconds']:.1f} s with the JVM's start "
+    runs: dict[str, list[dict]] = {"local[1]": [], "local[2]": [], "pcapng": []}
+    for i in range(repeat):  # interleaved, so a drift of the machine's speed hits all
+        for run, master, inputs in (("local[1]", "local[1]", corpus),
+                                    ("local[2]", "local[2]", corpus),
+                                    ("pcapng", "local[2]", corpus_ng)):
+            out = work / f"out-{master[6]}" if run != "pcapng" else work / "out-pcapng"
+            r = validate([str(inputs)], out, master)
+            runs[run].append(r)
+            what = f"{master} pcapng" if run == "pcapng" else master
+            print(f"run {i + 1} {what}: {r['seconds']:.1f} s with the JVM's start "
                   f"({r['start']:.1f} s), {r['frames'] / r['seconds']:,.0f} frames/s; the job "
                   f"alone {r['job']:.1f} s, {r['frames'] / r['job']:,.0f} frames/s "
                   f"({r['calls']} calls, {r['violations']} violations, {r['errors']} errors)",
@@ -263,6 +288,14 @@ def throughput(work: Path, seed: Path, labels: dict, frames: int, files: int,
           f"frames/s), local[2] {two['seconds']:.1f} s ({n / two['seconds']:,.0f} frames/s, "
           f"goal >= 150,000); local[2] / local[1] {one['seconds'] / two['seconds']:.2f}x with "
           f"the start, {one['job'] / two['job']:.2f}x the job alone (goal >= 1.7)")
+    ng = {k: _median([r[k] for r in runs["pcapng"]]) for k in ("seconds", "job")}
+    n_ng = runs["pcapng"][0]["frames"]
+    print(f"median of {repeat} on local[2]: pcap {n / two['seconds']:,.0f} frames/s | pcapng "
+          f"{n_ng / ng['seconds']:,.0f} frames/s | pcapng / pcap "
+          f"{two['seconds'] / ng['seconds']:.2f}x with the start (goal >= 0.9); the job alone "
+          f"pcap {n / two['job']:,.0f} | pcapng {n_ng / ng['job']:,.0f} frames/s | "
+          f"{two['job'] / ng['job']:.2f}x; calls pcap {runs['local[2]'][0]['calls']}, pcapng "
+          f"{runs['pcapng'][0]['calls']}", flush=True)
     score = score_against(copied, work / "out-2")
     print(f"recall {score['recall']:.1%} of {score['faulty_flows']} faulty flows; "
           f"{score['false_positive_flows']} false positive flows of {score['clean_flows']} "

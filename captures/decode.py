@@ -32,9 +32,9 @@ frag_length): a capture that begins in the middle of a connection synchronizes a
 segment that begins a PDU.
 
 ``scan(path)`` is the same decoder compiled (captures/_cdecode.c, built by pip where a C
-compiler is found): for a classic pcap file it makes the rows Decoder(json_fields=False) makes,
-as columns, and raises Unsupported for any file it does not take — the caller then uses
-Decoder. tests/captures/test_cdecode.py holds the two equal.
+compiler is found): for a pcap or pcapng file, gzipped or not, it makes the rows and error rows
+Decoder(json_fields=False) makes, as columns, and raises Unsupported for any file it does not
+take — the caller then uses Decoder. tests/captures/test_cdecode.py holds the two equal.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import ipaddress
 import json
 import struct
 import uuid
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -501,8 +502,8 @@ class Decoder:
             self.ended.pop(next(iter(self.ended)))
         self.ended[conn.key] = (conn.dcerpc, conn.syn)
         for side, d in conn.dirs.items():
-            if d.pending:
-                self._gap(conn, side, d, None)
+            while d.pending:  # each hole that did not fill, in turn (frames cut by a snap
+                self._gap(conn, side, d, None)  # length leave one each)
             if d.synced and d.buf:
                 self._error(d.frames[-1][1] if d.frames else None, "truncated",
                             f"{len(d.buf)} octets of a PDU end the connection unfinished",
@@ -946,41 +947,85 @@ def _endpoint_names(cip: bytes, cport: int, sip: bytes, sport: int) -> tuple:
     return _endpoint(cip, cport), _endpoint(sip, sport), _ip(cip), _ip(sip)
 
 
+def _trailer_problem(stub: bytes) -> str | None:
+    """What is wrong with a request stub's verification trailer, or None (association._request
+    reports it when the request completes; the compiled decoder asks here at that moment)."""
+    return assoc.strip_verification_trailer(stub)[2]
+
+
+def _pdu_problem(pdu: bytes) -> str | None:
+    """What decode_pdu says is wrong with a bind or bind_ack the compiled decoder cannot read
+    (association.feed reports it), or None."""
+    try:
+        dce.decode_pdu(pdu)
+    except dce.PduError as exc:
+        return str(exc)
+    return None
+
+
 def scan(source: Any, name: str, chunk: int = 4 << 20) -> Iterator[list | FileSummary]:
-    """The compiled decoder over one file (a path or an open binary file): call rows as
-    columns (a list per column of ROW_COLUMNS, the rows as Decoder(json_fields=False) makes
-    them), then the errors (DecodeError, stubs only) and the FileSummary. Raises Unsupported,
-    at any point, for a file it does not take: the caller decodes the file again with
-    Decoder."""
+    """The compiled decoder over one file (a path or an open binary file; pcap or pcapng,
+    gzipped or not): call rows as columns (a list per column of ROW_COLUMNS, the rows as
+    Decoder(json_fields=False) makes them), then the errors (DecodeError, as Decoder makes
+    them and in its order) and the FileSummary. Raises Unsupported, at any point, for a file
+    it does not take: the caller decodes the file again with Decoder."""
     if _cdecode is None:
         raise Unsupported("the compiled decoder is not built")
-    scanner = _cdecode.Scanner(name, _context_info, _endpoint_names)
+    scanner = _cdecode.Scanner(name, _context_info, _endpoint_names, _trailer_problem,
+                               _pdu_problem)
     errors: list[DecodeError] = []
     own = isinstance(source, (str, Path))
     f = open(source, "rb") if own else source  # noqa: SIM115 - closed below
     try:
+        head = f.read(2)
+        zipped = head == pcapio.GZIP_MAGIC
+        stream: Any = pcapio._Prefixed(head, f)
+        if zipped:  # .pcap.gz, .pcapng.gz: the decompressed octets are fed as they come
+            import gzip
+
+            stream = pcapio.Unzipped(gzip.GzipFile(fileobj=stream, mode="rb"))
+        fed = False
         while True:
-            data = f.read(chunk)
+            try:
+                data = stream.read(chunk)
+            except (OSError, EOFError, zlib.error) as exc:
+                if not zipped:
+                    raise Unsupported(f"cannot read: {exc}") from None
+                # a cut or corrupt gzip stream: what came before it was read (pcapio.records
+                # says the same, at the same place)
+                if not fed and isinstance(exc, OSError):
+                    found = scanner.stop("io", f"cannot read: {exc}")
+                else:
+                    found = scanner.stop("truncated", f"gzip: {exc}")
+                columns, declined, found = found
+                _complete(name, columns, declined, found, errors)
+                if columns[0]:
+                    _bound(columns)
+                    yield columns
+                break
             if not data:
                 break
-            columns, declined = scanner.feed(data)
+            fed = True
+            columns, declined, found = scanner.feed(data)
+            _complete(name, columns, declined, found, errors)
             if columns[0]:
                 _bound(columns)
-                yield _complete(name, columns, declined, errors)
-        (columns, declined), counts = scanner.finish()
+                yield columns
+        (columns, declined, found), counts = scanner.finish()
     except _cdecode.Unsupported as exc:
         raise Unsupported(str(exc)) from None
     finally:
         if own:
             f.close()
+    _complete(name, columns, declined, found, errors)
     if columns[0]:
         _bound(columns)
-        yield _complete(name, columns, declined, errors)
+        yield columns
     yield from errors
     yield FileSummary(name, frames=counts["frames"], decoded=counts["decoded"],
-                      not_dcerpc=counts["not_dcerpc"], pdus=counts["pdus"],
-                      calls=counts["calls"], errors=len(errors),
-                      bytes_read=counts["bytes_read"])
+                      rejected=counts["rejected"], not_dcerpc=counts["not_dcerpc"],
+                      pdus=counts["pdus"], calls=counts["calls"], errors=len(errors),
+                      bytes_read=counts["bytes_read"], gaps=counts["gaps"])
 
 
 _INTERFACE, _OPNUM = _COLUMN["interface"], _COLUMN["opnum"]
@@ -996,20 +1041,31 @@ def _bound(columns: list[list]) -> None:
                           "from the stubs)")
 
 
-def _complete(capture: str, columns: list[list], declined: list, errors: list) -> list[list]:
-    """The rows whose stubs the compiled parsers declined, through wire/ndr.py."""
+_BIG_ENDIAN = ndr.StubError("drep", "big-endian NDR is not decoded")  # as Decoder._emit says
+
+
+def _complete(capture: str, columns: list[list], declined: list, found: list,
+              errors: list) -> list[list]:
+    """The rows whose stubs the compiled parsers declined, through wire/ndr.py; the error
+    rows the compiled decoder found (``found``: (rows made before it, frame, kind, message,
+    connection)) and those of the declined stubs, into ``errors`` in the order Decoder
+    makes them."""
     c = {name: columns[i] for name, i in _COLUMN.items()}
-    for i, request, response in declined:
+    k = 0
+    for i, request, response, big in declined:
+        while k < len(found) and found[k][0] <= i:  # the errors met before row i was made
+            errors.append(DecodeError(capture, *found[k][1:]))
+            k += 1
+        # the trailer's problem, if any, is among ``found`` (reported as the request came)
         stub, padding, problem = assoc.strip_verification_trailer(request or b"")
-        if problem is not None:
-            errors.append(DecodeError(capture, c["request_first_frame"][i], "trailer",
-                                      f"call_id {c['call_id'][i]}: {problem}",
-                                      c["connection"][i]))
-        elif padding >= 0:
+        if problem is None and padding >= 0:
             request = stub
-        status, observed, _, _, exc = codec_columns(
-            c["interface_name"][i], c["opnum"][i], c["transfer_syntax"][i] == "NDR64",
-            request, response, False, max(padding, 0))
+        if big:
+            status, observed, exc = None, {}, _BIG_ENDIAN
+        else:
+            status, observed, _, _, exc = codec_columns(
+                c["interface_name"][i], c["opnum"][i], c["transfer_syntax"][i] == "NDR64",
+                request, response, False, max(padding, 0))
         c["status"][i] = status
         if exc is not None:
             c["decode_error"][i] = f"{exc}"
@@ -1018,6 +1074,7 @@ def _complete(capture: str, columns: list[list], declined: list, errors: list) -
                                       c["connection"][i]))
         for key, value in observed.items():
             c[key][i] = value
+    errors.extend(DecodeError(capture, *item[1:]) for item in found[k:])
     return columns
 
 

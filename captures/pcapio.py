@@ -14,10 +14,11 @@ Sources: the pcap format (draft-ietf-opsawg-pcap, tcpdump's pcap-savefile) and p
 from __future__ import annotations
 
 import struct
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 PCAP_MAGIC_US = 0xA1B2C3D4
 PCAP_MAGIC_NS = 0xA1B23C4D
@@ -78,10 +79,10 @@ def _records(f: BinaryIO) -> Iterator[Record | RecordError]:
     if head[:2] == GZIP_MAGIC:  # a gzipped capture (.pcap.gz, .pcapng.gz): read through
         import gzip
 
-        stream = gzip.GzipFile(fileobj=_Prefixed(head, f), mode="rb")
+        stream = Unzipped(gzip.GzipFile(fileobj=_Prefixed(head, f), mode="rb"))
         try:
             yield from _records(stream)
-        except (OSError, EOFError) as exc:  # a corrupt or cut gzip stream
+        except (OSError, EOFError, zlib.error) as exc:  # a corrupt or cut gzip stream
             yield RecordError(None, 0, "truncated", f"gzip: {exc}")
         return
     (magic_le,) = struct.unpack("<I", head)
@@ -115,6 +116,43 @@ class _Prefixed:
         out, self._head = self._head[:n], self._head[n:]
         if len(out) < n:
             out += self._f.read(n - len(out))
+        return out
+
+
+class Unzipped:
+    """A gzip stream read so that damage loses as little as can be before it, and the same
+    whoever reads it in whatever sizes: decompressed in pieces of ``PIECE`` octets (a cut or
+    corrupt part loses the piece it is in), the octets of the pieces before it returned, and
+    the error raised by the read that finds nothing more."""
+
+    PIECE = 1 << 16
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self._buf = bytearray()
+        self._error: BaseException | None = None
+        self._end = False
+
+    def read(self, n: int = -1) -> bytes:
+        buf = self._buf
+        while (n is None or n < 0 or len(buf) < n) and not self._end:
+            try:
+                piece = self._stream.read1(self.PIECE)
+            except (OSError, EOFError, zlib.error) as exc:
+                self._error, self._end = exc, True
+                break
+            if not piece:
+                self._end = True
+                break
+            buf += piece
+        if not buf and self._error is not None:
+            raise self._error
+        if n is None or n < 0 or n >= len(buf):
+            out = bytes(buf)
+            buf.clear()
+        else:
+            out = bytes(buf[:n])
+            del buf[:n]
         return out
 
 
@@ -163,7 +201,7 @@ def _pcap(f: BinaryIO, order: str, nano: bool) -> Iterator[Record | RecordError]
 def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
     read = f.read
     order = "<"
-    interfaces: list[tuple[int, float]] = []  # (linktype, seconds per tick)
+    interfaces: list[tuple[int, float, int]] = []  # (linktype, s per tick, ticks per s)
     number = 0
     buf, pos, offset = head + read(CHUNK), 0, 0  # offset: of buf[0] in the file
     epb = struct.Struct("<IIIII").unpack_from
@@ -210,10 +248,14 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
                                                    f"differ")
             return
         body = pos + 8  # the block body runs from body to end - 4
-        if block_type == PCAPNG_EPB:
+        if block_type in (PCAPNG_EPB, PCAPNG_OPB) and length < 32:
+            number += 1
+            yield RecordError(number, at, "corrupt", f"packet block of {length} bytes: too "
+                                                     f"short for its fields")
+        elif block_type == PCAPNG_EPB:
             number += 1
             iface, high, low, caplen, orig = epb(buf, body)
-            if length < 32 or iface >= len(interfaces) or 28 + caplen > length - 4:
+            if iface >= len(interfaces) or 28 + caplen > length - 4:
                 yield RecordError(number, at, "corrupt",
                                   f"packet block names interface {iface} of "
                                   f"{len(interfaces)} or {caplen} bytes of {length - 32}")
@@ -234,7 +276,7 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
             number += 1
             iface, _drops, high, low, caplen, orig = struct.unpack_from(order + "HHIIII", buf,
                                                                         body)
-            if length < 32 or iface >= len(interfaces) or 28 + caplen > length - 4:
+            if iface >= len(interfaces) or 28 + caplen > length - 4:
                 yield RecordError(number, at, "corrupt", "packet block does not fit")
             else:
                 linktype, tick, per = interfaces[iface]
@@ -258,16 +300,16 @@ def _pcapng(f: BinaryIO, head: bytes) -> Iterator[Record | RecordError]:
 
 def _tsresol(options: bytes, order: str) -> tuple[float, int]:
     """if_tsresol (option 9) of an interface: seconds per timestamp tick (default 1e-6), and
-    ticks per second where that is a power of ten (0 for a power of two)."""
+    ticks per second where that is a power of ten up to 10**19 (0 otherwise)."""
     pos = 0
     while pos + 4 <= len(options):
         code, size = struct.unpack_from(order + "HH", options, pos)
         if code == 0:
             break
-        if code == 9 and size >= 1:
+        if code == 9 and size >= 1 and pos + 4 < len(options):  # cut: the default
             value = options[pos + 4]
             if value & 0x80:
                 return 2.0 ** -(value & 0x7F), 0
-            return 10.0 ** -value, 10 ** value
+            return 10.0 ** -value, 10 ** value if value <= 19 else 0
         pos += 4 + size + (-size % 4)
     return 1e-6, 1_000_000

@@ -109,10 +109,53 @@ def pcap_header(snaplen: int = SNAPLEN, linktype: int = LINKTYPE_ETHERNET) -> by
     return struct.pack("<LHHlLLL", 0xA1B2C3D4, 2, 4, 0, 0, snaplen, linktype)
 
 
-def pcap_record(timestamp: float, frame: bytes) -> bytes:
+def pcap_record(timestamp: float, frame: bytes, orig_len: int | None = None) -> bytes:
+    """One record; ``orig_len`` longer than the frame: a frame cut by the snap length."""
     micros = int(round(timestamp * 1_000_000))
     return struct.pack("<LLLL", micros // 1_000_000, micros % 1_000_000, len(frame),
-                       len(frame)) + frame
+                       len(frame) if orig_len is None else orig_len) + frame
+
+
+# pcapng (draft-ietf-opsawg-pcapng): a block is its type, its total length, its body padded to
+# 4 octets and its total length again, every integer in the section's byte order ``order``
+
+def _pcapng_block(block_type: int, body: bytes, order: str) -> bytes:
+    body += bytes(-len(body) % 4)
+    length = 12 + len(body)
+    return struct.pack(order + "II", block_type, length) + body + struct.pack(order + "I", length)
+
+
+def pcapng_section(order: str = "<") -> bytes:
+    """A Section Header Block (version 1.0, the section's length not given)."""
+    return _pcapng_block(0x0A0D0D0A, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1), order)
+
+
+def pcapng_interface(linktype: int = LINKTYPE_ETHERNET, tsresol: int | None = None,
+                     snaplen: int = SNAPLEN, order: str = "<") -> bytes:
+    """An Interface Description Block; ``tsresol``: its if_tsresol octet (none: the default,
+    microseconds; 9: nanoseconds; 0x80 | n: 2**-n seconds)."""
+    body = struct.pack(order + "HHI", linktype, 0, snaplen)
+    if tsresol is not None:
+        body += struct.pack(order + "HH", 9, 1) + bytes([tsresol, 0, 0, 0]) \
+            + struct.pack(order + "HH", 0, 0)
+    return _pcapng_block(1, body, order)
+
+
+def pcapng_packet(interface: int, timestamp: float, frame: bytes, tsresol: int | None = None,
+                  orig_len: int | None = None, order: str = "<") -> bytes:
+    """An Enhanced Packet Block, its time in the ticks of its interface's ``tsresol``."""
+    per_second = 10 ** 6 if tsresol is None else \
+        2 ** (tsresol & 0x7F) if tsresol & 0x80 else 10 ** tsresol
+    ticks = int(round(timestamp * per_second))
+    return _pcapng_block(6, struct.pack(order + "IIIII", interface, ticks >> 32,
+                                        ticks & 0xFFFFFFFF, len(frame),
+                                        len(frame) if orig_len is None else orig_len) + frame,
+                         order)
+
+
+def pcapng_simple(frame: bytes, order: str = "<") -> bytes:
+    """A Simple Packet Block: no interface (the section's first), no time."""
+    return _pcapng_block(3, struct.pack(order + "I", len(frame)) + frame, order)
 
 
 # ============================================================================== recording

@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,42 @@ def test_gzipped_pcap_and_pcapng_decode_to_the_same_calls(run_pcap, tmp_path):
     assert decoded.errors[0].message.startswith("gzip: ")
 
 
+def test_a_damaged_gzip_stream_loses_only_what_follows_the_damage(run_pcap, tmp_path):
+    """A gzip stream cut short, or with its deflate data corrupt (zlib refuses it): the records
+    decompressed before the damage are decoded, then one ``gzip:`` error row, never a crash."""
+    whole = decode_all([run_pcap])
+    packed = gzip.compress(run_pcap.read_bytes())
+    cut = tmp_path / "cut.pcap.gz"
+    cut.write_bytes(packed[:len(packed) * 3 // 4])
+    d = decode_all([cut])
+    assert len(whole.calls) // 2 < len(d.calls) < len(whole.calls)
+    assert [e.message[:6] for e in d.errors if e.frame is None] == ["gzip: "]
+    assert d.summaries[0].reconciles
+    plain = run_pcap.read_bytes()
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)  # a gzip member
+    head = deflate.compress(plain[:len(plain) * 3 // 4]) + deflate.flush(zlib.Z_FULL_FLUSH)
+    corrupt = tmp_path / "corrupt.pcap.gz"
+    corrupt.write_bytes(head + b"\x07" + bytes(100))  # then a block of the reserved type
+    with pytest.raises(zlib.error):
+        gzip.decompress(corrupt.read_bytes())
+    d = decode_all([corrupt])
+    assert [e.message[:6] for e in d.errors if e.frame is None] == ["gzip: "]
+    assert 0 < len(d.calls) < len(whole.calls) and d.summaries[0].reconciles
+
+
+def test_a_pcapng_packet_block_too_short_for_its_fields_is_an_error_row(run_pcap, tmp_path):
+    ng = _pcapng_of(run_pcap, tmp_path)
+    data = ng.read_bytes()
+    short = tmp_path / "short.pcapng"
+    section = struct.unpack_from("<I", data, 4)[0]  # the blocks after the section header
+    short.write_bytes(data + struct.pack("<IIIIII", 6, 24, 0, 0, 0, 24) + data[section:])
+    d = decode_all([short])
+    [s], [w] = d.summaries, decode_all([ng]).summaries
+    [error] = [e for e in d.errors if e.kind == "corrupt"]
+    assert error.frame == w.frames + 1 and "too short for its fields" in error.message
+    assert s.frames == 2 * w.frames + 1 and s.rejected >= 1 and s.reconciles  # read on
+
+
 def test_reordered_and_retransmitted_segments_give_the_same_calls(run_pcap, tmp_path):
     frames = _records(run_pcap)
     shuffled = list(frames)
@@ -202,6 +239,23 @@ def test_a_missing_segment_is_a_gap_reported_not_guessed(tmp_path):
     # the request that was not captured is not invented; its response stands alone
     assert all(x.request is None or x.request_first_frame for x in d.calls)
     assert d.summaries[0].reconciles
+
+
+def test_each_hole_in_a_stream_is_a_gap_and_what_follows_each_is_read(tmp_path):
+    """Two responses of one connection not captured (a snap length cuts such frames): at the
+    connection's end each hole is a gap, and the responses after each are paired with their
+    requests; only the two whose response is missing say so."""
+    calls = _conversation()[2:]
+    pdus = _conversation()[:2]
+    for call_id in range(2, 8):
+        pdus += [p[:12] + struct.pack("<I", call_id) + p[16:] for p in calls]
+    cut = {5, 9}  # the responses of call_ids 3 and 5
+    d = decode_all([_write(tmp_path / "holes.pcap", _frames(pdus, cut=cut))])
+    assert [e.kind for e in d.errors] == ["gap", "gap"]
+    assert sorted((x.call_id, x.status) for x in d.calls) == [
+        (2, 2103), (3, None), (4, 2103), (5, None), (6, 2103), (7, 2103)]
+    assert [x.call_id for x in d.calls if x.decode_error] == [3, 5]
+    assert d.summaries[0].gaps == 2 and d.summaries[0].reconciles
 
 
 def test_truncated_corrupt_and_foreign_files_are_errors_and_counts_reconcile(tmp_path):
