@@ -424,7 +424,8 @@ def mutants_of(path: str, source: str, constants: dict[str, int]) -> list[Mutant
 # ---------------------------------------------------------------------------------------------
 
 REQUIREMENT = re.compile(r"\bMS-[A-Z0-9]+/\d+(?:\.\d+)*/R\d+\b")
-SECTION = re.compile(r"\b(MS-[A-Z0-9]+) (\d+(?:\.\d+)*)\b")
+SECTION = re.compile(r"\b(MS-[A-Z0-9]+|C706) (\d+(?:\.\d+)*)\b")
+DOCUMENT = re.compile(r"\b(MS-[A-Z0-9]+|C706)\b")
 UNMAPPED = "(no section)"
 
 
@@ -487,7 +488,8 @@ class SectionMap:
             return f"{named.group(1)} {named.group(2)}", ids
         if ids:
             return section_of_requirement(ids[0]), ids
-        return None
+        document = DOCUMENT.search(doc)  # a document named without a section: the document
+        return (document.group(1), ()) if document else None
 
     def place(self, scope: str, line: int, end_line: int = 0) -> Place:
         own = [r for n in range(line, max(line, end_line) + 1) for r in self.cited.get(n, [])]
@@ -1124,8 +1126,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"no mutant {args.show}")
             print(found[0].diff((ROOT / found[0].path).read_text(encoding="utf-8")), end="")
             return 0
+        places = {f: SectionMap((ROOT / f).read_text(encoding="utf-8")) for f in files}
         for m in mutants:
-            print(f"{m.id}\t{m.where}")
+            print(f"{m.id}\t{m.where}\t{places[m.path].place(m.scope, m.line, m.end_line).section}")
         print("\n".join(module_counts(mutants, files)), file=sys.stderr)
         if args.all:
             for path, why in EXCLUDED.items():

@@ -257,6 +257,8 @@ def test_a_mutant_is_placed_in_the_section_its_function_cites():
     assert place("return 1 + 2", "const") == mutation.Place("MS-MQDMPR 3.1.7.1", (), "module")
     assert mutation.SectionMap("x = 1\n").place("<module>", 1) == mutation.Place(
         mutation.UNMAPPED, (), "none")
+    assert mutation.SectionMap('"""PDUs ([C706] chapter 12)."""\nx = 1\n').place(
+        "<module>", 2) == mutation.Place("C706", (), "module")
 
 
 def test_a_legacy_key_migrates_to_the_stable_id_of_the_same_site():
@@ -313,3 +315,14 @@ def test_the_report_counts_per_module_and_section_and_lists_unjudged_survivors()
     page = mutation.markdown({"snapshot": "x", "summary": s, "by_module": by_file,
                               "by_section": by_section, "mutants": rows})
     assert "| m/y.py | 2 | 0 | 1 | 0 | 1 | 100.0 % |" in page and "`b`" in page
+
+
+def test_the_snapshot_digest_changes_with_a_file_and_ignores_bytecode(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "a.py").write_text("x = 1\n")
+    first = mutation.tree_digest(tmp_path)
+    (tmp_path / "model" / "__pycache__").mkdir()
+    (tmp_path / "model" / "__pycache__" / "a.pyc").write_bytes(b"\0")
+    assert mutation.tree_digest(tmp_path) == first
+    (tmp_path / "model" / "a.py").write_text("x = 2\n")
+    assert mutation.tree_digest(tmp_path) != first
