@@ -31,9 +31,11 @@ with the server and kill nothing. So a mutant lives only in the server process:
    against it in its own process with pytest's ``-x``: KILLED at the first unexpected failure
    (or when the server does not start or the suite cannot reach it), TIMEOUT when the run
    exceeds --timeout (counted as killed, reported apart), SURVIVED when the run passes as the
-   pristine one does. The two processes share nothing but sockets: the server binds ports 0
-   (the system picks free ones, read back from its output) and each mutant has its own
-   directory (target file, reports, pytest cache), so ``--jobs N`` runs N mutants at once.
+   pristine one does (a case inconclusive or in error that the pristine run settles kills it:
+   the suite could not vouch for that server). The two processes share nothing but sockets:
+   the server binds ports 0 (the system picks free ones, read back from its output) and each
+   mutant has its own directory (target file, reports, pytest cache), so ``--jobs N`` runs N
+   mutants at once.
 
 A mutant's ID is ``file:scope:operator:ordinal:detail``: the dotted name of the function (or
 class, or ``<module>``) holding the site, the operator, the site's rank among that operator's
@@ -60,7 +62,9 @@ bench/mutation_equivalent.yaml (ID: reason) and left out of the kill rate:
 module and per section, lists the equivalents with their reasons and every survivor nobody
 judged (with ``--all``, one such survivor makes the exit status 1). Results:
 bench/out/mutation.json and bench/out/mutation.md, rewritten after every mutant; ``--resume``
-keeps the verdicts they hold for a snapshot of the same digest and runs only the rest.
+keeps the verdicts they hold for a snapshot of the same digest and runs only the rest, so
+``--all --resume --budget 4800`` run again and again covers every mutant in CI-sized runs (exit
+3 while some are left).
 """
 
 from __future__ import annotations
@@ -684,9 +688,24 @@ def _last_line(path: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
+#: the verdicts of a case that say the run could not judge it (the suite cannot vouch for the
+#: target): a case in one of them that is not in the pristine run kills the mutant
+UNSETTLED = ("inconclusive", "error")
+
+
+def unsettled_cases(results: Path) -> set[str]:
+    if not results.exists():
+        return set()
+    return {r["case"] for r in json.loads(results.read_text())["cases"]
+            if r["verdict"] in UNSETTLED}
+
+
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
-                timeout: float, select: list[str], loaded: Path | None = None) -> Verdict:
-    """Start ``mqconform serve`` from server_root, run the suite from base against it."""
+                timeout: float, select: list[str], loaded: Path | None = None,
+                unsettled: set[str] | None = None) -> Verdict:
+    """Start ``mqconform serve`` from server_root, run the suite from base against it.
+    ``unsettled``: the cases the pristine run left inconclusive (or in error); another case
+    left so kills the mutant (None: not known, such cases are not held against it)."""
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
@@ -744,6 +763,15 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
             return Verdict("killed", f"{first['case'].rsplit('::', 1)[-1][:70]} "
                            f"[{' '.join(first['ids'][:2])}] {message[0][:120] if message else ''}"
                            f"{crashed}", seconds)
+        if unsettled is not None:
+            new = sorted(r["case"] for r in data["cases"]
+                         if r["verdict"] in UNSETTLED and r["case"] not in unsettled)
+            if new:
+                first = next(r for r in data["cases"] if r["case"] == new[0])
+                message = (first.get("messages") or [""])[0].splitlines()
+                return Verdict("killed", f"{len(new)} cases {first['verdict']} that the pristine "
+                               f"run settles: {new[0].rsplit('::', 1)[-1][:60]} "
+                               f"{message[0][:100] if message else ''}{crashed}", seconds)
         if rc != 0:
             return Verdict("killed", f"suite exit {rc}{crashed}", seconds)
         s = data["summary"]
@@ -777,6 +805,8 @@ class Batch:
         self.source = snapshot(self.base, commit)
         self.keep, self.timeout, self.select = keep, timeout, select
         self.loaded: set[str] | None = None
+        #: the cases the pristine run leaves inconclusive (None until it has run)
+        self.unsettled: set[str] | None = None
         self.digest = tree_digest(self.base)
         self._count = 0
         self._lock = threading.Lock()
@@ -791,6 +821,7 @@ class Batch:
                               self.base / "mqconform" / "cli.py", self.timeout, self.select,
                               loaded=self.dir / "loaded.txt")
         self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
+        self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
         return verdict
 
     def run(self, mutant: Mutant) -> Verdict:
@@ -812,7 +843,7 @@ class Batch:
         module = "mqconform." + mutant.path.removesuffix(".py").replace("/", ".")
         try:
             return run_against(self.base, tree, where / "run", module, tree / mutant.path,
-                               self.timeout, self.select)
+                               self.timeout, self.select, unsettled=self.unsettled)
         finally:
             if not self.keep:
                 shutil.rmtree(where, ignore_errors=True)
@@ -1089,6 +1120,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="check that every key of the equivalent file names a mutant; stop")
     ap.add_argument("--migrate-equivalent", action="store_true",
                     help="rewrite the equivalent file's line-numbered keys as stable IDs; stop")
+    ap.add_argument("--budget", type=float, metavar="SECONDS",
+                    help="start no mutant after this long; the rest wait for the next --resume "
+                         "(exit 3): a full run split into CI-sized runs")
     ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
                     help=f"seconds per mutant (default {TIMEOUT_S:.0f})")
     ap.add_argument("--select", action="append", default=[], metavar="ID",
@@ -1178,6 +1212,11 @@ def main(argv: list[str] | None = None) -> int:
             if pristine.verdict != "survived":
                 print("the pristine snapshot does not pass: nothing measured", file=sys.stderr)
                 return 1
+        if batch.unsettled is None and earlier_pristine and "unsettled" in earlier_pristine:
+            batch.unsettled = set(earlier_pristine["unsettled"])
+        if batch.unsettled is None and todo:
+            print("the pristine run's inconclusive cases are not known (no pristine run): a "
+                  "mutant that leaves more cases inconclusive is not killed for it", flush=True)
         loaded = batch.loaded if batch.loaded is not None else (
             set(earlier_loaded) if earlier_loaded is not None else None)
         unloaded = sorted(f for f in files if loaded is not None and f not in loaded)
@@ -1209,7 +1248,8 @@ def main(argv: list[str] | None = None) -> int:
                    "seed": args.seed, "sample": args.sample,
                    "population": {"total": len(mutants), **population},
                    "select": args.select, "timeout_s": args.timeout, "jobs": args.jobs,
-                   "pristine": vars(pristine) if pristine else earlier_pristine,
+                   "pristine": ({**vars(pristine), "unsettled": sorted(batch.unsettled or ())}
+                                if pristine else earlier_pristine),
                    "summary": summary, "by_module": breakdown(rows, "file"),
                    "by_section": breakdown(rows, "section"),
                    "stale_equivalents": stale_equivalents(equivalent, mutants) if args.all
@@ -1225,6 +1265,8 @@ def main(argv: list[str] | None = None) -> int:
             return doc
 
         def one(m: Mutant) -> None:
+            if args.budget is not None and time.perf_counter() - began > args.budget:
+                return  # left for the next --resume
             if args.only:
                 print(m.diff(originals[m.path]), end="", flush=True)
             v = batch.run(m)
@@ -1240,6 +1282,8 @@ def main(argv: list[str] | None = None) -> int:
         for future in [pool.submit(one, m) for m in todo]:
             future.result()
         elapsed = time.perf_counter() - began
+        ran = [m for m in todo if m.id in done]
+        left = len(todo) - len(ran)
         doc = report()
         summary, rows = doc["summary"], doc["mutants"]
         print()
@@ -1248,11 +1292,16 @@ def main(argv: list[str] | None = None) -> int:
         if doc["stale_equivalents"]:
             print(f"\n{len(doc['stale_equivalents'])} keys of {EQUIVALENT.name} name no mutant "
                   f"(judge again): " + ", ".join(doc["stale_equivalents"]))
-        if todo:
-            print(f"\n{len(todo)} mutants in {elapsed:.0f} s ({elapsed / len(todo):.1f} s each, "
+        if ran:
+            print(f"\n{len(ran)} mutants in {elapsed:.0f} s ({elapsed / len(ran):.1f} s each, "
                   f"{args.jobs} at once)")
+        if left:
+            print(f"\nincomplete: {left} mutants not run within --budget {args.budget:g} s; "
+                  f"the same command with --resume runs them")
         if not args.only:
             print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+        if left:
+            return 3
         if args.all and summary["unjudged"]:
             return 1
         return 0 if summary["met"] else 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
@@ -326,3 +327,12 @@ def test_the_snapshot_digest_changes_with_a_file_and_ignores_bytecode(tmp_path):
     assert mutation.tree_digest(tmp_path) == first
     (tmp_path / "model" / "a.py").write_text("x = 2\n")
     assert mutation.tree_digest(tmp_path) != first
+
+
+def test_the_cases_a_run_leaves_unsettled_are_read_from_its_results(tmp_path):
+    results = tmp_path / "results.json"
+    assert mutation.unsettled_cases(results) == set()
+    results.write_text(json.dumps({"cases": [
+        {"case": "a", "verdict": "pass"}, {"case": "b", "verdict": "inconclusive"},
+        {"case": "c", "verdict": "error"}, {"case": "d", "verdict": "not-applicable"}]}))
+    assert mutation.unsettled_cases(results) == {"b", "c"}
