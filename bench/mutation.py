@@ -23,7 +23,9 @@ with the server and kill nothing. So a mutant lives only in the server process:
 3. the pristine snapshot is run once (``mqconform serve`` from the snapshot, the suite from the
    snapshot against it through a target file with the control API, as bench/suite.py does):
    it must give zero unexpected failures, or nothing is measured; the server lists the modules
-   it loaded, and a selected module it did not load is reported and not judged;
+   it loaded (a selected module it did not load is reported and not judged) and the lines of
+   them it ran (a trace function): a mutant none of whose lines the pristine server ran
+   survives without a run, reported as "not reached" (``--run-unreached`` runs them anyway);
 4. per mutant: a directory whose mutated package is a copy of the snapshot's with the one file
    mutated (the others are symlinks), ``python -P -c`` with that directory first on sys.path
    starts ``mqconform serve`` (it prints the mutated module's ``__file__``, checked to be the
@@ -569,19 +571,46 @@ def sample(mutants: list[Mutant], n: int | None, seed: int) -> list[Mutant]:
 # ---------------------------------------------------------------------------------------------
 
 SERVE_BOOT = """\
-import importlib, sys
+import importlib, sys, threading
 sys.path.insert(0, sys.argv[1])
+reached = {}
+if len(sys.argv) > 3:  # the pristine run: which lines of the tree's modules the server runs
+    prefix, skip = sys.argv[1].rstrip('/') + '/mqconform/', set()
+
+    def trace(frame, event, arg):
+        name = frame.f_code.co_filename
+        lines = reached.get(name)
+        if lines is None:
+            if name in skip or not name.startswith(prefix):
+                skip.add(name)
+                return None
+            lines = reached[name] = set()
+        lines.add(frame.f_lineno)
+
+        def line(frame, event, arg):
+            if event == 'line':
+                lines.add(frame.f_lineno)
+            return line
+        return line
+
+    sys.settrace(trace)
+    threading.settrace(trace)
 m = importlib.import_module(sys.argv[2])
 print('module', m.__file__, flush=True)
 from mqconform.cli import main
 try:
     rc = main(['serve', '--port', '0', '--control-port', '0'])
 finally:
-    if len(sys.argv) > 3:  # the files of the modules the server loaded, for the pristine run
+    if len(sys.argv) > 3:  # the modules the server loaded, the lines it ran
+        sys.settrace(None)
+        threading.settrace(None)
         with open(sys.argv[3], 'w') as out:
             for module in list(sys.modules.values()):
                 if getattr(module, '__file__', None):
                     print(module.__file__, file=out)
+        with open(sys.argv[3] + '.lines', 'w') as out:
+            for name, lines in list(reached.items()):
+                print(name, *sorted(lines), file=out)
 sys.exit(rc)
 """
 SUITE_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -691,6 +720,8 @@ def _last_line(path: Path) -> str:
 #: the verdicts of a case that say the run could not judge it (the suite cannot vouch for the
 #: target): a case in one of them that is not in the pristine run kills the mutant
 UNSETTLED = ("inconclusive", "error")
+#: the reason of a survivor that was not run: the pristine server never runs its lines
+UNREACHED = "not reached"
 
 
 def unsettled_cases(results: Path) -> set[str]:
@@ -781,6 +812,32 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         _stop(server)
 
 
+def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
+    """The lines the pristine server ran, per file of the tree at ``base`` (``model/mqrr.py``)."""
+    found: dict[str, set[int]] = {}
+    if not listing.exists():
+        return found
+    base = base.resolve()
+    for row in listing.read_text().splitlines():
+        name, *lines = row.split(" ")
+        try:
+            path = Path(name).resolve().relative_to(base).as_posix()
+        except ValueError:
+            continue
+        found.setdefault(path, set()).update(int(n) for n in lines)
+    return found
+
+
+def unreached(m: Mutant, reached: dict[str, set[int]] | None) -> bool:
+    """True when the pristine server loaded the mutant's module but ran none of its lines: the
+    mutated server then does what the pristine one did, call for call, and the mutant survives
+    without a run (reported as such, and left to be killed by a case or judged)."""
+    if reached is None or m.path not in reached:
+        return False
+    lines = reached[m.path]
+    return not any(n in lines for n in range(m.line, max(m.line, m.end_line) + 1))
+
+
 def loaded_files(listing: Path, base: Path) -> set[str]:
     """The files (``model/mqrr.py``, ...) of the tree at ``base`` that a listing of module files
     names (through the import root's symlinks)."""
@@ -805,6 +862,7 @@ class Batch:
         self.source = snapshot(self.base, commit)
         self.keep, self.timeout, self.select = keep, timeout, select
         self.loaded: set[str] | None = None
+        self.reached: dict[str, set[int]] | None = None
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
         self.digest = tree_digest(self.base)
@@ -821,6 +879,7 @@ class Batch:
                               self.base / "mqconform" / "cli.py", self.timeout, self.select,
                               loaded=self.dir / "loaded.txt")
         self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
+        self.reached = reached_lines(self.dir / "loaded.txt.lines", self.base)
         self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
         return verdict
 
@@ -984,7 +1043,9 @@ def summarize(rows: list[dict], equivalent: dict[str, str]) -> dict:
                 unjudged.append(row["id"])
     total = len(rows) - counts["error"]
     rate = _rate({"total": total, **counts})
-    return {"total": total, **counts, "kill_rate": rate, "goal": GOAL,
+    return {"total": total, **counts,
+            "unreached": sum(1 for r in rows if r.get("unreached") and not r.get("equivalent")),
+            "kill_rate": rate, "goal": GOAL,
             "met": rate is not None and rate >= GOAL, "unjudged": unjudged}
 
 
@@ -1026,7 +1087,8 @@ def print_table(rows: list[dict], summary: dict) -> None:
               f"{r.get('where', '')}  {r['reason']}")
     s = summary
     print(f"\ntotal {s['total']}: killed {s['killed']}, timeout {s['timeout']}, survived "
-          f"{s['survived']}, equivalent {s['equivalent']}" +
+          f"{s['survived']} ({s.get('unreached', 0)} of them never reached), equivalent "
+          f"{s['equivalent']}" +
           (f", errors {s['error']} (not counted)" if s["error"] else "") +
           f"; kill rate (killed+timeout)/(total-equivalent) = {_pct(s['kill_rate'])} "
           f"(goal {100 * GOAL:.0f} %: {'met' if s['met'] else 'NOT met'})")
@@ -1066,7 +1128,8 @@ def markdown(doc: dict) -> str:
     lines = [f"# Mutation self-check of the suite ({doc['snapshot']})", "",
              f"Kill rate over non-equivalent mutants: **{_pct(s['kill_rate'])}** (goal "
              f"{100 * s['goal']:.0f} %): {s['total']} mutants run, {s['killed']} killed, "
-             f"{s['timeout']} timed out, {s['survived']} survived unjudged, {s['equivalent']} "
+             f"{s['timeout']} timed out, {s['survived']} survived unjudged ("
+             f"{s.get('unreached', 0)} of them never reached), {s['equivalent']} "
              f"equivalent" + (f", {s['error']} errors" if s["error"] else "") + ".", "",
              "## Per module", "", *table(doc["by_module"], "module"), "",
              "## Per section", "", *table(doc["by_section"], "section"), ""]
@@ -1123,6 +1186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, metavar="SECONDS",
                     help="start no mutant after this long; the rest wait for the next --resume "
                          "(exit 3): a full run split into CI-sized runs")
+    ap.add_argument("--run-unreached", action="store_true",
+                    help="run also the mutants on lines the pristine server never runs (by "
+                         "default they survive without a run)")
     ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
                     help=f"seconds per mutant (default {TIMEOUT_S:.0f})")
     ap.add_argument("--select", action="append", default=[], metavar="ID",
@@ -1225,6 +1291,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"{', '.join(unloaded)}", flush=True)
             chosen = [m for m in chosen if m.path not in unloaded]
             todo = [m for m in todo if m.path not in unloaded]
+        reached = batch.reached if batch.reached is not None else (
+            {f: set(lines) for f, lines in earlier_pristine["reached"].items()}
+            if earlier_pristine and "reached" in earlier_pristine else None)
+        skipped = [] if args.run_unreached or args.only else [
+            m for m in todo if unreached(m, reached)]
+        if skipped:
+            print(f"{len(skipped)} of the {len(todo)} mutants to run are on lines the pristine "
+                  f"server never runs: they survive without a run (--run-unreached runs them)",
+                  flush=True)
         population: dict[str, int] = {}
         for m in mutants:
             population[m.operator] = population.get(m.operator, 0) + 1
@@ -1236,7 +1311,9 @@ def main(argv: list[str] | None = None) -> int:
                     "operator": m.operator, "line": m.line, "col": m.col,
                     "section": place.section, "requirements": list(place.requirements),
                     "section_from": place.how, "verdict": v.verdict, "reason": v.reason,
-                    "seconds": round(v.seconds, 1), "diff": m.diff(originals[m.path])}
+                    "seconds": round(v.seconds, 1), "diff": m.diff(originals[m.path]),
+                    **({"unreached": True} if v.verdict == "survived" and v.seconds == 0
+                       and v.reason.startswith(UNREACHED) else {})}
 
         def report() -> dict:
             rows = [done[m.id] for m in chosen if m.id in done]
@@ -1248,7 +1325,9 @@ def main(argv: list[str] | None = None) -> int:
                    "seed": args.seed, "sample": args.sample,
                    "population": {"total": len(mutants), **population},
                    "select": args.select, "timeout_s": args.timeout, "jobs": args.jobs,
-                   "pristine": ({**vars(pristine), "unsettled": sorted(batch.unsettled or ())}
+                   "pristine": ({**vars(pristine), "unsettled": sorted(batch.unsettled or ()),
+                                 "reached": {f: sorted(lines) for f, lines in
+                                             (batch.reached or {}).items()}}
                                 if pristine else earlier_pristine),
                    "summary": summary, "by_module": breakdown(rows, "file"),
                    "by_section": breakdown(rows, "section"),
@@ -1278,6 +1357,11 @@ def main(argv: list[str] | None = None) -> int:
                 done[m.id] = row_of(m, v)
                 report()
 
+        skip = {m.id for m in skipped}
+        for m in skipped:
+            done[m.id] = row_of(m, Verdict("survived", f"{UNREACHED}: the pristine server "
+                                           f"never runs line {m.line}", 0.0))
+        todo = [m for m in todo if m.id not in skip]
         began = time.perf_counter()
         for future in [pool.submit(one, m) for m in todo]:
             future.result()

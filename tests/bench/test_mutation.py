@@ -336,3 +336,24 @@ def test_the_cases_a_run_leaves_unsettled_are_read_from_its_results(tmp_path):
         {"case": "a", "verdict": "pass"}, {"case": "b", "verdict": "inconclusive"},
         {"case": "c", "verdict": "error"}, {"case": "d", "verdict": "not-applicable"}]}))
     assert mutation.unsettled_cases(results) == {"b", "c"}
+
+
+def test_a_mutant_on_lines_the_pristine_server_never_ran_is_not_reached(tmp_path):
+    base = tmp_path / "base"
+    (base / "model").mkdir(parents=True)
+    site = tmp_path / "base.site" / "mqconform"
+    site.mkdir(parents=True)
+    (site / "model").symlink_to(base / "model")
+    listing = tmp_path / "loaded.txt.lines"
+    listing.write_text(f"{site / 'model' / 'x.py'} 1 2 5\n/usr/lib/python3/os.py 7\n")
+    reached = mutation.reached_lines(listing, base)
+    assert reached == {"model/x.py": {1, 2, 5}}
+
+    def at(line, end_line=0, path="model/x.py"):
+        return mutation.Mutant(path, line, 0, "cmp", "==->!=", 0, 1, "x", end_line=end_line)
+
+    assert mutation.unreached(at(3), reached)
+    assert not mutation.unreached(at(5), reached)
+    assert not mutation.unreached(at(3, end_line=5), reached)  # a statement over lines 3-5
+    assert not mutation.unreached(at(3, path="model/y.py"), reached)  # not traced: run it
+    assert not mutation.unreached(at(3), None)
