@@ -1,29 +1,54 @@
 """Seeded-fault (mutation) self-check of the conformance suite: does the suite notice when the
 server it tests departs from the model?
 
-    python bench/mutation.py [--sample N] [--seed S] [--jobs J] [--commit REV] [--resume]
+    python bench/mutation.py --all [--jobs J] [--resume]    every served module (below)
+    python bench/mutation.py --module PATTERN ...           some (wire/*, model/cursor.py, mqrr)
+    python bench/mutation.py [--sample N] [--seed S] [--commit REV] [--timeout S]
     python bench/mutation.py --only ID        apply one mutant, print its diff, run it
-    python bench/mutation.py --list           every mutant's ID (nothing runs)
+    python bench/mutation.py --list [--all]   every mutant's ID and place; the count per module
+    python bench/mutation.py --check-equivalent   the equivalent file's keys that name no mutant
 
-The suite's oracle IS the model (conformance/session.py): mutating model/*.py in the tree the
-suite imports would change the oracle with the server and kill nothing. So a mutant lives only
-in the server process:
+The suite's oracle IS the model (conformance/session.py), and its client speaks through wire/:
+mutating model/ or wire/ in the tree the suite imports would change the oracle or the client
+with the server and kill nothing. So a mutant lives only in the server process:
 
 1. the tree (model/, server/, wire/, spec/, mqconform/, captures/, conformance/, features/,
-   pyproject.toml) is copied once per batch into a temporary snapshot, from the working tree
-   or (``--commit REV``) from a commit, so that edits made meanwhile change nothing;
-2. mutants are enumerated from the snapshot's model/mqrr.py, model/mqmr.py and server/app.py
-   by an AST mutator (below); each has a stable ID ``file:line:col:operator:detail``;
+   examples/, pyproject.toml) is copied once per batch into a temporary snapshot, from the
+   working tree or (``--commit REV``) from a commit, so that edits made meanwhile change
+   nothing; its SHA-256 over names and bytes is the snapshot's digest;
+2. mutants are enumerated from the snapshot's modules by an AST mutator (below): without
+   ``--all`` or ``--module``, model/mqrr.py, model/mqmr.py and server/app.py; with ``--all``,
+   every module of model/, server/ and wire/ but EXCLUDED (each with its reason: a module
+   ``mqconform serve`` never loads, or one the run's configuration never reaches);
 3. the pristine snapshot is run once (``mqconform serve`` from the snapshot, the suite from the
    snapshot against it through a target file with the control API, as bench/suite.py does):
-   it must give zero unexpected failures, or nothing is measured;
+   it must give zero unexpected failures, or nothing is measured; the server lists the modules
+   it loaded (a selected module it did not load is reported and not judged) and the lines of
+   them it ran (a trace function): a mutant none of whose lines the pristine server ran
+   survives without a run, reported as "not reached" (``--run-unreached`` runs them anyway);
 4. per mutant: a directory whose mutated package is a copy of the snapshot's with the one file
    mutated (the others are symlinks), ``python -P -c`` with that directory first on sys.path
    starts ``mqconform serve`` (it prints the mutated module's ``__file__``, checked to be the
    copy: the editable install of the checkout must not shadow it), and the pristine suite runs
-   against it with pytest's ``-x``: KILLED at the first unexpected failure (or when the server
-   does not start or the suite cannot reach it), TIMEOUT when the run exceeds --timeout
-   (counted as killed, reported apart), SURVIVED when the run passes as the pristine one does.
+   against it in its own process with pytest's ``-x``: KILLED at the first unexpected failure
+   (or when the server does not start or the suite cannot reach it), TIMEOUT when the run
+   exceeds --timeout (counted as killed, reported apart), SURVIVED when the run passes as the
+   pristine one does (a case inconclusive or in error that the pristine run settles kills it:
+   the suite could not vouch for that server). The two processes share nothing but sockets:
+   the server binds ports 0 (the system picks free ones, read back from its output) and each
+   mutant has its own directory (target file, reports, pytest cache), so ``--jobs N`` runs N
+   mutants at once.
+
+A mutant's ID is ``file:scope:operator:ordinal:detail``: the dotted name of the function (or
+class, or ``<module>``) holding the site, the operator, the site's rank among that operator's
+sites in that scope (1, 2, ...; two mutants of one site share it), and the change
+(``model/mqrr.py:RemoteReadServer.r_getserverport:if:1:if->False``). Lines added or removed
+outside the function leave it unchanged. ``file:line:col`` is printed beside it for a human.
+
+Each mutant is placed in a document section: the requirement IDs cited in a comment on its
+lines (``# MS-MQRR/3.1.4.9/R4``), else in the nearest citing comment above it in its function,
+else the section its function's (or an enclosing class's) docstring names
+(``MS-MQRR 3.1.4.1 R_GetServerPort``), else the module docstring's.
 
 Operators: ``cmp`` (== !=, < <=, > >=, in / not in, is / is not flipped), ``bool`` (and <-> or),
 ``not`` (``not x`` -> ``x``), ``const`` (an int +1 and to 0, True <-> False), ``status`` (an MQ
@@ -35,9 +60,13 @@ imports, ``__all__``, ``__repr__`` and f-strings are not mutated.
 
 Survivors judged equivalent (no call a client can make observes the change) are listed in
 bench/mutation_equivalent.yaml (ID: reason) and left out of the kill rate:
-(killed + timeout) / (total - equivalent); the goal is 90 %. Results: bench/out/mutation.json,
-rewritten after every mutant; ``--resume`` keeps the verdicts it holds for the same snapshot
-(a commit) and runs only the rest.
+(killed + timeout) / (total - equivalent); the goal is 95 %. The report gives it overall, per
+module and per section, lists the equivalents with their reasons and every survivor nobody
+judged (with ``--all``, one such survivor makes the exit status 1). Results:
+bench/out/mutation.json and bench/out/mutation.md, rewritten after every mutant; ``--resume``
+keeps the verdicts they hold for a snapshot of the same digest and runs only the rest, so
+``--all --resume --budget 4800`` run again and again covers every mutant in CI-sized runs (exit
+3 while some are left).
 """
 
 from __future__ import annotations
@@ -57,16 +86,43 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: mutated without --all or --module (the first three modules the self-check covered)
 FILES = ("model/mqrr.py", "model/mqmr.py", "server/app.py")
+#: the layers whose code `mqconform serve` runs: --all mutates every module of them but these
+SERVED = ("model", "server", "wire")
+#: modules of the served layers not mutated, each with the reason no verdict on it would mean
+#: what the kill rate says (a mutant the run cannot reach survives whatever the suite checks)
+EXCLUDED = {
+    "model/__init__.py": "a docstring only",
+    "server/__init__.py": "a docstring only",
+    "wire/__init__.py": "a docstring only",
+    "model/observer.py": "the trace validator (mqconform captures validate): never loaded by "
+                         "`mqconform serve`",
+    "model/invariants.py": "the ADM invariant checker of the model's own tests: never loaded by "
+                           "`mqconform serve`",
+    "model/directory.py": "the MS-MQDMPR directory events: never loaded by `mqconform serve` "
+                          "(no directory service is served)",
+    "wire/impacket_ndr.py": "the second NDR codec the tests compare wire/ndr.py with: never "
+                            "loaded by `mqconform serve`",
+    "server/faults.py": "seeded faults for the validator's bench: off unless `serve --fault`",
+    "server/store.py": "loaded only with `serve --store`; the suite never restarts the server, "
+                       "so it cannot observe durability (bench/durable.py does)",
+    "server/epm.py": "the endpoint mapper starts only with `serve --epm-port`; the suite's "
+                     "target names the RemoteRead endpoint itself",
+    "server/control.py": "the control API is the suite's harness (sets up queues and "
+                         "messages), not MSMQ: a mutant there changes the test set-up",
+    "server/ntlm.py": "reached only by an authenticated target (examples/authenticated.yaml); "
+                      "the run's target is unauthenticated, so no call reaches it",
+}
 LAYERS = ("model", "server", "wire", "spec", "captures", "conformance", "features", "examples")
 TREE = (*LAYERS, "mqconform", "pyproject.toml")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
-GOAL = 0.90
+GOAL = 0.95
 TIMEOUT_S = 120.0
 START_TIMEOUT_S = 30.0
 
@@ -102,10 +158,27 @@ class Mutant:
     start: int
     end: int
     replacement: str
+    #: the dotted names of the classes and functions around the site (``<module>`` outside any)
+    scope: str = "<module>"
+    #: 1, 2, ...: the site's rank among the sites of this operator in this scope, in source order
+    ordinal: int = 0
+    end_line: int = 0
 
     @property
     def id(self) -> str:
+        """``file:scope:operator:ordinal:detail``: no line number, so that a line added or
+        removed anywhere outside the mutant's own function leaves it unchanged."""
+        return f"{self.path}:{self.scope}:{self.operator}:{self.ordinal}:{self.detail}"
+
+    @property
+    def legacy_id(self) -> str:
+        """The ID bench/mutation.py gave before: ``file:line:col:operator:detail``."""
         return f"{self.path}:{self.line}:{self.col}:{self.operator}:{self.detail}"
+
+    @property
+    def where(self) -> str:
+        """``file:line:col``, for a human to find the site."""
+        return f"{self.path}:{self.line}:{self.col}"
 
     def apply(self, source: str) -> str:
         data = source.encode("utf-8")
@@ -173,6 +246,7 @@ class _Collector:
             self.starts.append(self.starts[-1] + len(line))
         self.mutants: list[Mutant] = []
         self.function_depth = 0
+        self.scope: list[str] = []
 
     # ------------------------------------------------------------------ helpers
     def offsets(self, node: ast.AST) -> tuple[int, int]:
@@ -187,7 +261,9 @@ class _Collector:
         start, end = self.offsets(node)
         detail = re.sub(r"\s+", "", detail)
         self.mutants.append(Mutant(self.path, node.lineno, node.col_offset, operator, detail,
-                                   start, end, replacement))
+                                   start, end, replacement,
+                                   scope=".".join(self.scope) or "<module>",
+                                   end_line=node.end_lineno))
 
     def own_lines(self, stmt: ast.stmt) -> bool:
         """The statement alone on its lines (nothing but blanks or a comment around it)."""
@@ -211,14 +287,18 @@ class _Collector:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.name == "__repr__":
                 return
+            self.scope.append(node.name)  # the defaults are the function's, for the IDs
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
                 self.visit(default)
             self.function_depth += 1
             self.walk_body(node.body)
             self.function_depth -= 1
+            self.scope.pop()
             return
         if isinstance(node, ast.ClassDef):
+            self.scope.append(node.name)
             self.walk_body(node.body)
+            self.scope.pop()
             return
         if isinstance(node, ast.Module):
             self.walk_body(node.body)
@@ -310,24 +390,135 @@ def mutants_of(path: str, source: str, constants: dict[str, int]) -> list[Mutant
     """Every mutant of one source file, in source order, each compiling, with unique IDs."""
     collector = _Collector(path, source, constants)
     collector.visit(ast.parse(source))
+    # the ordinal: the site's rank among the sites of its operator in its scope (two mutants of
+    # one site, e.g. const 3->4 and 3->0, share it; their details tell them apart)
+    sites: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for m in collector.mutants:
+        sites.setdefault((m.scope, m.operator), []).append((m.start, m.end))
+    rank = {key: {site: i for i, site in enumerate(sorted(set(found)), 1)}
+            for key, found in sites.items()}
+    collector.mutants = [replace(m, ordinal=rank[m.scope, m.operator][m.start, m.end])
+                         for m in collector.mutants]
+    # each mutant is compiled with the top-level statement that holds it (a module-level def
+    # or class starts at column 0 and compiles alone): as strict as compiling the whole module,
+    # for a fraction of the time
+    data = collector.data
+    tops = [collector.offsets(stmt) for stmt in ast.parse(source).body]
     out: list[Mutant] = []
     seen: dict[str, int] = {}
     for m in sorted(collector.mutants, key=lambda m: (m.start, m.operator, m.detail)):
-        mutated = m.apply(source)
-        if mutated == source:
+        if data[m.start:m.end] == m.replacement.encode("utf-8"):
             continue
+        lo, hi = next(((a, b) for a, b in tops if a <= m.start and m.end <= b), (0, len(data)))
+        lo = data.rfind(b"\n", 0, lo) + 1  # from the start of its line
+        segment = (data[lo:m.start] + m.replacement.encode("utf-8") + data[m.end:hi])
         try:
-            compile(mutated, path, "exec")
+            compile(segment.decode("utf-8"), path, "exec", dont_inherit=True)
         except SyntaxError:
             continue
         if m.id in seen:  # the same change at the same place twice (a < b < c): number them
             seen[m.id] += 1
-            m = Mutant(m.path, m.line, m.col, m.operator, f"{m.detail}#{seen[m.id]}", m.start,
-                       m.end, m.replacement)
+            m = replace(m, detail=f"{m.detail}#{seen[m.id]}")
         else:
             seen[m.id] = 1
         out.append(m)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a mutant sits in the documents
+# ---------------------------------------------------------------------------------------------
+
+REQUIREMENT = re.compile(r"\bMS-[A-Z0-9]+/\d+(?:\.\d+)*/R\d+\b")
+SECTION = re.compile(r"\b(MS-[A-Z0-9]+|C706) (\d+(?:\.\d+)*)\b")
+DOCUMENT = re.compile(r"\b(MS-[A-Z0-9]+|C706)\b")
+UNMAPPED = "(no section)"
+
+
+def section_of_requirement(requirement: str) -> str:
+    """``MS-MQRR/3.1.4.9/R4`` -> ``MS-MQRR 3.1.4.9``."""
+    document, number, _ = requirement.split("/")
+    return f"{document} {number}"
+
+
+@dataclass(frozen=True)
+class Place:
+    """The section a mutant is counted under, the requirement IDs that put it there, and how
+    they were found: ``line`` (cited on the mutated lines), ``step`` (the nearest citing comment
+    above it in its function), ``docstring`` (of its function or a class or function around it),
+    ``module`` (the module's docstring) or ``none``."""
+
+    section: str
+    requirements: tuple[str, ...]
+    how: str
+
+
+class SectionMap:
+    """One module's citations: its comments' requirement IDs by line, and every function's and
+    class's extent and docstring, under the same dotted names as Mutant.scope."""
+
+    def __init__(self, source: str):
+        import io
+        import tokenize
+
+        self.cited: dict[int, list[str]] = {}
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                found = REQUIREMENT.findall(token.string)
+                if found:
+                    self.cited.setdefault(token.start[0], []).extend(found)
+        tree = ast.parse(source)
+        self.module_doc = ast.get_docstring(tree) or ""
+        self.scopes: dict[str, tuple[int, int, str]] = {}
+
+        def walk(body: list[ast.stmt], prefix: list[str]) -> None:
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = [*prefix, node.name]
+                    self.scopes[".".join(name)] = (node.lineno, node.end_lineno,
+                                                   ast.get_docstring(node) or "")
+                    walk(node.body, name)
+                elif hasattr(node, "body"):  # if/for/while/with/try: the same scope
+                    for field in ("body", "orelse", "finalbody"):
+                        walk(getattr(node, field, []) or [], prefix)
+                    for handler in getattr(node, "handlers", []):
+                        walk(handler.body, prefix)
+
+        walk(tree.body, [])
+
+    @staticmethod
+    def _from_doc(doc: str) -> tuple[str, tuple[str, ...]] | None:
+        ids = tuple(dict.fromkeys(REQUIREMENT.findall(doc)))
+        named = SECTION.search(doc)
+        if named:
+            return f"{named.group(1)} {named.group(2)}", ids
+        if ids:
+            return section_of_requirement(ids[0]), ids
+        document = DOCUMENT.search(doc)  # a document named without a section: the document
+        return (document.group(1), ()) if document else None
+
+    def place(self, scope: str, line: int, end_line: int = 0) -> Place:
+        own = [r for n in range(line, max(line, end_line) + 1) for r in self.cited.get(n, [])]
+        if own:
+            own = list(dict.fromkeys(own))
+            return Place(section_of_requirement(own[0]), tuple(own), "line")
+        names = scope.split(".") if scope != "<module>" else []
+        if names and scope in self.scopes:
+            first = self.scopes[scope][0]
+            for n in range(line - 1, first, -1):
+                if n in self.cited:
+                    ids = tuple(dict.fromkeys(self.cited[n]))
+                    return Place(section_of_requirement(ids[0]), ids, "step")
+        while names:
+            entry = self.scopes.get(".".join(names))
+            found = entry and self._from_doc(entry[2])
+            if found:
+                return Place(found[0], found[1], "docstring")
+            names.pop()
+        found = self._from_doc(self.module_doc)
+        if found:
+            return Place(found[0], found[1], "module")
+        return Place(UNMAPPED, (), "none")
 
 
 def all_mutants(root: Path, files: tuple[str, ...] = FILES) -> list[Mutant]:
@@ -336,6 +527,35 @@ def all_mutants(root: Path, files: tuple[str, ...] = FILES) -> list[Mutant]:
     for path in files:
         out += mutants_of(path, (root / path).read_text(encoding="utf-8"), constants)
     return out
+
+
+def served_files(root: Path) -> list[str]:
+    """Every module of the served layers, EXCLUDED aside, in path order."""
+    return sorted(p.relative_to(root).as_posix() for layer in SERVED
+                  for p in (root / layer).glob("*.py")
+                  if p.relative_to(root).as_posix() not in EXCLUDED)
+
+
+def select_files(root: Path, every: bool, patterns: list[str],
+                 files: list[str] | None = None) -> list[str]:
+    """The modules to mutate: ``files`` as given; else every served one (``every``); else the
+    served ones a pattern matches (a glob on the path, or a part of it); else FILES."""
+    import fnmatch
+
+    if files:
+        return list(files)
+    served = served_files(root)
+    if every:
+        return served
+    if patterns:
+        chosen = [f for f in served if any(
+            fnmatch.fnmatch(f, pat) if any(c in pat for c in "*?[") else pat in f
+            for pat in patterns)]
+        if not chosen:
+            raise SystemExit(f"--module {' '.join(patterns)}: no served module matches "
+                             f"(served: {', '.join(served)})")
+        return chosen
+    return list(FILES)
 
 
 def sample(mutants: list[Mutant], n: int | None, seed: int) -> list[Mutant]:
@@ -350,10 +570,49 @@ def sample(mutants: list[Mutant], n: int | None, seed: int) -> list[Mutant]:
 # Running a mutant: its own `mqconform serve`, the pristine suite against it
 # ---------------------------------------------------------------------------------------------
 
-SERVE_BOOT = ("import importlib, sys; sys.path.insert(0, sys.argv[1]); "
-              "m = importlib.import_module(sys.argv[2]); print('module', m.__file__, flush=True); "
-              "from mqconform.cli import main; "
-              "sys.exit(main(['serve', '--port', '0', '--control-port', '0']))")
+SERVE_BOOT = """\
+import importlib, sys, threading
+sys.path.insert(0, sys.argv[1])
+reached = {}
+if len(sys.argv) > 3:  # the pristine run: which lines of the tree's modules the server runs
+    prefix, skip = sys.argv[1].rstrip('/') + '/mqconform/', set()
+
+    def trace(frame, event, arg):
+        name = frame.f_code.co_filename
+        lines = reached.get(name)
+        if lines is None:
+            if name in skip or not name.startswith(prefix):
+                skip.add(name)
+                return None
+            lines = reached[name] = set()
+        lines.add(frame.f_lineno)
+
+        def line(frame, event, arg):
+            if event == 'line':
+                lines.add(frame.f_lineno)
+            return line
+        return line
+
+    sys.settrace(trace)
+    threading.settrace(trace)
+m = importlib.import_module(sys.argv[2])
+print('module', m.__file__, flush=True)
+from mqconform.cli import main
+try:
+    rc = main(['serve', '--port', '0', '--control-port', '0'])
+finally:
+    if len(sys.argv) > 3:  # the modules the server loaded, the lines it ran
+        sys.settrace(None)
+        threading.settrace(None)
+        with open(sys.argv[3], 'w') as out:
+            for module in list(sys.modules.values()):
+                if getattr(module, '__file__', None):
+                    print(module.__file__, file=out)
+        with open(sys.argv[3] + '.lines', 'w') as out:
+            for name, lines in list(reached.items()):
+                print(name, *sorted(lines), file=out)
+sys.exit(rc)
+"""
 SUITE_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
               "from mqconform.cli import main; sys.exit(main(sys.argv[2:]))")
 
@@ -377,6 +636,18 @@ def snapshot(dest: Path, commit: str | None) -> str:
         else:
             shutil.copy2(src, dest / name)
     return "working tree"
+
+
+def tree_digest(tree: Path) -> str:
+    """A SHA-256 over the snapshot's files (names and bytes): --resume keeps only the verdicts
+    of a snapshot with the same digest, from a commit or from the working tree alike."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(path.relative_to(tree).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def import_root(tree: Path) -> Path:
@@ -446,15 +717,32 @@ def _last_line(path: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
+#: the verdicts of a case that say the run could not judge it (the suite cannot vouch for the
+#: target): a case in one of them that is not in the pristine run kills the mutant
+UNSETTLED = ("inconclusive", "error")
+#: the reason of a survivor that was not run: the pristine server never runs its lines
+UNREACHED = "not reached"
+
+
+def unsettled_cases(results: Path) -> set[str]:
+    if not results.exists():
+        return set()
+    return {r["case"] for r in json.loads(results.read_text())["cases"]
+            if r["verdict"] in UNSETTLED}
+
+
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
-                timeout: float, select: list[str]) -> Verdict:
-    """Start ``mqconform serve`` from server_root, run the suite from base against it."""
+                timeout: float, select: list[str], loaded: Path | None = None,
+                unsettled: set[str] | None = None) -> Verdict:
+    """Start ``mqconform serve`` from server_root, run the suite from base against it.
+    ``unsettled``: the cases the pristine run left inconclusive (or in error); another case
+    left so kills the mutant (None: not known, such cases are not held against it)."""
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
     with out.open("w") as o, err.open("w") as e:
         server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(import_root(server_root)),
-                         module],
+                         module, *([str(loaded)] if loaded else [])],
                         cwd=work, stdout=o, stderr=e)
     try:
         text, deadline = "", time.monotonic() + START_TIMEOUT_S
@@ -476,8 +764,9 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         target.write_text(f"name: mutant\nendpoint: ncacn_ip_tcp:{rpc.group(1)}[{rpc.group(2)}]\n"
                           f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n")
         report = work / "report"
+        # the two access-check cases need identities the default server does not provision
         argv = [sys.executable, "-P", "-c", SUITE_BOOT, str(import_root(base)), "run", "--target",
-                str(target), "--report-dir", str(report)]
+                str(target), "--report-dir", str(report), "--allow-inconclusive"]
         for prefix in select:
             argv += ["--select", prefix]
         with (work / "suite.out").open("w") as o:
@@ -505,6 +794,15 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
             return Verdict("killed", f"{first['case'].rsplit('::', 1)[-1][:70]} "
                            f"[{' '.join(first['ids'][:2])}] {message[0][:120] if message else ''}"
                            f"{crashed}", seconds)
+        if unsettled is not None:
+            new = sorted(r["case"] for r in data["cases"]
+                         if r["verdict"] in UNSETTLED and r["case"] not in unsettled)
+            if new:
+                first = next(r for r in data["cases"] if r["case"] == new[0])
+                message = (first.get("messages") or [""])[0].splitlines()
+                return Verdict("killed", f"{len(new)} cases {first['verdict']} that the pristine "
+                               f"run settles: {new[0].rsplit('::', 1)[-1][:60]} "
+                               f"{message[0][:100] if message else ''}{crashed}", seconds)
         if rc != 0:
             return Verdict("killed", f"suite exit {rc}{crashed}", seconds)
         s = data["summary"]
@@ -512,6 +810,47 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
                        f"{s['inconclusive']} inconclusive", seconds)
     finally:
         _stop(server)
+
+
+def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
+    """The lines the pristine server ran, per file of the tree at ``base`` (``model/mqrr.py``)."""
+    found: dict[str, set[int]] = {}
+    if not listing.exists():
+        return found
+    base = base.resolve()
+    for row in listing.read_text().splitlines():
+        name, *lines = row.split(" ")
+        try:
+            path = Path(name).resolve().relative_to(base).as_posix()
+        except ValueError:
+            continue
+        found.setdefault(path, set()).update(int(n) for n in lines)
+    return found
+
+
+def unreached(m: Mutant, reached: dict[str, set[int]] | None) -> bool:
+    """True when the pristine server loaded the mutant's module but ran none of its lines: the
+    mutated server then does what the pristine one did, call for call, and the mutant survives
+    without a run (reported as such, and left to be killed by a case or judged)."""
+    if reached is None or m.path not in reached:
+        return False
+    lines = reached[m.path]
+    return not any(n in lines for n in range(m.line, max(m.line, m.end_line) + 1))
+
+
+def loaded_files(listing: Path, base: Path) -> set[str]:
+    """The files (``model/mqrr.py``, ...) of the tree at ``base`` that a listing of module files
+    names (through the import root's symlinks)."""
+    found: set[str] = set()
+    if not listing.exists():
+        return found
+    base = base.resolve()
+    for line in listing.read_text().splitlines():
+        try:
+            found.add(Path(line).resolve().relative_to(base).as_posix())
+        except ValueError:
+            pass
+    return found
 
 
 class Batch:
@@ -522,6 +861,11 @@ class Batch:
         self.base = self.dir / "base"
         self.source = snapshot(self.base, commit)
         self.keep, self.timeout, self.select = keep, timeout, select
+        self.loaded: set[str] | None = None
+        self.reached: dict[str, set[int]] | None = None
+        #: the cases the pristine run leaves inconclusive (None until it has run)
+        self.unsettled: set[str] | None = None
+        self.digest = tree_digest(self.base)
         self._count = 0
         self._lock = threading.Lock()
 
@@ -530,8 +874,14 @@ class Batch:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     def pristine(self) -> Verdict:
-        return run_against(self.base, self.base, self.dir / "pristine", "mqconform.model.mqrr",
-                           self.base / "model" / "mqrr.py", self.timeout, self.select)
+        """The pristine run; it also records which files of the tree the server loaded."""
+        verdict = run_against(self.base, self.base, self.dir / "pristine", "mqconform.cli",
+                              self.base / "mqconform" / "cli.py", self.timeout, self.select,
+                              loaded=self.dir / "loaded.txt")
+        self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
+        self.reached = reached_lines(self.dir / "loaded.txt.lines", self.base)
+        self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
+        return verdict
 
     def run(self, mutant: Mutant) -> Verdict:
         with self._lock:
@@ -552,14 +902,14 @@ class Batch:
         module = "mqconform." + mutant.path.removesuffix(".py").replace("/", ".")
         try:
             return run_against(self.base, tree, where / "run", module, tree / mutant.path,
-                               self.timeout, self.select)
+                               self.timeout, self.select, unsettled=self.unsettled)
         finally:
             if not self.keep:
                 shutil.rmtree(where, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
-# Reporting
+# The equivalent survivors
 # ---------------------------------------------------------------------------------------------
 
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
@@ -573,46 +923,272 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+def _site_text(m: Mutant, source: str) -> str:
+    return re.sub(r"\s+", "", source.encode("utf-8")[m.start:m.end].decode("utf-8"))
+
+
+def migrate_key(legacy: str, old_source: str, new_source: str, old_constants: dict[str, int],
+                new_constants: dict[str, int]) -> tuple[str | None, str]:
+    """The stable ID, in ``new_source``, of the mutant a legacy ``file:line:col:operator:detail``
+    ID named in ``old_source``; (None, why) when it cannot be found. The site is matched by its
+    scope, operator, detail and the text of the mutated expression or statement: one match, or
+    the one of the same ordinal among several."""
+    path = legacy.split(":", 1)[0]
+    old = {m.legacy_id: m for m in mutants_of(path, old_source, old_constants)}
+    if legacy not in old:
+        return None, "no such mutant in the source it was written against"
+    was = old[legacy]
+    text = _site_text(was, old_source)
+    candidates = [m for m in mutants_of(path, new_source, new_constants)
+                  if (m.scope, m.operator, m.detail) == (was.scope, was.operator, was.detail)
+                  and _site_text(m, new_source) == text]
+    if len(candidates) > 1:
+        candidates = [m for m in candidates if m.ordinal == was.ordinal] or candidates
+    if len(candidates) == 1:
+        return candidates[0].id, ""
+    if not candidates:
+        return None, (f"{was.scope}: no `{text[:50]}` with {was.operator} {was.detail} there "
+                      f"any more")
+    return None, f"{was.scope}: {len(candidates)} sites match"
+
+
+def _git(*argv: str) -> str:
+    return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _source_at(rev: str, path: str) -> str | None:
+    try:
+        return _git("show", f"{rev}:{path}")
+    except subprocess.CalledProcessError:
+        return None
+
+
+def migrate_equivalent_file(path: Path = EQUIVALENT) -> tuple[int, list[tuple[str, str]]]:
+    """Rewrite the legacy keys of ``path`` as stable IDs, in place, comments and reasons kept.
+    Each legacy key is read against the source of the commit that wrote its line (git blame);
+    a key that cannot be carried over is commented out with the reason, to judge again.
+    Returns (keys migrated, [(legacy key, why not)])."""
+    text = path.read_text(encoding="utf-8")
+    blame = _git("blame", "-l", "-s", "--", str(path.relative_to(ROOT)))
+    rev_of_line = [row.split()[0].lstrip("^") for row in blame.splitlines()]
+    constants_at: dict[str, dict[str, int]] = {}
+    new_constants = project_constants(ROOT)
+    migrated, failed = 0, []
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    legacy_key = re.compile(r'^"([^"\\]*(?:\\.[^"\\]*)*)":')
+    skipping = False
+    for number, line in enumerate(lines):
+        match = legacy_key.match(line)
+        if not match:
+            out.append(("# " + line) if skipping and line.startswith(" ") else line)
+            continue
+        skipping = False
+        import yaml
+
+        key = yaml.safe_load(f'"{match.group(1)}"')
+        if re.match(r"^[^:]+:\d+:\d+:", key) is None:  # already a stable ID
+            out.append(line)
+            continue
+        rev, file = rev_of_line[number], key.split(":", 1)[0]
+        if rev not in constants_at:
+            constants_at[rev] = int_constants([t for t in (_source_at(rev, c) for c in
+                                                           CONSTANT_SOURCES) if t])
+        old_source = _source_at(rev, file)
+        new_source = (ROOT / file).read_text(encoding="utf-8") if (ROOT / file).exists() else None
+        if old_source is None or new_source is None:
+            new, why = None, f"{file} is not there"
+        else:
+            new, why = migrate_key(key, old_source, new_source, constants_at[rev], new_constants)
+        if new is None:
+            failed.append((key, why))
+            out.append(f"# NOT CARRIED OVER ({why}; as of {rev[:7]}): judge again\n# {line}")
+            skipping = True
+        else:
+            migrated += 1
+            out.append(json.dumps(new) + line[match.end() - 1:])
+    path.write_text("".join(out), encoding="utf-8")
+    return migrated, failed
+
+
+def stale_equivalents(equivalent: dict[str, str], mutants: list[Mutant]) -> list[str]:
+    """The equivalent-file keys that name no mutant of ``mutants`` (judge them again)."""
+    ids = {m.id for m in mutants}
+    return [k for k in equivalent if k not in ids]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+# ---------------------------------------------------------------------------------------------
+
+def _rate(counts: dict) -> float | None:
+    judged = counts["total"] - counts["equivalent"]
+    return None if not judged else round((counts["killed"] + counts["timeout"]) / judged, 4)
+
+
 def summarize(rows: list[dict], equivalent: dict[str, str]) -> dict:
+    """Counts and the kill rate (killed + timeout) / (total - equivalent); errors (a mutant the
+    harness could not judge) are counted apart and left out of the total. Marks each equivalent
+    survivor's row with its reason, and lists the survivors nobody judged."""
     counts = {k: 0 for k in ("killed", "timeout", "survived", "equivalent", "error")}
+    unjudged = []
     for row in rows:
         if row["verdict"] == "survived" and row["id"] in equivalent:
             row["equivalent"] = equivalent[row["id"]]
             counts["equivalent"] += 1
         else:
             counts[row["verdict"]] += 1
+            if row["verdict"] == "survived":
+                unjudged.append(row["id"])
     total = len(rows) - counts["error"]
-    judged = total - counts["equivalent"]
-    rate = (counts["killed"] + counts["timeout"]) / judged if judged else None
-    return {"total": total, **counts, "kill_rate": None if rate is None else round(rate, 4),
-            "goal": GOAL, "met": rate is not None and rate >= GOAL}
+    rate = _rate({"total": total, **counts})
+    return {"total": total, **counts,
+            "unreached": sum(1 for r in rows if r.get("unreached") and not r.get("equivalent")),
+            "kill_rate": rate, "goal": GOAL,
+            "met": rate is not None and rate >= GOAL, "unjudged": unjudged}
+
+
+def breakdown(rows: list[dict], key: str) -> dict[str, dict]:
+    """summarize's counts per value of ``row[key]`` (the file, the section); rows already
+    marked by summarize."""
+    groups: dict[str, dict] = {}
+    for row in rows:
+        g = groups.setdefault(str(row.get(key)), {k: 0 for k in (
+            "total", "killed", "timeout", "survived", "equivalent", "error")})
+        if row["verdict"] == "error":
+            g["error"] += 1
+            continue
+        g["total"] += 1
+        g["equivalent" if row.get("equivalent") else row["verdict"]] += 1
+    for g in groups.values():
+        g["kill_rate"] = _rate(g)
+    return dict(sorted(groups.items()))
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f} %"
+
+
+def group_table(groups: dict[str, dict], title: str) -> list[str]:
+    width = max([len(title)] + [len(k) for k in groups])
+    out = [f"{title:{width}s}  total killed timeout survived equivalent  kill rate"]
+    for name, g in groups.items():
+        out.append(f"{name:{width}s}  {g['total']:5d} {g['killed']:6d} {g['timeout']:7d} "
+                   f"{g['survived']:8d} {g['equivalent']:10d}  {_pct(g['kill_rate']):>9s}")
+    return out
 
 
 def print_table(rows: list[dict], summary: dict) -> None:
-    width = max((len(r["id"]) for r in rows), default=20)
-    width = min(width, 90)
+    width = min(max((len(r["id"]) for r in rows), default=20), 90)
     for r in rows:
         verdict = "equivalent" if r.get("equivalent") else r["verdict"]
-        print(f"{r['id'][:width]:{width}s}  {verdict:10s} {r['seconds']:6.1f} s  {r['reason']}")
+        print(f"{r['id'][:width]:{width}s}  {verdict:10s} {r['seconds']:6.1f} s  "
+              f"{r.get('where', '')}  {r['reason']}")
     s = summary
-    rate = "n/a" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f} %"
     print(f"\ntotal {s['total']}: killed {s['killed']}, timeout {s['timeout']}, survived "
-          f"{s['survived']}, equivalent {s['equivalent']}" +
+          f"{s['survived']} ({s.get('unreached', 0)} of them never reached), equivalent "
+          f"{s['equivalent']}" +
           (f", errors {s['error']} (not counted)" if s["error"] else "") +
-          f"; kill rate (killed+timeout)/(total-equivalent) = {rate} "
+          f"; kill rate (killed+timeout)/(total-equivalent) = {_pct(s['kill_rate'])} "
           f"(goal {100 * GOAL:.0f} %: {'met' if s['met'] else 'NOT met'})")
 
 
+def print_report(rows: list[dict], summary: dict, by_module: dict, by_section: dict) -> None:
+    print()
+    print("\n".join(group_table(by_module, "module")))
+    print()
+    print("\n".join(group_table(by_section, "section")))
+    equivalents = [r for r in rows if r.get("equivalent")]
+    if equivalents:
+        print(f"\n{len(equivalents)} survivors judged equivalent (bench/mutation_equivalent.yaml):")
+        for r in equivalents:
+            print(f"  {r['id']}  ({r.get('where', '')})\n      {r['equivalent']}")
+    if summary["unjudged"]:
+        print(f"\n{len(summary['unjudged'])} survivors NOT judged (kill them with a case, or "
+              f"judge them equivalent with a reason):")
+        for r in rows:
+            if r["id"] in summary["unjudged"]:
+                print(f"\nsurvivor {r['id']}  ({r.get('where', '')}, {r.get('section', '')})\n"
+                      f"{r['diff']}", end="")
+
+
+def markdown(doc: dict) -> str:
+    """The report as a Markdown page (bench/out/mutation.md)."""
+    s = doc["summary"]
+
+    def table(groups: dict[str, dict], title: str) -> list[str]:
+        out = [f"| {title} | total | killed | timeout | survived | equivalent | kill rate |",
+               "|---|---:|---:|---:|---:|---:|---:|"]
+        for name, g in groups.items():
+            out.append(f"| {name} | {g['total']} | {g['killed']} | {g['timeout']} | "
+                       f"{g['survived']} | {g['equivalent']} | {_pct(g['kill_rate'])} |")
+        return out
+
+    lines = [f"# Mutation self-check of the suite ({doc['snapshot']})", "",
+             f"Kill rate over non-equivalent mutants: **{_pct(s['kill_rate'])}** (goal "
+             f"{100 * s['goal']:.0f} %): {s['total']} mutants run, {s['killed']} killed, "
+             f"{s['timeout']} timed out, {s['survived']} survived unjudged ("
+             f"{s.get('unreached', 0)} of them never reached), {s['equivalent']} "
+             f"equivalent" + (f", {s['error']} errors" if s["error"] else "") + ".", "",
+             "## Per module", "", *table(doc["by_module"], "module"), "",
+             "## Per section", "", *table(doc["by_section"], "section"), ""]
+    rows = doc["mutants"]
+    unjudged = [r for r in rows if r["id"] in s["unjudged"]]
+    lines += ["## Survivors not judged", ""]
+    lines += [f"- `{r['id']}` ({r.get('where', '')}): {r.get('reason', '')}"
+              for r in unjudged] or ["none"]
+    lines += ["", "## Survivors judged equivalent", ""]
+    lines += [f"- `{r['id']}` ({r.get('where', '')}): {r['equivalent']}"
+              for r in rows if r.get("equivalent")] or ["none"]
+    return "\n".join(lines) + "\n"
+
+
+def module_counts(mutants: list[Mutant], files: list[str]) -> list[str]:
+    by_file: dict[str, dict[str, int]] = {f: {} for f in files}
+    for m in mutants:
+        ops = by_file.setdefault(m.path, {})
+        ops[m.operator] = ops.get(m.operator, 0) + 1
+    width = max([len(f) for f in by_file] + [5])
+    out = []
+    for f, ops in by_file.items():
+        out.append(f"{f:{width}s} {sum(ops.values()):5d}  " +
+                   ", ".join(f"{k} {v}" for k, v in sorted(ops.items())))
+    out.append(f"{'total':{width}s} {len(mutants):5d}  in {len(by_file)} modules")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------------
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--all", action="store_true",
+                    help="every served module of model/, server/ and wire/ (EXCLUDED aside)")
+    ap.add_argument("--module", action="append", default=[], metavar="PATTERN",
+                    help="served modules whose path matches (a glob, or a part of the path: "
+                         "model/cursor.py, 'wire/*', mqrr); repeatable")
+    ap.add_argument("--files", nargs="+", help="these files, served or not (default: "
+                    f"{' '.join(FILES)} without --all or --module)")
     ap.add_argument("--sample", type=int, help="run N mutants drawn uniformly (default: all)")
     ap.add_argument("--seed", type=int, default=1, help="the sampling seed (default 1)")
     ap.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
     ap.add_argument("--only", metavar="ID", action="append", default=[],
                     help="apply and run this mutant (repeatable); prints its diff")
-    ap.add_argument("--list", action="store_true", help="print every mutant's ID and stop")
+    ap.add_argument("--list", action="store_true",
+                    help="print every mutant's ID and place, and the count per module; stop")
     ap.add_argument("--show", metavar="ID", help="print one mutant's diff and stop")
-    ap.add_argument("--files", nargs="+", default=list(FILES), help="files to mutate")
+    ap.add_argument("--check-equivalent", action="store_true",
+                    help="check that every key of the equivalent file names a mutant; stop")
+    ap.add_argument("--migrate-equivalent", action="store_true",
+                    help="rewrite the equivalent file's line-numbered keys as stable IDs; stop")
+    ap.add_argument("--budget", type=float, metavar="SECONDS",
+                    help="start no mutant after this long; the rest wait for the next --resume "
+                         "(exit 3): a full run split into CI-sized runs")
+    ap.add_argument("--run-unreached", action="store_true",
+                    help="run also the mutants on lines the pristine server never runs (by "
+                         "default they survive without a run)")
     ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
                     help=f"seconds per mutant (default {TIMEOUT_S:.0f})")
     ap.add_argument("--select", action="append", default=[], metavar="ID",
@@ -620,27 +1196,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commit", metavar="REV",
                     help="snapshot this commit (e.g. HEAD) rather than the working tree")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the verdicts --out holds for the same commit; run the rest")
+                    help="keep the verdicts --out holds for the same snapshot; run the rest")
     ap.add_argument("--no-pristine", action="store_true",
                     help="skip the pristine run (default: skipped with --only, else done)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directories")
     ap.add_argument("--out", type=Path, default=OUT, help=f"results (default {OUT})")
     args = ap.parse_args(argv)
 
+    if args.migrate_equivalent:
+        migrated, failed = migrate_equivalent_file()
+        print(f"{migrated} keys migrated to stable IDs in {EQUIVALENT}")
+        for key, why in failed:
+            print(f"NOT carried over: {key}: {why}")
+        return 1 if failed else 0
+    if args.check_equivalent:
+        mutants = all_mutants(ROOT, tuple(served_files(ROOT)))
+        stale = stale_equivalents(load_equivalent(), mutants)
+        for key in stale:
+            print(f"names no mutant: {key}")
+        print(f"{len(load_equivalent()) - len(stale)} equivalent keys name a mutant, "
+              f"{len(stale)} do not")
+        return 1 if stale else 0
+    files = select_files(ROOT, args.all, args.module, args.files)
     if args.list or args.show:
-        mutants = all_mutants(ROOT, tuple(args.files))
+        mutants = all_mutants(ROOT, tuple(files))
         if args.show:
-            found = [m for m in mutants if m.id == args.show]
+            found = [m for m in mutants if args.show in (m.id, m.legacy_id)]
             if not found:
                 raise SystemExit(f"no mutant {args.show}")
             print(found[0].diff((ROOT / found[0].path).read_text(encoding="utf-8")), end="")
             return 0
-        by_op: dict[str, int] = {}
+        places = {f: SectionMap((ROOT / f).read_text(encoding="utf-8")) for f in files}
         for m in mutants:
-            print(m.id)
-            by_op[m.operator] = by_op.get(m.operator, 0) + 1
-        print(f"{len(mutants)} mutants: " + ", ".join(f"{k} {v}" for k, v in
-                                                     sorted(by_op.items())), file=sys.stderr)
+            print(f"{m.id}\t{m.where}\t{places[m.path].place(m.scope, m.line, m.end_line).section}")
+        print("\n".join(module_counts(mutants, files)), file=sys.stderr)
+        if args.all:
+            for path, why in EXCLUDED.items():
+                print(f"not mutated: {path}: {why}", file=sys.stderr)
         return 0
 
     def interrupted(*_: object) -> None:
@@ -650,29 +1242,34 @@ def main(argv: list[str] | None = None) -> int:
     batch = Batch(args.commit, args.keep, args.timeout, args.select)
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
-        mutants = all_mutants(batch.base, tuple(args.files))
+        mutants = all_mutants(batch.base, tuple(files))
         by_id = {m.id: m for m in mutants}
         if args.only:
             missing = [i for i in args.only if i not in by_id]
             if missing:
                 raise SystemExit(f"no mutant {', '.join(missing)} in the {batch.source} "
-                                 f"(--list shows the IDs; lines move when the source changes)")
+                                 f"(--list shows the IDs)")
             chosen = [by_id[i] for i in args.only]
         else:
             chosen = sample(mutants, args.sample, args.seed)
-        originals = {p: (batch.base / p).read_text(encoding="utf-8") for p in args.files}
+        originals = {p: (batch.base / p).read_text(encoding="utf-8") for p in files}
+        places = {p: SectionMap(text) for p, text in originals.items()}
         done: dict[str, dict] = {}
-        earlier_pristine = None
+        earlier_pristine, earlier_loaded = None, None
         if args.resume and args.out.exists():
             old = json.loads(args.out.read_text())
-            if old.get("snapshot") == batch.source and batch.source.startswith("commit "):
+            if old.get("digest") == batch.digest:
                 done = {r["id"]: r for r in old.get("mutants", []) if r["id"] in by_id
                         and r["verdict"] != "error"}
-                earlier_pristine = old.get("pristine")
+                earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
+            else:
+                print(f"--resume: {args.out} is of another snapshot: every mutant runs again",
+                      flush=True)
         todo = [m for m in chosen if m.id not in done]
-        print(f"snapshot of the {batch.source} in {batch.dir}; {len(mutants)} mutants, "
-              f"{len(chosen)} chosen, {len(chosen) - len(todo)} already judged, {len(todo)} "
-              f"to run, {args.jobs} at once", flush=True)
+        print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}); "
+              f"{len(files)} modules, {len(mutants)} mutants, {len(chosen)} chosen, "
+              f"{len(chosen) - len(todo)} already judged, {len(todo)} to run, {args.jobs} at once",
+              flush=True)
         pristine = None
         if not (args.no_pristine or args.only) and todo:
             pristine = batch.pristine()
@@ -681,54 +1278,116 @@ def main(argv: list[str] | None = None) -> int:
             if pristine.verdict != "survived":
                 print("the pristine snapshot does not pass: nothing measured", file=sys.stderr)
                 return 1
+        if batch.unsettled is None and earlier_pristine and "unsettled" in earlier_pristine:
+            batch.unsettled = set(earlier_pristine["unsettled"])
+        if batch.unsettled is None and todo:
+            print("the pristine run's inconclusive cases are not known (no pristine run): a "
+                  "mutant that leaves more cases inconclusive is not killed for it", flush=True)
+        loaded = batch.loaded if batch.loaded is not None else (
+            set(earlier_loaded) if earlier_loaded is not None else None)
+        unloaded = sorted(f for f in files if loaded is not None and f not in loaded)
+        if unloaded:
+            print(f"not loaded by the server during the pristine run, so not judged: "
+                  f"{', '.join(unloaded)}", flush=True)
+            chosen = [m for m in chosen if m.path not in unloaded]
+            todo = [m for m in todo if m.path not in unloaded]
+        reached = batch.reached if batch.reached is not None else (
+            {f: set(lines) for f, lines in earlier_pristine["reached"].items()}
+            if earlier_pristine and "reached" in earlier_pristine else None)
+        skipped = [] if args.run_unreached or args.only else [
+            m for m in todo if unreached(m, reached)]
+        if skipped:
+            print(f"{len(skipped)} of the {len(todo)} mutants to run are on lines the pristine "
+                  f"server never runs: they survive without a run (--run-unreached runs them)",
+                  flush=True)
         population: dict[str, int] = {}
         for m in mutants:
             population[m.operator] = population.get(m.operator, 0) + 1
         lock = threading.Lock()
 
-        def save() -> dict:
+        def row_of(m: Mutant, v: Verdict) -> dict:
+            place = places[m.path].place(m.scope, m.line, m.end_line)
+            return {"id": m.id, "where": m.where, "file": m.path, "scope": m.scope,
+                    "operator": m.operator, "line": m.line, "col": m.col,
+                    "section": place.section, "requirements": list(place.requirements),
+                    "section_from": place.how, "verdict": v.verdict, "reason": v.reason,
+                    "seconds": round(v.seconds, 1), "diff": m.diff(originals[m.path]),
+                    **({"unreached": True} if v.verdict == "survived" and v.seconds == 0
+                       and v.reason.startswith(UNREACHED) else {})}
+
+        def report() -> dict:
             rows = [done[m.id] for m in chosen if m.id in done]
-            for row in rows:
-                row.setdefault("diff", by_id[row["id"]].diff(originals[row["file"]]))
-            summary = summarize(rows, load_equivalent())
+            equivalent = load_equivalent()
+            summary = summarize(rows, equivalent)
+            doc = {"snapshot": batch.source, "digest": batch.digest, "files": files,
+                   "not_loaded": unloaded, "loaded": sorted(loaded) if loaded else None,
+                   "excluded": EXCLUDED if args.all else {},
+                   "seed": args.seed, "sample": args.sample,
+                   "population": {"total": len(mutants), **population},
+                   "select": args.select, "timeout_s": args.timeout, "jobs": args.jobs,
+                   "pristine": ({**vars(pristine), "unsettled": sorted(batch.unsettled or ()),
+                                 "reached": {f: sorted(lines) for f, lines in
+                                             (batch.reached or {}).items()}}
+                                if pristine else earlier_pristine),
+                   "summary": summary, "by_module": breakdown(rows, "file"),
+                   "by_section": breakdown(rows, "section"),
+                   "stale_equivalents": stale_equivalents(equivalent, mutants) if args.all
+                   else [],
+                   "mutants": rows}
             if not args.only:
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 ignore = args.out.parent / ".gitignore"
                 if args.out.parent == OUT.parent and not ignore.exists():
                     ignore.write_text("*\n")
-                args.out.write_text(json.dumps({
-                    "snapshot": batch.source, "files": args.files, "seed": args.seed,
-                    "sample": args.sample, "population": {"total": len(mutants), **population},
-                    "select": args.select, "timeout_s": args.timeout, "jobs": args.jobs,
-                    "pristine": vars(pristine) if pristine else earlier_pristine,
-                    "summary": summary,
-                    "mutants": rows}, indent=1) + "\n")
-            return summary
+                args.out.write_text(json.dumps(doc, indent=1) + "\n")
+                args.out.with_suffix(".md").write_text(markdown(doc))
+            return doc
 
         def one(m: Mutant) -> None:
+            if args.budget is not None and time.perf_counter() - began > args.budget:
+                return  # left for the next --resume
             if args.only:
                 print(m.diff(originals[m.path]), end="", flush=True)
             v = batch.run(m)
             if _STOPPING.is_set():  # its processes were stopped: no verdict
                 return
-            print(f"[{v.verdict:8s} {v.seconds:5.1f} s] {m.id}  {v.reason}", flush=True)
+            print(f"[{v.verdict:8s} {v.seconds:5.1f} s] {m.id}  ({m.where})  {v.reason}",
+                  flush=True)
             with lock:
-                done[m.id] = {"id": m.id, "file": m.path, "line": m.line,
-                              "operator": m.operator, "verdict": v.verdict, "reason": v.reason,
-                              "seconds": round(v.seconds, 1), "diff": m.diff(originals[m.path])}
-                save()
+                done[m.id] = row_of(m, v)
+                report()
 
+        skip = {m.id for m in skipped}
+        for m in skipped:
+            done[m.id] = row_of(m, Verdict("survived", f"{UNREACHED}: the pristine server "
+                                           f"never runs line {m.line}", 0.0))
+        todo = [m for m in todo if m.id not in skip]
+        began = time.perf_counter()
         for future in [pool.submit(one, m) for m in todo]:
             future.result()
-        summary = save()
-        rows = [done[m.id] for m in chosen if m.id in done]
+        elapsed = time.perf_counter() - began
+        ran = [m for m in todo if m.id in done]
+        left = len(todo) - len(ran)
+        doc = report()
+        summary, rows = doc["summary"], doc["mutants"]
         print()
         print_table(rows, summary)
-        for r in rows:
-            if r["verdict"] == "survived" and not r.get("equivalent"):
-                print(f"\nsurvivor {r['id']}\n{r['diff']}", end="")
+        print_report(rows, summary, doc["by_module"], doc["by_section"])
+        if doc["stale_equivalents"]:
+            print(f"\n{len(doc['stale_equivalents'])} keys of {EQUIVALENT.name} name no mutant "
+                  f"(judge again): " + ", ".join(doc["stale_equivalents"]))
+        if ran:
+            print(f"\n{len(ran)} mutants in {elapsed:.0f} s ({elapsed / len(ran):.1f} s each, "
+                  f"{args.jobs} at once)")
+        if left:
+            print(f"\nincomplete: {left} mutants not run within --budget {args.budget:g} s; "
+                  f"the same command with --resume runs them")
         if not args.only:
-            print(f"\nwrote {args.out}")
+            print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+        if left:
+            return 3
+        if args.all and summary["unjudged"]:
+            return 1
         return 0 if summary["met"] else 1
     except KeyboardInterrupt:
         print("interrupted: stopping the running servers and suites", file=sys.stderr)
@@ -738,6 +1397,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
         batch.close()
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
@@ -105,9 +106,10 @@ def test_each_mutant_changes_one_site_compiles_and_has_a_unique_stable_id():
     assert len(ids) == len(set(ids))
     assert ids == [m.id for m in _mutants()]  # the same source gives the same IDs
     for m in ms:
-        path, line, col, operator, detail = m.id.split(":", 4)
-        assert (path, int(line), int(col), operator, detail) == (
-            "pkg/snippet.py", m.line, m.col, m.operator, m.detail)
+        path, scope, operator, ordinal, detail = m.id.split(":", 4)
+        assert (path, scope, operator, int(ordinal), detail) == (
+            "pkg/snippet.py", m.scope, m.operator, m.ordinal, m.detail)
+        assert m.where == f"pkg/snippet.py:{m.line}:{m.col}"
         mutated = m.apply(SNIPPET)
         assert mutated != SNIPPET
         ast.parse(mutated)
@@ -169,3 +171,189 @@ def test_a_known_killed_mutant_is_killed_end_to_end():
         batch.close()
     assert verdict.verdict == "killed", verdict
     assert time.perf_counter() - began < 30
+
+
+# ---------------------------------------------------------------------------------------------
+# The stable identity, the sections, the equivalent file (none of these runs the suite)
+# ---------------------------------------------------------------------------------------------
+
+def test_an_id_names_the_function_the_operator_and_the_ordinal_of_the_site():
+    ids = {m.id for m in _mutants()}
+    assert "pkg/snippet.py:Server.check:cmp:1:==->!=" in ids
+    assert "pkg/snippet.py:Server.check:cmp:2:<-><=" in ids
+    assert "pkg/snippet.py:Server.check:cmp:3:in->not-in" in ids
+    # two mutants of one site share its ordinal; the default belongs to the function
+    assert {"pkg/snippet.py:Server.check:const:1:3->4",
+            "pkg/snippet.py:Server.check:const:1:3->0"} <= ids
+    assert "pkg/snippet.py:<module>:const:1:0x10->0x11" in ids
+    assert "pkg/snippet.py:Server.check:stmt:2:self.flush()->pass" in ids
+
+
+def test_ids_survive_lines_added_above_and_edits_in_other_functions():
+    before = {m.id: m for m in _mutants()}
+    shifted = SNIPPET.replace("LIMIT = 0x10\n", "LIMIT = 0x10\n\n\ndef helper(x):\n"
+                              "    # a new function above the class\n"
+                              "    if x == 1 and x < 2:\n        return x + 1\n    return 0\n\n")
+    shifted = shifted.replace('        """Never mutated: 5 < 6."""\n',
+                              '        """Never mutated: 5 < 6.\n\n        More words.\n'
+                              '        """\n')
+    after = {m.id: m for m in mutation.mutants_of("pkg/snippet.py", shifted, CONSTANTS)}
+    assert set(before) <= set(after)
+    moved = [i for i in before if before[i].line != after[i].line]
+    assert moved and all(before[i].legacy_id != after[i].legacy_id for i in moved)
+    assert {i for i in after if ":helper:" in i} == set(after) - set(before)
+    for i, m in before.items():  # the same change at the same place
+        assert (m.detail, m.replacement) == (after[i].detail, after[i].replacement)
+
+
+def test_an_edit_inside_a_function_renumbers_that_function_only():
+    edited = SNIPPET.replace("        total = a + 1\n", "        total = a + 1\n"
+                             "        if total == 9:\n            total = 8\n")
+    before = {m.id for m in _mutants()}
+    after = {m.id for m in mutation.mutants_of("pkg/snippet.py", edited, CONSTANTS)}
+    assert {i for i in before ^ after if ":Server.check:" not in i} == set()
+    assert "pkg/snippet.py:Server.check:cmp:2:==->!=" in after  # the new one is the 2nd
+
+
+SECTIONED = '''"""MS-MQDMPR 3.1.7.1 Events of a module."""
+
+
+def plain():
+    return 1 + 2
+
+
+class Reader:
+    """MS-MQRR 3.1 The RemoteRead server."""
+
+    def r_open(self, call):
+        """MS-MQRR 3.1.4.2 R_OpenQueue (Opnum 2)."""
+        if call.x is None:  # MS-MQRR/3.1.4.2/R3 MS-MQRR/3.1.4.2/R4
+            return 5
+        # MS-MQRR/3.1.4.2/R7: the access checks
+        y = call.y + 1
+        if y > 3:
+            return 6
+        return 7
+
+    def other(self):
+        return 0 == 1
+'''
+
+
+def test_a_mutant_is_placed_in_the_section_its_function_cites():
+    ms = mutation.mutants_of("pkg/s.py", SECTIONED, {})
+    places = mutation.SectionMap(SECTIONED)
+
+    def place(line_text, operator):
+        line = next(i for i, t in enumerate(SECTIONED.splitlines(), 1) if line_text in t)
+        m = next(m for m in ms if m.line == line and m.operator == operator)
+        return places.place(m.scope, m.line, m.end_line)
+
+    assert place("if call.x is None", "cmp") == mutation.Place(
+        "MS-MQRR 3.1.4.2", ("MS-MQRR/3.1.4.2/R3", "MS-MQRR/3.1.4.2/R4"), "line")
+    assert place("y = call.y + 1", "const") == mutation.Place(
+        "MS-MQRR 3.1.4.2", ("MS-MQRR/3.1.4.2/R7",), "step")
+    assert place("if y > 3", "cmp").requirements == ("MS-MQRR/3.1.4.2/R7",)
+    assert place("return 0 == 1", "cmp") == mutation.Place("MS-MQRR 3.1", (), "docstring")
+    assert place("return 1 + 2", "const") == mutation.Place("MS-MQDMPR 3.1.7.1", (), "module")
+    assert mutation.SectionMap("x = 1\n").place("<module>", 1) == mutation.Place(
+        mutation.UNMAPPED, (), "none")
+    assert mutation.SectionMap('"""PDUs ([C706] chapter 12)."""\nx = 1\n').place(
+        "<module>", 2) == mutation.Place("C706", (), "module")
+
+
+def test_a_legacy_key_migrates_to_the_stable_id_of_the_same_site():
+    old = SECTIONED
+    new = SECTIONED.replace("def plain():\n", "def added():\n    return 3 > 4\n\n\ndef plain():\n")
+    new = new.replace("        y = call.y + 1\n", "        z = 0\n        y = call.y + 1\n")
+    m = next(m for m in mutation.mutants_of("pkg/s.py", old, {}) if m.detail == ">->>=")
+    key, why = mutation.migrate_key(m.legacy_id, old, new, {}, {})
+    assert key == "pkg/s.py:Reader.r_open:cmp:2:>->>=" == m.id and not why
+    assert mutation.migrate_key("pkg/s.py:999:1:cmp:>->>=", old, new, {}, {})[0] is None
+    # the site is gone: not carried over, with the reason
+    gone = new.replace("        if y > 3:\n            return 6\n", "")
+    key, why = mutation.migrate_key(m.legacy_id, old, gone, {}, {})
+    assert key is None and "Reader.r_open" in why
+
+
+def test_every_key_of_the_equivalent_file_names_a_mutant_of_the_current_source():
+    equivalent = mutation.load_equivalent()
+    files = sorted({k.split(":", 1)[0] for k in equivalent})
+    assert set(files) <= set(mutation.served_files(ROOT))
+    mutants = mutation.all_mutants(ROOT, tuple(files))
+    assert mutation.stale_equivalents(equivalent, mutants) == []
+    assert all(reason.strip() for reason in equivalent.values())
+
+
+def test_all_selects_every_served_module_and_patterns_select_some():
+    served = mutation.served_files(ROOT)
+    assert set(mutation.FILES) <= set(served)
+    assert {f.split("/")[0] for f in served} == set(mutation.SERVED)
+    assert not set(served) & set(mutation.EXCLUDED)
+    assert mutation.select_files(ROOT, True, []) == served
+    assert mutation.select_files(ROOT, False, ["wire/*"]) == [f for f in served
+                                                              if f.startswith("wire/")]
+    assert mutation.select_files(ROOT, False, ["cursor"]) == ["model/cursor.py"]
+    assert mutation.select_files(ROOT, False, []) == list(mutation.FILES)
+    with pytest.raises(SystemExit):
+        mutation.select_files(ROOT, False, ["no-such-module"])
+
+
+def test_the_report_counts_per_module_and_section_and_lists_unjudged_survivors():
+    rows = [{"id": "a", "file": "m/x.py", "section": "S 1", "verdict": "killed"},
+            {"id": "b", "file": "m/x.py", "section": "S 2", "verdict": "survived"},
+            {"id": "c", "file": "m/y.py", "section": "S 2", "verdict": "survived"},
+            {"id": "d", "file": "m/y.py", "section": "S 2", "verdict": "timeout"},
+            {"id": "e", "file": "m/y.py", "section": "S 2", "verdict": "error"}]
+    s = mutation.summarize(rows, {"c": "dead code"})
+    assert s["unjudged"] == ["b"] and s["kill_rate"] == round(2 / 3, 4)
+    by_file = mutation.breakdown(rows, "file")
+    assert by_file["m/x.py"]["kill_rate"] == 0.5
+    assert (by_file["m/y.py"]["total"], by_file["m/y.py"]["equivalent"],
+            by_file["m/y.py"]["kill_rate"]) == (2, 1, 1.0)
+    by_section = mutation.breakdown(rows, "section")
+    assert by_section["S 2"]["survived"] == 1 and by_section["S 1"]["killed"] == 1
+    page = mutation.markdown({"snapshot": "x", "summary": s, "by_module": by_file,
+                              "by_section": by_section, "mutants": rows})
+    assert "| m/y.py | 2 | 0 | 1 | 0 | 1 | 100.0 % |" in page and "`b`" in page
+
+
+def test_the_snapshot_digest_changes_with_a_file_and_ignores_bytecode(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "a.py").write_text("x = 1\n")
+    first = mutation.tree_digest(tmp_path)
+    (tmp_path / "model" / "__pycache__").mkdir()
+    (tmp_path / "model" / "__pycache__" / "a.pyc").write_bytes(b"\0")
+    assert mutation.tree_digest(tmp_path) == first
+    (tmp_path / "model" / "a.py").write_text("x = 2\n")
+    assert mutation.tree_digest(tmp_path) != first
+
+
+def test_the_cases_a_run_leaves_unsettled_are_read_from_its_results(tmp_path):
+    results = tmp_path / "results.json"
+    assert mutation.unsettled_cases(results) == set()
+    results.write_text(json.dumps({"cases": [
+        {"case": "a", "verdict": "pass"}, {"case": "b", "verdict": "inconclusive"},
+        {"case": "c", "verdict": "error"}, {"case": "d", "verdict": "not-applicable"}]}))
+    assert mutation.unsettled_cases(results) == {"b", "c"}
+
+
+def test_a_mutant_on_lines_the_pristine_server_never_ran_is_not_reached(tmp_path):
+    base = tmp_path / "base"
+    (base / "model").mkdir(parents=True)
+    site = tmp_path / "base.site" / "mqconform"
+    site.mkdir(parents=True)
+    (site / "model").symlink_to(base / "model")
+    listing = tmp_path / "loaded.txt.lines"
+    listing.write_text(f"{site / 'model' / 'x.py'} 1 2 5\n/usr/lib/python3/os.py 7\n")
+    reached = mutation.reached_lines(listing, base)
+    assert reached == {"model/x.py": {1, 2, 5}}
+
+    def at(line, end_line=0, path="model/x.py"):
+        return mutation.Mutant(path, line, 0, "cmp", "==->!=", 0, 1, "x", end_line=end_line)
+
+    assert mutation.unreached(at(3), reached)
+    assert not mutation.unreached(at(5), reached)
+    assert not mutation.unreached(at(3, end_line=5), reached)  # a statement over lines 3-5
+    assert not mutation.unreached(at(3, path="model/y.py"), reached)  # not traced: run it
+    assert not mutation.unreached(at(3), None)
