@@ -48,23 +48,20 @@ from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObjectType
 from mqconform.model.mqrr import PEEK_ACTIONS, RECEIVE_ACTIONS
 from mqconform.model.observer import CLOSED_HANDLE_RULES, STATUS_RULES, observe
+from mqconform.model.status import (
+    MQ_ERROR_INVALID_HANDLE,
+    MQ_INFORMATION_OPERATION_PENDING,
+    MQ_INFORMATION_PROPERTY,
+    MQ_OK,
+)
+from mqconform.wire.dcerpc import PFC_FIRST_FRAG, PFC_LAST_FRAG, PFC_OBJECT_UUID, PType
 
 GOLDEN = Path(__file__).resolve().parent.parent / "captures" / "golden"
 
-MQ_OK = 0
-S_FALSE = 0x00000001
-#: MS-MQMQ 2.4 (its table of MSMQ-specific HRESULT values, as published on
-#: learn.microsoft.com): MQ_INFORMATION_PROPERTY 0x400E0001 ("the function completed") and
-#: MQ_INFORMATION_OPERATION_PENDING 0x400E0006, success-severity codes
-MQ_INFORMATION_PROPERTY = 0x400E0001
-MQ_INFORMATION_OPERATION_PENDING = 0x400E0006
-MQ_ERROR_INVALID_HANDLE = 0xC00E0007
-MQ_ERROR_MESSAGE_NOT_FOUND = 0xC00E0088
+S_FALSE = 0x00000001  # a success HRESULT other than S_OK (MS-ERREF 2.1)
 UNDOCUMENTED = 0x12345678  # a success-severity code no document gives
 
-PFC_FIRST_LAST = 0x03
-PFC_OBJECT_UUID = 0x80
-REQUEST, RESPONSE = 0, 2
+PFC_FIRST_LAST = PFC_FIRST_FRAG | PFC_LAST_FRAG
 
 
 # ------------------------------------------------------------------------------ kinds
@@ -418,7 +415,7 @@ class _Capture:
     def write(self, pdu: _Pdu, edit: Edit) -> set[int]:
         """Overwrite stub octets; the frames touched."""
         total = sum(length for _, length, _, _ in pdu.pieces)
-        start = 24 + (16 if pdu.ptype == REQUEST and pdu.flags & PFC_OBJECT_UUID else 0)
+        start = 24 + (16 if pdu.ptype == PType.REQUEST and pdu.flags & PFC_OBJECT_UUID else 0)
         at = start + edit.offset if edit.offset >= 0 else total + edit.offset
         if at < start or at + len(edit.data) > total:
             raise ValueError("edit outside the stub")
@@ -485,9 +482,9 @@ def apply(source: Path, target: Path, site: Site) -> None:
     touched: set[int] = set()
     for edit in site.edits:
         if edit.side == "request":
-            pdu = cap.pdu(REQUEST, call.request_first_frame, call.call_id)
+            pdu = cap.pdu(PType.REQUEST, call.request_first_frame, call.call_id)
         else:
-            pdu = cap.pdu(RESPONSE, call.response_first_frame, call.call_id)
+            pdu = cap.pdu(PType.RESPONSE, call.response_first_frame, call.call_id)
         if pdu is None or pdu.auth_length or pdu.flags & PFC_FIRST_LAST != PFC_FIRST_LAST:
             raise ValueError(f"call_id {call.call_id}: its {edit.side} is not one plain PDU")
         touched |= cap.write(pdu, edit)
