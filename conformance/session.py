@@ -473,6 +473,9 @@ class Case:
         #: the target's lookup identifiers (pSequenceId) -> the oracle's, as receives return
         #: them, so that a LookupId the target gave is sent to the oracle as the oracle's own
         self._lookups: dict[int, int] = {}
+        #: the target's pMoveContext values -> the oracle's, as R_OpenQueueForMove returns them,
+        #: so that an R_MoveMessage's ullContextTo reaches the oracle as the oracle's own
+        self._moves: dict[int, int] = {}
         #: (handle, dwRequestId) -> the target's pSequenceId of a receive not yet ended, and
         #: the pSequenceIds of messages the target acknowledged removing (RR_ACK, MQ_OK)
         self._received: dict[tuple[bytes, int], int] = {}
@@ -635,6 +638,9 @@ class Case:
         if cursor:
             changes["hCursor"] = self._cursors.get((bytes(call.phContext or b""), cursor),
                                                    cursor)
+        move = getattr(call, "ullContextTo", 0)
+        if move and move in self._moves:
+            changes["ullContextTo"] = self._moves[move]
         lookup = getattr(call, "LookupId", 0)
         if lookup:  # mapped by its lower 7 octets (pSequenceId); the high octet is kept
             low = self._lookups.get(lookup & SEQUENCE_MASK)
@@ -649,6 +655,9 @@ class Case:
             self._contexts[bytes(mine)] = bytes(theirs)
             self._group_of[bytes(mine)] = self._group(target)
             self._live.add((self._group(target), bytes(mine)))
+            move = getattr(observed, "pMoveContext", 0)
+            if move and getattr(expected, "pMoveContext", 0):
+                self._moves[move] = expected.pMoveContext
         if (isinstance(call, c.R_CloseQueue) and call.pphContext and observed.status == 0
                 and not observed.raised):
             self._live.discard((self._group(target), bytes(call.pphContext)))

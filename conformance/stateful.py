@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import dataclasses
 import itertools
 import pprint
@@ -508,6 +509,8 @@ class RunContext:
     failed: Any = None  # the Executor of the last example that failed
     error: BaseException | None = None
     table: tuple[str, ...] | None = None  # the operations by weight the target can run
+    #: the call mix: calls made per method (control steps as ``control:...``)
+    mix: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
 
 class CaseMachine(RuleBasedStateMachine):
@@ -541,6 +544,7 @@ class CaseMachine(RuleBasedStateMachine):
         self.ctx.steps += 1
         if not call.startswith("control:"):
             self.ctx.calls += 1
+        self.ctx.mix[call] += 1
         try:
             return self.ex.run({"call": call, "args": args, "ids": list(ids)})
         except BaseException as exc:
@@ -1017,10 +1021,22 @@ class StatefulRun:
     pcap: Path | None = None
     reproduced: bool | None = None
     not_run: tuple[str, ...] = ()
+    #: calls made per method, control steps as ``control:...`` (RunContext.mix)
+    mix: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.seconds if self.seconds else 0.0
+
+    def missing(self) -> list[str]:
+        """The methods of RemoteRead and qmmgmt (model.calls.CALLS) this run never called."""
+        return missing_methods(self.mix)
+
+
+def missing_methods(mix: dict[str, int]) -> list[str]:
+    """The methods of model.calls.CALLS, in opnum order per interface, that ``mix`` lacks."""
+    return [call.__name__ for (_, _), call in sorted(c.CALLS.items())
+            if not mix.get(call.__name__)]
 
 
 def capabilities_of(suite: Suite) -> set[str]:
@@ -1068,7 +1084,7 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     except BaseException as exc:  # noqa: BLE001 - reported below, with the minimal sequence
         error = exc
     run = StatefulRun(machine.NAME, ctx.examples, ctx.steps, ctx.calls,
-                      time.perf_counter() - began, not_run=not_run)
+                      time.perf_counter() - began, not_run=not_run, mix=dict(ctx.mix))
     if error is None:
         summary = (f"{machine.NAME}: {run.examples} examples, {run.steps} steps, {run.calls} "
                    f"calls (seed {seed_value}): every result conforms"
@@ -1335,6 +1351,6 @@ def replay_main(program: dict, argv: list[str], script: str | None = None) -> in
     return 0
 
 
-__all__ = ["Executor", "MACHINES", "QMMgmtMachine", "RemoteReadMachine", "StatefulRun",
+__all__ = ["Executor", "MACHINES", "missing_methods", "QMMgmtMachine", "RemoteReadMachine", "StatefulRun",
            "load_program", "machine_ids", "replay", "replay_main", "run_machine",
            "save_program", "script_path", "NotApplicable"]
