@@ -687,6 +687,12 @@ def delete_queue(env: Environment, queue: Queue, skip_directory: bool = False) -
 def purge_queue(env: Environment, queue: Queue) -> None:
     """MS-MQDMPR 3.1.7.1.7 Purge Queue (MS-MQDMPR/3.1.7.1.7/R1 MS-MQDMPR/3.1.7.1.7/R2)."""
     for message_position in list(queue.message_position_list):  # MS-MQDMPR/3.1.7.1.7/R3
+        # a Deleted position that Move Message left in the list (MS-MQDMPR 3.1.7.1.16 does
+        # not remove it) holds a message that is now another queue's: R4's "not Available"
+        # would make it PurgePending again, and a later Message Position Deleted would take
+        # the moved message's bytes from this queue; it is not one of this queue's messages
+        if message_position.state is MessagePositionState.Deleted:
+            continue
         # MS-MQDMPR/3.1.7.1.7/R4
         if message_position.state is not MessagePositionState.Available:
             message_position.state = MessagePositionState.PurgePending  # MS-MQDMPR/3.1.7.1.7/R5
