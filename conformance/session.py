@@ -725,16 +725,20 @@ class Case:
 
     # ---------------------------------------------------------------- calls that wait
     def start(self, typed_call: c.Call, target: Any = None,
-              ids: tuple[str, ...] | list[str] | str = ()) -> PendingCall:
+              ids: tuple[str, ...] | list[str] | str = (), settle: bool = True
+              ) -> PendingCall:
         """Send a call that may wait (a receive with a timeout) and go on without its answer:
         the target gets it on a thread, over ``target`` or, by default, a new connection of
         the suite's association group (closed when the call is finished); the oracle gets it
         at once. Returns once the call has had time to reach the target and begin waiting.
-        ``finish_call`` takes the answer and checks it."""
+        ``finish_call`` takes the answer and checks it. ``settle=False`` goes on at once, for
+        a caller whose next step has the same outcome whether or not the call has reached the
+        target yet (a message it sends: a receive that arrives after it returns it at once)."""
         own = target is None
         if own:
             target = self.target.connect_second()
-        return self._begin(typed_call, ids, target, inline=False, own_connection=own)
+        return self._begin(typed_call, ids, target, inline=False, own_connection=own,
+                           settle=settle)
 
     def finish_call(self, pending: PendingCall, ids: tuple[str, ...] | list[str] | str = (),
                     limit: float | None = None) -> c.Result:
@@ -782,7 +786,7 @@ class Case:
         return pending.observed
 
     def _begin(self, typed_call: c.Call, ids: Any, target: Any, inline: bool,
-               own_connection: bool = False) -> PendingCall:
+               own_connection: bool = False, settle: bool = True) -> PendingCall:
         ids = tuple((ids,) if isinstance(ids, str) else ids)
         if self._anchor is None:
             self._anchor = (time.monotonic(), self.oracle.qm.env.now)
@@ -798,7 +802,7 @@ class Case:
             pending.thread.start()
         self._sync(pending.started)
         pending.oracle = self._oracle_start(self._to_oracle(typed_call, target))
-        if not inline and isinstance(pending.oracle, Pending):
+        if not inline and settle and isinstance(pending.oracle, Pending):
             self._settle(pending, parked)
         return pending
 
