@@ -51,6 +51,7 @@ Choices where the documents leave room (each marked "choice" at its code):
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -886,8 +887,11 @@ def _parse_guid(text: str, section: str) -> uuid.UUID:
     return uuid.UUID(text)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _parse_direct(body: str) -> FormatName:
-    """MS-MQMQ 2.1.2: Protocol ':' ProtocolAddressSpecification '\\' path [';' suffix]."""
+    """MS-MQMQ 2.1.2: Protocol ':' ProtocolAddressSpecification '\\' path [';' suffix].
+    Remembered: a FormatName is immutable, and the same few direct strings come in every
+    call that names a queue (a malformed one raises again each time)."""
     proto_text, colon, rest = body.partition(":")
     protocol = _PROTOCOLS.get(proto_text.upper()) if colon else None
     if protocol is None:
