@@ -81,6 +81,11 @@ def check_queues(qm: QueueManager, queues: Iterable[Queue]) -> list[str]:
     enqueuing = _enqueuing(qm)
     if _queues_sound(chosen, enqueuing):
         return []
+    return _queue_rules(chosen, enqueuing)
+
+
+def _queue_rules(chosen: list[Queue], enqueuing: set[int]) -> list[str]:
+    """check_queues's rules one by one, each with its message."""
     out = []
     for queue in chosen:
         out += _message_position_list(queue)
