@@ -695,9 +695,15 @@ class FormatName:
         return f"{self.protocol.value}:{self.address}\\{self.queue_path}"
 
     def _key(self) -> tuple:
-        return (self.kind, self.guid, self.queue_number, _fold(self.domain), self.protocol,
-                _fold(self.address), _fold(self.queue_path), self.multicast_address, self.port,
-                self.suffix, _fold(self.subqueue), tuple(e._key() for e in self.elements))
+        """What equality and hashing compare; made once per name (a FormatName is immutable)."""
+        key = self.__dict__.get("_folded_key")
+        if key is None:
+            key = (self.kind, self.guid, self.queue_number, _fold(self.domain), self.protocol,
+                   _fold(self.address), _fold(self.queue_path), self.multicast_address,
+                   self.port, self.suffix, _fold(self.subqueue),
+                   tuple(e._key() for e in self.elements))
+            object.__setattr__(self, "_folded_key", key)
+        return key
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FormatName):
