@@ -21,6 +21,7 @@ Besides the documents' MUST rules, three rules hold the model together:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 
 from mqconform.model.adm import (
@@ -101,13 +102,15 @@ def _enqueuing(qm: QueueManager) -> set[int]:
     """The positions that transactions enqueued and have not committed (``_total_bytes``)."""
     out: set[int] = set()
     enqueue = TransactionalOperationType.Enqueue
-    for transaction in qm.transaction_collection:
-        operations = transaction.transactional_operation_collection
-        if operations:  # most have none (a receive's transaction is never ended)
-            for op in operations:
-                if op.operation_type is enqueue:
-                    out.add(id(op.message_position_reference))
+    # most transactions have no operation (a receive's own is never ended): skipped in C
+    for operations in filter(None, map(_OPERATIONS, qm.transaction_collection)):
+        for op in operations:
+            if op.operation_type is enqueue:
+                out.add(id(op.message_position_reference))
     return out
+
+
+_OPERATIONS = operator.attrgetter("transactional_operation_collection")
 
 
 def _queues_sound(queues: list[Queue], enqueuing: set[int]) -> bool:
