@@ -237,7 +237,7 @@ def make_message(spec: dict, where: str, destination: str = "",
             raise ProvisionError(f"{where}: {exc}") from None
         if key is not None and len(packet) <= _PACKET_CACHE_MAX_SIZE:
             if len(_PACKETS) >= _PACKET_CACHE_ENTRIES:
-                _PACKETS.pop(next(iter(_PACKETS)))
+                _PACKETS.clear()  # (servers' threads send too: no eviction order to keep)
             _PACKETS[key] = packet
     return deserialize_message_from_buffer(packet)
 
