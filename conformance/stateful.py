@@ -1317,8 +1317,8 @@ def machine_ids(machine: type[CaseMachine]) -> tuple[str, ...]:
                             IDS_PURGE, IDS_RECEIVE, IDS_LOOKUP, IDS_CANCEL, IDS_END,
                             IDS_MOVE, IDS_OPEN_MOVE, IDS_ENLIST, IDS_TX_RECEIVE,
                             IDS_ACK_CLASS, IDS_TX_END),
-             "qmmgmt": (IDS_GET_INFO, IDS_ACTION, IDS_TIDY, IDS_OPEN, IDS_CLOSE, IDS_RECEIVE,
-                        IDS_END, IDS_PURGE)}[machine.NAME]
+             "qmmgmt": (IDS_GET_INFO, IDS_ACTION, IDS_TIDY, IDS_OPEN, IDS_CLOSE, IDS_RECEIVE, IDS_END,
+                        IDS_PURGE)}[machine.NAME]
     return tuple(dict.fromkeys(i for group in names for i in group))
 
 
@@ -1672,6 +1672,6 @@ def replay_main(program: dict, argv: list[str], script: str | None = None) -> in
     return 0
 
 
-__all__ = ["Executor", "MACHINES", "missing_methods", "QMMgmtMachine", "RemoteReadMachine",
-           "StatefulRun", "load_program", "machine_ids", "replay", "replay_main", "run_machine",
+__all__ = ["Executor", "MACHINES", "missing_methods", "QMMgmtMachine", "RemoteReadMachine", "StatefulRun",
+           "load_program", "machine_ids", "replay", "replay_main", "run_machine",
            "save_program", "script_path", "NotApplicable"]
