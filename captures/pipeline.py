@@ -60,6 +60,7 @@ import os
 import shutil
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -351,16 +352,21 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     errors.sort(key=lambda e: (_nulls_first(e.frame), e.kind, e.message))
     _write_table(f"{out}/errors", name, "errors",
                  [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
-    kinds: dict[str, int] = {}
-    for e in errors:
-        kinds[e.kind] = kinds.get(e.kind, 0) + 1
-    servers.discard(None)
+    return _file_result(index, path, summary, errors, counts, servers,
+                        observed=kept is not None, partials=json.dumps(partials),
+                        spans=json.dumps(spans.result()), unreadable=unreadable)
+
+
+def _file_result(index: int, path: str, summary: Any, errors: list, counts: list[int],
+                 servers: set, **rest: Any) -> dict:
+    """A file's row of the "result" schema: its summary with the calls seen and checked, its
+    errors by kind and its servers; ``rest``: observed, partials, spans, unreadable."""
+    kinds = Counter(e.kind for e in errors)
     return {"index": index, "capture": path,
             "summary": json.dumps(asdict(summary) | {"seen": counts[0],
                                                       "checked": counts[1]}),
-            "error_kinds": json.dumps(kinds), "servers": sorted(servers),
-            "observed": kept is not None, "partials": json.dumps(partials),
-            "spans": json.dumps(spans.result()), "unreadable": unreadable}
+            "error_kinds": json.dumps(dict(kinds)), "servers": sorted(servers - {None}),
+            **rest}
 
 
 def _checked(columns: list[list], column: dict[str, int], counts: list[int]) -> None:
@@ -460,16 +466,9 @@ def _one_chain(chain: list[list], out: str, json_fields: bool) -> Iterator[dict]
                  [{f: getattr(e, f) for f in arrow_schema("errors").names} for e in errors])
     for (index, path), summary in zip(chain, summaries, strict=True):
         mine = per_file[path]
-        kinds: dict[str, int] = {}
-        for e in mine["errors"]:
-            kinds[e.kind] = kinds.get(e.kind, 0) + 1
-        mine["servers"].discard(None)
-        yield {"index": index, "capture": path,
-               "summary": json.dumps(asdict(summary) | {"seen": mine["counts"][0],
-                                                         "checked": mine["counts"][1]}),
-               "error_kinds": json.dumps(kinds), "servers": sorted(mine["servers"]),
-               "observed": False, "partials": "{}", "spans": "{}",
-               "unreadable": unreadable[path]}
+        yield _file_result(index, path, summary, mine["errors"], mine["counts"],
+                           mine["servers"], observed=False, partials="{}", spans="{}",
+                           unreadable=unreadable[path])
 
 
 def plan_chains(plan: dict, results: list[dict]) -> list[list[int]]:
