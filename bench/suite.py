@@ -19,6 +19,8 @@ Every run must end with zero unexpected failures; the script exits 1 otherwise.
    program step: a call checked against the oracle, or a control action (a message arrives);
    the time includes provisioning each example's queues and Hypothesis's own work. A short
    warm-up run first takes Hypothesis's one-time start (imports, strategy compilation) out.
+   Below the rates, each machine's call mix (calls per method, opnum order; control steps
+   last) and the methods of RemoteRead and qmmgmt that neither machine called.
 """
 
 from __future__ import annotations
@@ -113,6 +115,24 @@ def print_stateful(target: str, rates: dict, ok: bool) -> None:
                       f"{r.examples} examples, {r.seconds:.2f} s)" for name, r in rates.items())
     print(f"stateful {label:5s} {both:7,.0f} steps/s  (goal >= {goal:,.0f}, ratio "
           f"{both / goal:.1f}x)  {parts}{'' if ok else '  << FAILED'}")
+    print_mix(rates)
+
+
+def print_mix(rates: dict) -> None:
+    """The call mix of each machine's run, and the methods no machine called."""
+    from mqconform.conformance.stateful import missing_methods
+    from mqconform.model import calls as c
+
+    order = [call.__name__ for _, call in sorted(c.CALLS.items())]
+    together: dict[str, int] = {}
+    for name, run in rates.items():
+        mix = run.mix
+        for method, count in mix.items():
+            together[method] = together.get(method, 0) + count
+        known = [m for m in order if m in mix] + sorted(m for m in mix if m not in order)
+        print(f"  mix {name}: " + ", ".join(f"{m} {mix[m]}" for m in known))
+    missing = missing_methods(together)
+    print("  methods no machine called: " + (", ".join(missing) if missing else "none"))
 
 
 def main(argv: list[str] | None = None) -> int:

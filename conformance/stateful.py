@@ -39,14 +39,23 @@ How it fits together:
 * ``python FILE --target T`` or ``mqconform replay FILE --target T`` replays a saved program
   (exit 1 if a step fails again, 0 if every step conforms, 2 for bad usage).
 
-Not covered: R_OpenQueueForMove / R_MoveMessage (the Case maps no move contexts), waiting
-receives (scenarios cover them), and the TIDY action, which purges every queue of the target.
+Moves, waits and TIDY: queues have subqueues (drawn), R_OpenQueueForMove gives move contexts
+that R_MoveMessage moves seen messages to (the Case maps pMoveContext to the oracle's); a
+blocking receive (``start:`` step, ulTimeout INFINITE) is in flight on a second connection of
+the suite's association group while a message arrives or R_CancelReceive ends it, and a
+``finish`` step checks its answer; transactional receives span several calls before the
+transaction is committed or aborted through SUT control; "TIDY" runs on the machine only where
+every queue of the target is the suite's (``control:tidy``). After every step (``@invariant``)
+the oracle's ADM rules over the example's queues (model/invariants.py ``check_queues``), its
+open handles, pending requests and cursors are checked, so a shrunk failure ends at the first
+step that broke one; ``replay`` checks them after every step too.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import dataclasses
 import itertools
 import pprint
@@ -62,11 +71,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
+    invariant,
     rule,
     run_state_machine_as_test,
 )
 
 from mqconform.captures.recorder import Recorder
+from mqconform.conformance import preconditions as pre
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.preconditions_mqmr import outgoing_queue
@@ -85,7 +96,7 @@ from mqconform.conformance.targetfile import TargetFileError, load
 from mqconform.conformance.targets import RpcTarget, TargetError
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
-from mqconform.model.invariants import check_invariants
+from mqconform.model.invariants import check_invariants, check_queues
 from mqconform.model.mqmr import (
     MACHINE_PROPERTIES,
     PROPID_MGMT_MSMQ_ACTIVEQUEUES,
@@ -93,10 +104,12 @@ from mqconform.model.mqmr import (
     PROPID_MGMT_MSMQ_CONNECTED,
     PROPID_MGMT_MSMQ_PRIVATEQ,
     PROPID_MGMT_MSMQ_TYPE,
+    PROPID_MGMT_QUEUE_MESSAGE_COUNT,
     QUEUE_PROPERTIES,
     VT_BLOB,
     VT_NULL,
 )
+from mqconform.model.runtime import Pending
 from mqconform.spec.catalog import ID_IN_TEXT
 from mqconform.spec.catalog import load as load_catalog
 
@@ -110,6 +123,8 @@ LOW7 = (1 << 56) - 1
 UNKNOWN_LOOKUP_ID = 0x00FFFFFFFFFF0F0F
 #: MQMSG_CLASS_NACK_RECEIVE_REJECTED (MS-MQMQ 2.2.18.1.6)
 NACK_RECEIVE_REJECTED = 0xC004
+#: a pMoveContext no R_OpenQueueForMove returned
+UNKNOWN_MOVE_CONTEXT = 0x0123456789ABCDEF
 TOKEN = bytes(range(1, 33))
 CLIENT_ID = uuid.UUID(int=0x4D51)
 
@@ -144,6 +159,15 @@ IDS_CANCEL = ("MS-MQRR/3.1.4.8/R8", "MS-MQRR/3.1.4.8/R9", "MS-MQRR/3.1.4.8/R10",
 IDS_END = ("MS-MQRR/3.1.4.9/R12", "MS-MQRR/3.1.4.9/R13", "MS-MQRR/3.1.4.9/R14",
            "MS-MQRR/3.1.4.9/R17", "MS-MQRR/3.1.4.9/R18", "MS-MQRR/3.1.4.9/R19",
            "MS-MQRR/3.1.4.9/R22", "MS-MQRR/3.1.4.9/R7", "MS-MQRR/3.1.4.9/R8")
+IDS_MOVE = ("MS-MQRR/3.1.4.10/R14", "MS-MQRR/3.1.4.10/R15", "MS-MQRR/3.1.4.10/R16",
+            "MS-MQRR/3.1.4.10/R17", "MS-MQRR/3.1.4.10/R18", "MS-MQRR/3.1.4.10/R19",
+            "MS-MQRR/3.1.4.10/R23", "MS-MQRR/3.1.4.10/R25", "MS-MQRR/3.1.4.10/R26",
+            "MS-MQRR/3.1.4.10/R28", "MS-MQRR/3.1.4.10/R29", "MS-MQRR/3.1.4.10/R33")
+IDS_OPEN_MOVE = ("MS-MQRR/3.1.4.11/R5",
+                 "MS-MQRR/3.1.4.11/R27", "MS-MQRR/3.1.4.11/R28", "MS-MQRR/3.1.4.11/R29",
+                 "MS-MQRR/3.1.4.11/R33", "MS-MQRR/3.1.4.11/R34", "MS-MQRR/3.1.4.11/R35")
+IDS_TIDY = ("MS-MQMR/3.1.4.2/R1", "MS-MQMR/3.1.4.2/R2", "MS-MQMR/3.1.4.2/R10",
+            "MS-MQMR/3.1.4.2/R16", "MS-MQMR/3.1.4.2/R17")
 IDS_ENLIST = ("MS-MQRR/3.1.4.12/R13", "MS-MQRR/3.1.4.12/R11", "MS-MQRR/3.1.4.12/R17")
 IDS_TX_RECEIVE = ("MS-MQRR/3.1.4.13/R47", "MS-MQRR/3.1.4.13/R48", "MS-MQRR/3.1.4.13/R65",
                   "MS-MQRR/3.1.4.13/R66", "MS-MQRR/3.1.4.13/R67", "MS-MQRR/3.1.4.13/R68",
@@ -190,6 +214,7 @@ class Executor:
         self.mq = mq
         self.queues: list[dict] = []  # the program's queue specs
         self.formats: list[Any] = []
+        self.subqueues: list[dict[str, Any]] = []  # per queue: subqueue name -> its format
         self.paths: list[str | None] = []
         self.steps: list[dict] = []
         self.results: list[Any] = []
@@ -197,6 +222,9 @@ class Executor:
         self.txs: dict[str, bytes] = {}
         self.open: dict[bytes, int] = {}  # target handle -> queue index, while open
         self.connected: bool | None = None  # the target's state noted by note_connected
+        self.started: dict[int, Any] = {}  # a "start:" step -> its PendingCall, until finished
+        self._waiter: Any = None  # the connection started calls go over
+        self._oracle_queues: tuple[int, list] = (-1, [])  # the oracle's Queues of the program
         #: per step: (call, outcome, dead context, frames) for its record, made when needed
         self.made: list[tuple | None] = []
         self.calls = 0
@@ -205,15 +233,22 @@ class Executor:
     # ---------------------------------------------------------------- queues
     def add_queue(self, spec: dict) -> int:
         """Provision one queue of the program on the target and the oracle."""
+        subqueues: dict[str, Any] = {}
         if spec.get("kind") == "outgoing":
             _, fmt = outgoing_queue(self.mq)
             path = None
+        elif spec.get("subqueues"):
+            fmt, subqueues = pre.queue_with_subqueues(
+                self.mq, [_message(m) for m in spec.get("messages", [])],
+                tuple(spec["subqueues"]), transactional=bool(spec.get("transactional")))
+            path = self.mq.path_of(fmt)
         else:
             messages = [_message(m) for m in spec.get("messages", [])]
             fmt = self.mq.queue(messages, transactional=bool(spec.get("transactional")))
             path = self.mq.path_of(fmt)
         self.queues.append(spec)
         self.formats.append(fmt)
+        self.subqueues.append(subqueues)
         self.paths.append(path)
         return len(self.queues) - 1
 
@@ -232,6 +267,8 @@ class Executor:
                 kind = MgmtObjectType[arg["mgmt"]]
                 fmt = self.formats[arg["queue"]] if "queue" in arg else None
                 return MgmtObject(kind, fmt)
+            if "subqueue" in arg:
+                return self.subqueues[arg["queue"]][arg["subqueue"]]
             if "queue" in arg:
                 return self.formats[arg["queue"]]
             if "tx" in arg:
@@ -259,10 +296,18 @@ class Executor:
         if name.startswith("control:"):
             self._control(name[len("control:"):], step.get("args", {}))
             return None
+        if name == "finish":
+            return self._finish(index, step)
+        started = name.startswith("start:")
+        name = name[len("start:"):] if started else name
         call = CALL_TYPES[name](**{k: self.value(a) for k, a in step.get("args", {}).items()})
         ids = tuple(step.get("ids", ()))
         self.calls += 1
         mq = self.mq
+        if started:  # in flight on the waiter's connection until a "finish" step
+            self.started[index] = mq.start(call, target=self.waiter(), ids=ids,
+                                           settle=step.get("settle", True))
+            return None
         dead = mq._dead_context(call, mq.target)
         failed_before = len(mq.record.calls)
         try:
@@ -279,9 +324,68 @@ class Executor:
             self._check_values(call, observed, ids)
         return observed
 
+    # ---------------------------------------------------------------- invariants
+    def oracle_queues(self) -> list:
+        """The oracle's Queue elements of the program's queues (found once per queue)."""
+        paths = self.local_paths()
+        if self._oracle_queues[0] != len(paths):
+            ends = tuple("\\" + p.lower() for p in paths)
+            qm = self.mq.oracle.qm.env.local_queue_manager
+            self._oracle_queues = (len(paths), [q for q in qm.queue_collection
+                                                if (q.pathname or "").lower().endswith(ends)])
+        return self._oracle_queues[1]
+
+    def invariants(self) -> list[str]:
+        """What must hold in the oracle after every step: the ADM rules over the program's
+        queues (model/invariants.py ``check_queues``), and every context handle the target
+        gave the program and it has not closed names an open OpenQueueDescriptor of the
+        oracle's (MS-MQRR 3.1.4.2, 3.1.4.11: the handle is the descriptor's Handle)."""
+        oracle = self.mq.oracle.qm
+        out = check_queues(oracle.env.local_queue_manager, self.oracle_queues())
+        server = oracle.remote_read
+        for handle, queue in self.open.items():
+            if server.descriptor(self.mq._contexts.get(handle)) is None:
+                out.append(f"MS-MQRR/3.1.4.2/R30: a context handle of queue {queue} the program "
+                           f"holds open names no open OpenQueueDescriptor of the oracle")
+        return out
+
+    # ---------------------------------------------------------------- calls in flight
+    def waiter(self) -> Any:
+        """The connection calls started with a ``start:`` step go over: one per program, in
+        the suite's association group (the program's handles are valid on it), so that the
+        steps that follow run on the main connection while the call waits."""
+        if self._waiter is None:
+            self._waiter = self.mq.second()
+        return self._waiter
+
+    def waiting(self, step: int) -> bool:
+        """Whether the oracle keeps the call ``step`` started waiting (no message yet)."""
+        pending = self.started.get(step)
+        return pending is not None and isinstance(pending.oracle, Pending)
+
+    def _finish(self, index: int, step: dict) -> Any:
+        """A ``finish`` step: the answer to the call step ``args.step`` started, checked
+        against the oracle's completion (Case.finish_call); kept as this step's result."""
+        at = step["args"]["step"]
+        pending = self.started.pop(at)
+        mq = self.mq
+        failed_before = len(mq.record.calls)
+        try:
+            observed = mq.finish_call(pending, ids=tuple(step.get("ids", ())) or pending.ids)
+        except CaseFailed:
+            if len(mq.record.calls) > failed_before:
+                self.made[index] = mq.record.calls[-1]
+            raise
+        self.made[index] = (pending.call, mq.last_outcome, pending.dead_context,
+                            pending.frames)
+        self.results[index] = observed
+        self._note(index, self.steps[at], pending.call, observed)
+        return observed
+
     def _note(self, index: int, step: dict, call: c.Call, observed: c.Result) -> None:
         ok = observed.status == 0 and not observed.raised
-        if isinstance(call, c.R_OpenQueue) and ok and observed.pphContext:
+        if isinstance(call, (c.R_OpenQueue, c.R_OpenQueueForMove)) and ok \
+                and observed.pphContext:
             queue = step["args"]["pQueueFormat"]["queue"]
             self.open[bytes(observed.pphContext)] = queue
         elif isinstance(call, c.R_CloseQueue) and ok:
@@ -489,8 +593,9 @@ class Choices:
         return options[self.take(len(options))]
 
 
-#: one rule argument: the integer its choices are decoded from
-CHOICES = st.integers(0, (1 << 16) - 1).map(Choices)
+#: one rule argument: the integer its choices are decoded from (Choices(k) in the rule: a
+#: strategy's .map would cost Hypothesis one more span every step)
+CHOICES = st.integers(0, (1 << 16) - 1)
 
 
 @dataclasses.dataclass
@@ -508,6 +613,8 @@ class RunContext:
     failed: Any = None  # the Executor of the last example that failed
     error: BaseException | None = None
     table: tuple[str, ...] | None = None  # the operations by weight the target can run
+    #: the call mix: calls made per method (control steps as ``control:...``)
+    mix: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
 
 class CaseMachine(RuleBasedStateMachine):
@@ -529,20 +636,30 @@ class CaseMachine(RuleBasedStateMachine):
         self.ex = Executor(self.mq)
         self.broken = False
 
-    def open_handle(self, queue: int, access: int, share: int) -> None:
-        """R_OpenQueue of queue ``queue``; a handle it gives is kept in ``self.handles``."""
-        out = self.step("R_OpenQueue", IDS_OPEN, pQueueFormat={"queue": queue}, dwAccess=access,
-                        dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
+    def open_handle(self, queue: int, access: int, share: int, sub: str | None = None
+                    ) -> None:
+        """R_OpenQueue of queue ``queue`` (or of its subqueue ``sub``); a handle it gives is
+        kept in ``self.handles``."""
+        out = self.step("R_OpenQueue", IDS_OPEN, pQueueFormat=place_arg(queue, sub),
+                        dwAccess=access, dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
                         fNonRoutingServer=1)
         if out.status == 0 and not out.raised and out.pphContext:
-            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access))
+            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access, sub=sub))
 
-    def step(self, call: str, ids: tuple[str, ...] = (), **args: Any) -> Any:
+    def step(self, call: str, ids: tuple[str, ...] = (), settle: bool = True,
+             **args: Any) -> Any:
+        """One program step: a call (``start:NAME`` starts one that may wait, ``finish``
+        takes its answer; ``settle`` as Case.start's) or a control step."""
         self.ctx.steps += 1
-        if not call.startswith("control:"):
+        method = call[len("start:"):] if call.startswith("start:") else call
+        if not call.startswith("control:") and call != "finish":
             self.ctx.calls += 1
+        self.ctx.mix[method] += 1
+        step = {"call": call, "args": args, "ids": list(ids)}
+        if not settle:
+            step["settle"] = False
         try:
-            return self.ex.run({"call": call, "args": args, "ids": list(ids)})
+            return self.ex.run(step)
         except BaseException as exc:
             self.broken = True
             self.ctx.failed = self.ex
@@ -569,9 +686,29 @@ class CaseMachine(RuleBasedStateMachine):
             self.ex.teardown()
             self.mq.finish()
 
+    @invariant()
+    def adm_after_every_step(self) -> None:
+        """After every step: the ADM rules over the example's queues and its open handles
+        (Executor.invariants), and what the machine knows the oracle must hold
+        (``machine_invariants``), so that a shrunk failure ends at the first step that broke one."""
+        if self.broken:
+            return
+        problems = self.ex.invariants() + self.machine_invariants()
+        if problems:
+            self._broke(problems)
+
+    def machine_invariants(self) -> list[str]:
+        """The machine's own invariants over the oracle's state (none here)."""
+        return []
+
     def _invariants(self) -> None:
-        """The oracle's ADM invariants (model/invariants.py), once per example."""
+        """The oracle's ADM invariants (model/invariants.py), over the whole queue manager,
+        once per example."""
         problems = check_invariants(self.mq.oracle.qm.env.local_queue_manager)
+        if problems:
+            self._broke(problems)
+
+    def _broke(self, problems: list[str]) -> None:
         if problems:
             self.broken = True
             self.ctx.failed = self.ex
@@ -602,10 +739,13 @@ class CaseMachine(RuleBasedStateMachine):
         self.table = tuple(op for op in table if op not in quiet) or table
         if "transactions" not in self.ctx.capabilities:
             queues = [dict(q, transactional=False) for q in queues]
+        if "subqueues" not in self.ctx.capabilities:
+            queues = [dict(q, subqueues=[]) for q in queues]
         self.provision(queues)
 
     @rule(k=CHOICES)
     def call(self, k):
+        k = Choices(k)
         getattr(self, self.table[k.take(len(self.table))])(k)
 
 
@@ -613,7 +753,10 @@ MESSAGES = st.lists(st.fixed_dictionaries({
     "body": st.binary(max_size=40).map(bytes.hex),
     "label": st.text(alphabet="abcxyz", max_size=5),
     "priority": st.integers(0, 7)}), max_size=6)
-QUEUES = st.lists(st.fixed_dictionaries({"transactional": st.booleans(), "messages": MESSAGES}),
+#: the subqueues a queue of a program has (MS-MQDMPR 3.1.1.3: a move's destination)
+SUBQUEUES = st.sampled_from([[], ["retry"], ["retry", "poison"]])
+QUEUES = st.lists(st.fixed_dictionaries({"transactional": st.booleans(), "messages": MESSAGES,
+                                         "subqueues": SUBQUEUES}),
                   min_size=1, max_size=2)
 #: a context handle no server issued (strict context handles: an RPC fault over the wire)
 NEVER_ISSUED = _hex(b"\x00" * 4 + uuid.UUID(int=0x5EED).bytes_le)
@@ -623,10 +766,21 @@ ARRIVAL_BODIES = [b"", b"m", b"arrival", bytes(range(24))]
 
 @dataclasses.dataclass
 class Handle:
-    step: int  # the R_OpenQueue step that returned it
+    step: int  # the R_OpenQueue (or R_OpenQueueForMove) step that returned it
     queue: int
     access: int
     open: bool = True
+    sub: str | None = None  # the subqueue it names, if any
+    move: bool = False  # an R_OpenQueueForMove handle: its step also returned pMoveContext
+
+    @property
+    def place(self) -> tuple[int, str | None]:
+        return (self.queue, self.sub)
+
+
+def place_arg(queue: int, sub: str | None = None) -> dict:
+    """The pQueueFormat argument of queue ``queue`` of the program, or of its subqueue."""
+    return {"queue": queue} if sub is None else {"queue": queue, "subqueue": sub}
 
 
 class RemoteReadMachine(CaseMachine):
@@ -641,6 +795,11 @@ class RemoteReadMachine(CaseMachine):
         self.cursors: list[tuple[int, int]] = []  # (handle index, R_CreateCursor step)
         self.pending: list[tuple[int, int, bool]] = []  # (handle index, request, transactional)
         self.lookups: dict[int, int] = {}  # lookup identifier -> first step that returned it
+        #: lookup identifier -> the place (queue, subqueue) its message was last seen in
+        self.places: dict[int, tuple[int, str | None]] = {}
+        self.moves: list[int] = []  # indexes in ``handles`` of the R_OpenQueueForMove handles
+        #: (handle index, request) -> the lookup identifier of the message that receive holds
+        self.held: dict[tuple[int, int], int] = {}
         self.txs: list[str] = []
         self.requests = itertools.count(1)
         self.tx_names = itertools.count(1)
@@ -650,7 +809,8 @@ class RemoteReadMachine(CaseMachine):
                   ("receive_by_lookup_id", 3), ("start_transactional_receive", 2),
                   ("end_receive", 4), ("cancel_receive", 1), ("purge_queue", 1),
                   ("enlist_transaction", 1), ("end_transaction", 1),
-                  ("set_user_acknowledgement_class", 1), ("message_arrives", 3))
+                  ("set_user_acknowledgement_class", 1), ("message_arrives", 3),
+                  ("open_queue_for_move", 1), ("move_message", 2), ("blocking_receive", 1))
 
     @initialize(queues=QUEUES, quiet=st.sets(st.sampled_from([op for op, _ in OPERATIONS]),
                                              max_size=3))
@@ -678,11 +838,57 @@ class RemoteReadMachine(CaseMachine):
         index = live[n % len(live)]
         return ref(self.handles[index].step, "pphContext"), index
 
-    def lookup_arg(self, k: Choices) -> Any:
+    def machine_invariants(self) -> list[str]:
+        """Every receive the machine made and has not ended has its PendingRequestEntry in
+        the oracle's PendingRequestTable (MS-MQRR 3.1.1.3, 3.1.4.7: a receive adds one that
+        only R_EndReceive, R_EndTransactionalReceive or R_CloseQueue remove), and every cursor
+        of a descriptor the example holds open is one the example created (MS-MQRR 3.1.4.4)."""
+        mq, out = self.mq, []
+        server = mq.oracle.qm.remote_read
+        table = server.pending_request_table.entries
+        for index, request, _ in self.pending:
+            mine = self.ex.results[self.handles[index].step].pphContext
+            if (request, mq._contexts.get(bytes(mine))) not in table:
+                out.append(f"MS-MQRR/3.1.4.7/R62: the receive of request {request} on handle "
+                           f"{index} has not been ended, but the oracle's PendingRequestTable "
+                           f"holds no entry for it")
+        made: dict[int, set[int]] = {}
+        for index, at in self.cursors:
+            mine = bytes(self.ex.results[self.handles[index].step].pphContext)
+            theirs = mq._cursors.get((mine, self.ex.results[at].phCursor))
+            made.setdefault(index, set()).add(theirs)
+        for index, held in enumerate(self.handles):
+            if not held.open:
+                continue
+            desc = server.descriptor(mq._contexts.get(bytes(self.ex.results[held.step]
+                                                            .pphContext)))
+            extra = {cur.handle for cur in desc.cursor_collection} - made.get(index, set()) \
+                if desc is not None else set()
+            if extra:
+                out.append(f"MS-MQRR/3.1.4.4/R14: handle {index}'s descriptor in the oracle "
+                           f"holds cursors {sorted(extra)} the example never created")
+        return out
+
+    def lookup_arg(self, k: Choices, place: tuple[int, str | None] | None = None,
+                   avoid: frozenset[int] | set[int] = frozenset()) -> Any:
+        """A lookup identifier a receive returned (mostly one last seen in ``place``, when
+        given and there is one; never one of ``avoid``), or one no queue holds."""
         n = k.take(8)
         if not self.lookups or n == 7:
             return UNKNOWN_LOOKUP_ID
-        return ref(self.pick(list(self.lookups.values()), n), "lookup")
+        there = [step for lookup, step in self.lookups.items()
+                 if self.places.get(lookup) == place and lookup not in avoid
+                 ] if place is not None else []
+        anywhere = [step for lookup, step in self.lookups.items() if lookup not in avoid]
+        if not there and not anywhere:
+            return UNKNOWN_LOOKUP_ID
+        return ref(self.pick(there if there and n < 6 else anywhere or there, n), "lookup")
+
+    def subqueue_of(self, queue: int, k: Choices, one_in: int = 4) -> str | None:
+        """One time in ``one_in`` a subqueue of ``queue`` (if it has any), else None."""
+        names = list(self.ex.subqueues[queue])
+        n = k.take(one_in * len(names)) if names else 1
+        return names[n // one_in] if names and n % one_in == 0 else None
 
     def receive_args(self, ctx: dict, size: int) -> dict:
         return {"phContext": ctx, "ulTimeout": 0, "dwRequestId": next(self.requests),
@@ -695,6 +901,10 @@ class RemoteReadMachine(CaseMachine):
             lookup = self.ex.lookups.get(index)
             if lookup is not None:
                 self.lookups.setdefault(lookup, index)
+                if handle >= 0:
+                    self.places[lookup] = self.handles[handle].place
+                    if removes:
+                        self.held[(handle, args["dwRequestId"])] = lookup
             if removes and handle >= 0:
                 self.pending.append((handle, args["dwRequestId"], transactional))
 
@@ -708,7 +918,7 @@ class RemoteReadMachine(CaseMachine):
         access = k.of([c.RECEIVE_ACCESS, c.RECEIVE_ACCESS, c.PEEK_ACCESS, c.RECEIVE_ACCESS,
                        c.RECEIVE_ACCESS, c.PEEK_ACCESS, c.RECEIVE_ACCESS, 0x2])
         share = k.of([c.MQ_DENY_NONE, c.MQ_DENY_NONE, c.MQ_DENY_NONE, c.MQ_DENY_SHARE])
-        self.open_handle(queue, access, share)
+        self.open_handle(queue, access, share, self.subqueue_of(queue, k))
 
     def close_queue(self, k):
         handle, index = self.handle_arg(k)
@@ -840,6 +1050,104 @@ class RemoteReadMachine(CaseMachine):
         self.step("control:send", queue=queue,
                   message={"body": body.hex(), "priority": k.take(8)})
 
+    # ---------------------------------------------------------------- moves (3.1.4.10-11)
+    @needs("move", "subqueues")
+    def open_queue_for_move(self, k):
+        """R_OpenQueueForMove of a subqueue (mostly) or a queue; one time in 8 with another
+        access or share mode than the documents allow."""
+        queue = k.take(8) % len(self.ex.queues)
+        sub = self.subqueue_of(queue, k, one_in=1 if k.take(4) else 2)
+        access = k.of([c.MQ_MOVE_ACCESS] * 7 + [c.RECEIVE_ACCESS])
+        share = k.of([c.MQ_DENY_NONE] * 7 + [c.MQ_DENY_SHARE])
+        out = self.step("R_OpenQueueForMove", IDS_OPEN_MOVE, pQueueFormat=place_arg(queue, sub),
+                        dwAccess=access, dwShareMode=share, pClientId={"uuid": str(CLIENT_ID)},
+                        fNonRoutingServer=1)
+        if out.status == 0 and not out.raised and out.pphContext:
+            self.handles.append(Handle(len(self.ex.steps) - 1, queue, access, sub=sub,
+                                       move=True))
+            self.moves.append(len(self.handles) - 1)
+
+    @needs("move", "subqueues")
+    def move_message(self, k):
+        """R_MoveMessage of a message the example has seen, from a handle on its queue to a
+        move context (mostly one of the example's; one time in 16 none it holds), outside a
+        transaction or, one time in 4, in one of the example's."""
+        handle, index = self.handle_arg(k)
+        if not self.moves:
+            self.open_queue_for_move(k)
+        n = k.take(16)
+        if self.moves and n < 15:
+            dest = self.handles[self.pick(self.moves, n)]
+            to = ref(dest.step, "pMoveContext")
+        else:
+            dest, to = None, k.of([UNKNOWN_MOVE_CONTEXT, 0])
+        place = self.handles[index].place if index >= 0 else None
+        # errata move-received-message: the documents do not say what moving a message a
+        # receive holds (received, not yet ended, outside a transaction) does to that
+        # receive, so the machine moves only messages no receive of its holds
+        held = {self.held.get((h, r)) for h, r, _ in self.pending}
+        lookup = self.lookup_arg(k, place, avoid=held)
+        tx = _hex(bytes(c.XACTUOW_SIZE))
+        if k.take(4) == 3 and "transactions" in self.ctx.capabilities:
+            if not self.txs or k.take(4) == 3:
+                self.txs.append(f"t{next(self.tx_names)}")
+            tx = {"tx": self.pick(self.txs, k.take(8))}
+        out = self.step("R_MoveMessage", IDS_MOVE, phContextFrom=handle, ullContextTo=to,
+                        LookupId=lookup, pTransactionId=tx)
+        if out.status == 0 and dest is not None and isinstance(lookup, dict):
+            moved = self.ex.value(lookup)
+            self.places[moved] = dest.place
+
+    # ---------------------------------------------------------------- receives that wait
+    def blocking_receive(self, k):
+        """A receive (or peek) with an infinite ulTimeout on a queue's handle, in flight on a
+        second connection while the example goes on: a message that arrives completes it (3
+        times in 4), or R_CancelReceive on the main connection does (MS-MQRR 3.1.4.8). On a
+        queue that has a message for it, it completes at once and nothing else is made.
+        Transactional on a transactional queue one time in 2."""
+        live = [i for i, h in enumerate(self.handles)
+                if h.open and not h.move and h.sub is None and h.access == c.RECEIVE_ACCESS]
+        if not live:
+            self.open_handle(k.take(8) % len(self.ex.queues), c.RECEIVE_ACCESS, c.MQ_DENY_NONE)
+            live = [i for i, h in enumerate(self.handles)
+                    if h.open and not h.move and h.sub is None]
+            if not live:
+                return self.start_receive(k)
+        index = self.pick(live, k.take(8))
+        held = self.handles[index]
+        handle = ref(held.step, "pphContext")
+        transactional = ("transactions" in self.ctx.capabilities and k.take(2) == 1
+                         and bool(self.ex.queues[held.queue].get("transactional")))
+        action = c.MQ_ACTION_RECEIVE if transactional else k.of(
+            [c.MQ_ACTION_RECEIVE, c.MQ_ACTION_RECEIVE, c.MQ_ACTION_PEEK_CURRENT])
+        # a waiting peek holds no PendingRequestEntry for R_CancelReceive to find (the model
+        # answers STATUS_NOT_FOUND there): only a receive is cancelled
+        cancel = k.take(4) == 3 and action != c.MQ_ACTION_PEEK_CURRENT
+        args = self.receive_args(handle, MAX_BODY)
+        args.update(ulAction=action, ulTimeout=c.INFINITE_TIMEOUT)
+        name, ids = "R_StartReceive", IDS_RECEIVE
+        if transactional:
+            if not self.txs or k.take(4) == 3:
+                self.txs.append(f"t{next(self.tx_names)}")
+            args["pTransactionId"] = {"tx": self.pick(self.txs, k.take(8))}
+            name, ids = "R_StartTransactionalReceive", IDS_TX_RECEIVE
+        # a cancel must find the call waiting on the target (Case.start waits for it to get
+        # there); a message that arrives completes it whether it got there first or not
+        self.step(f"start:{name}", ids, settle=cancel, **args)
+        at = len(self.ex.steps) - 1
+        if self.ex.waiting(at):
+            if cancel:
+                out = self.step("R_CancelReceive", IDS_CANCEL, phContext=handle,
+                                dwRequestId=args["dwRequestId"])
+                cancel = out.status == 0 and not out.raised
+            if not cancel:  # a message completes it (also where the cancel found nothing)
+                body = ARRIVAL_BODIES[k.take(len(ARRIVAL_BODIES))] + bytes([k.take(256)])
+                self.step("control:send", queue=held.queue,
+                          message={"body": body.hex(), "priority": k.take(8)})
+        out = self.step("finish", ids, step=at)
+        self.received(index, args, out, transactional, action != c.MQ_ACTION_PEEK_CURRENT)
+        return None
+
 
 class QMMgmtMachine(CaseMachine):
     """Random qmmgmt sequences (MS-MQMR 3.1.4.1 R_QMMgmtGetInfo of the machine and of queues,
@@ -862,7 +1170,7 @@ class QMMgmtMachine(CaseMachine):
     OPERATIONS = (("get_queue_info", 5), ("get_machine_info", 3), ("session_info", 1),
                   ("queue_action", 3), ("machine_action", 2), ("open_queue", 2),
                   ("receive", 3), ("end_receive", 2), ("close_queue", 1), ("purge_queue", 1),
-                  ("message_arrives", 3))
+                  ("message_arrives", 3), ("tidy", 1))
 
     @initialize(queues=QUEUES, outgoing=st.booleans(),
                 quiet=st.sets(st.sampled_from([op for op, _ in OPERATIONS]), max_size=3))
@@ -902,7 +1210,7 @@ class QMMgmtMachine(CaseMachine):
     def queue_action(self, k):
         q = k.take(8)
         action = k.of(["PAUSE", "RESUME", "EOD_RESEND", "pause", "Resume", "CONNECT",
-                       "NOSUCHACTION"])
+                       "NOSUCHACTION", "TIDY"])
         self.step("R_QMMgmtAction", IDS_ACTION, pObjectFormat=self.object_arg(q),
                   lpwszAction=action)
 
@@ -911,6 +1219,17 @@ class QMMgmtMachine(CaseMachine):
         action = k.of(["CONNECT", "DISCONNECT", "connect", "PAUSE", "EOD_RESEND"])
         self.step("R_QMMgmtAction", IDS_ACTION, pObjectFormat=self.object_arg(None),
                   lpwszAction=action)
+
+    @needs("qmmgmt", "control:tidy")
+    def tidy(self, k):
+        """R_QMMgmtAction "TIDY" on the machine, which purges every queue of the target
+        (MS-MQMR 3.1.4.2's rules; model/mqmr.py choice 4), then the message count of one of
+        the example's queues: run only where every queue is the suite's (SUT control of the
+        reference server or the model)."""
+        self.step("R_QMMgmtAction", IDS_TIDY, pObjectFormat=self.object_arg(None),
+                  lpwszAction=k.of(["TIDY", "tidy"]))
+        self.step("R_QMMgmtGetInfo", IDS_GET_INFO, pObjectFormat=self.object_arg(k.take(8)),
+                  cp=1, aProp=[PROPID_MGMT_QUEUE_MESSAGE_COUNT], apVar={"nulls": 1})
 
     @needs("qmmgmt")
     def session_info(self, k):
@@ -996,9 +1315,10 @@ def machine_ids(machine: type[CaseMachine]) -> tuple[str, ...]:
     """Every requirement ID the machine's rules cite (the case's ``req`` marker)."""
     names = {"remoteread": (IDS_PORT, IDS_OPEN, IDS_CLOSE, IDS_CREATE_CURSOR, IDS_CLOSE_CURSOR,
                             IDS_PURGE, IDS_RECEIVE, IDS_LOOKUP, IDS_CANCEL, IDS_END,
-                            IDS_ENLIST, IDS_TX_RECEIVE, IDS_ACK_CLASS, IDS_TX_END),
-             "qmmgmt": (IDS_GET_INFO, IDS_ACTION, IDS_OPEN, IDS_CLOSE, IDS_RECEIVE, IDS_END,
-                        IDS_PURGE)}[machine.NAME]
+                            IDS_MOVE, IDS_OPEN_MOVE, IDS_ENLIST, IDS_TX_RECEIVE,
+                            IDS_ACK_CLASS, IDS_TX_END),
+             "qmmgmt": (IDS_GET_INFO, IDS_ACTION, IDS_TIDY, IDS_OPEN, IDS_CLOSE, IDS_RECEIVE,
+                        IDS_END, IDS_PURGE)}[machine.NAME]
     return tuple(dict.fromkeys(i for group in names for i in group))
 
 
@@ -1017,10 +1337,22 @@ class StatefulRun:
     pcap: Path | None = None
     reproduced: bool | None = None
     not_run: tuple[str, ...] = ()
+    #: calls made per method, control steps as ``control:...`` (RunContext.mix)
+    mix: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.seconds if self.seconds else 0.0
+
+    def missing(self) -> list[str]:
+        """The methods of RemoteRead and qmmgmt (model.calls.CALLS) this run never called."""
+        return missing_methods(self.mix)
+
+
+def missing_methods(mix: dict[str, int]) -> list[str]:
+    """The methods of model.calls.CALLS, in opnum order per interface, that ``mix`` lacks."""
+    return [call.__name__ for (_, _), call in sorted(c.CALLS.items())
+            if not mix.get(call.__name__)]
 
 
 def capabilities_of(suite: Suite) -> set[str]:
@@ -1034,6 +1366,10 @@ def capabilities_of(suite: Suite) -> set[str]:
         caps.add("control:transactions")
     if isinstance(sut, ReferenceControl):
         caps.add("control:outgoing")
+        if suite.target_choices is not None:
+            # every queue of the target is the suite's, and the oracle reads TIDY as the
+            # target does (Suite._follow_choices)
+            caps.add("control:tidy")
     return caps
 
 
@@ -1068,7 +1404,7 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     except BaseException as exc:  # noqa: BLE001 - reported below, with the minimal sequence
         error = exc
     run = StatefulRun(machine.NAME, ctx.examples, ctx.steps, ctx.calls,
-                      time.perf_counter() - began, not_run=not_run)
+                      time.perf_counter() - began, not_run=not_run, mix=dict(ctx.mix))
     if error is None:
         summary = (f"{machine.NAME}: {run.examples} examples, {run.steps} steps, {run.calls} "
                    f"calls (seed {seed_value}): every result conforms"
@@ -1264,7 +1600,11 @@ def replay(program: dict, suite: Suite, pcap: Path | str | None = None) -> Repla
         for spec in program["queues"]:
             ex.add_queue(spec)
         for step in program["steps"]:
-            ex.run({k: step[k] for k in ("call", "args", "ids") if k in step})
+            ex.run({k: step[k] for k in ("call", "args", "ids", "settle") if k in step})
+            problems = ex.invariants()  # as the machine checks them after every step
+            case.assert_that(not problems, "the oracle breaks an ADM invariant: "
+                             + "; ".join(problems[:3]),
+                             tuple(p.split(":")[0] for p in problems[:3]))
     except CaseFailed as exc:
         failure, failed = str(exc), len(ex.steps) - 1
     finally:
@@ -1335,6 +1675,6 @@ def replay_main(program: dict, argv: list[str], script: str | None = None) -> in
     return 0
 
 
-__all__ = ["Executor", "MACHINES", "QMMgmtMachine", "RemoteReadMachine", "StatefulRun",
-           "load_program", "machine_ids", "replay", "replay_main", "run_machine",
+__all__ = ["Executor", "MACHINES", "missing_methods", "QMMgmtMachine", "RemoteReadMachine",
+           "StatefulRun", "load_program", "machine_ids", "replay", "replay_main", "run_machine",
            "save_program", "script_path", "NotApplicable"]

@@ -90,6 +90,11 @@ class SutControl:
         raise Inconclusive(f"sut_control {self.kind}: cannot set the Pending Request Cleanup "
                            f"Timer")
 
+    def choices(self) -> str | None:
+        """The name of the allowed choices the target serves (model/choices.py PROFILES,
+        spec/choices.yaml), where its control says; None where it cannot."""
+        return None
+
     def provision(self, path: str, messages: list[dict] | None = None,
                   transactional: bool = False,
                   subqueues: list[str] | tuple[str, ...] = ()) -> None:
@@ -193,6 +198,18 @@ class ReferenceControl(SutControl):
             return previous
         out = self._http("POST", "/settings", {"pending_request_cleanup_ms": int(ms)})
         return out.get("previous") if isinstance(out, dict) else None
+
+    def choices(self) -> str | None:
+        """``GET /settings`` "choices" (in process, the queue manager's own)."""
+        if self.api is not None:
+            settings = getattr(self.api, "current_settings", None)
+            return settings()["choices"] if settings is not None else None
+        try:
+            out = self._http("GET", "/settings")
+        except Inconclusive:  # a control API without the route
+            return None
+        name = out.get("choices") if isinstance(out, dict) else None
+        return name if isinstance(name, str) else None
 
     def open_outgoing(self, format_name: str, state: str | None = None) -> None:
         spec = {"format_name": format_name}

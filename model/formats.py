@@ -51,6 +51,7 @@ Choices where the documents leave room (each marked "choice" at its code):
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -694,9 +695,15 @@ class FormatName:
         return f"{self.protocol.value}:{self.address}\\{self.queue_path}"
 
     def _key(self) -> tuple:
-        return (self.kind, self.guid, self.queue_number, _fold(self.domain), self.protocol,
-                _fold(self.address), _fold(self.queue_path), self.multicast_address, self.port,
-                self.suffix, _fold(self.subqueue), tuple(e._key() for e in self.elements))
+        """What equality and hashing compare; made once per name (a FormatName is immutable)."""
+        key = self.__dict__.get("_folded_key")
+        if key is None:
+            key = (self.kind, self.guid, self.queue_number, _fold(self.domain), self.protocol,
+                   _fold(self.address), _fold(self.queue_path), self.multicast_address,
+                   self.port, self.suffix, _fold(self.subqueue),
+                   tuple(e._key() for e in self.elements))
+            object.__setattr__(self, "_folded_key", key)
+        return key
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FormatName):
@@ -886,8 +893,11 @@ def _parse_guid(text: str, section: str) -> uuid.UUID:
     return uuid.UUID(text)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _parse_direct(body: str) -> FormatName:
-    """MS-MQMQ 2.1.2: Protocol ':' ProtocolAddressSpecification '\\' path [';' suffix]."""
+    """MS-MQMQ 2.1.2: Protocol ':' ProtocolAddressSpecification '\\' path [';' suffix].
+    Remembered: a FormatName is immutable, and the same few direct strings come in every
+    call that names a queue (a malformed one raises again each time)."""
     proto_text, colon, rest = body.partition(":")
     protocol = _PROTOCOLS.get(proto_text.upper()) if colon else None
     if protocol is None:

@@ -21,6 +21,7 @@ Besides the documents' MUST rules, three rules hold the model together:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 
 from mqconform.model.adm import (
@@ -64,6 +65,102 @@ def check_invariants(qm: QueueManager) -> list[str]:
     out += _transactions(qm)
     out += _users(c.user for c in qm.internal_certificate_collection if c.user is not None)
     return out
+
+
+def check_queues(qm: QueueManager, queues: Iterable[Queue]) -> list[str]:
+    """The rules of ``check_invariants`` that concern these queues and their subqueues alone:
+    their MessagePositionLists, TotalBytes, the positions in them, their open descriptors and
+    the descriptors' cursors. Cheap enough to run after every call that touches them."""
+    todo, chosen, seen = list(queues), [], set()
+    while todo:
+        queue = todo.pop(0)
+        if queue is None or id(queue) in seen:
+            continue
+        seen.add(id(queue))
+        chosen.append(queue)
+        todo += queue.subqueue_collection
+    enqueuing = _enqueuing(qm)
+    if _queues_sound(chosen, enqueuing):
+        return []
+    return _queue_rules(chosen, enqueuing)
+
+
+def _queue_rules(chosen: list[Queue], enqueuing: set[int]) -> list[str]:
+    """check_queues's rules one by one, each with its message."""
+    out = []
+    for queue in chosen:
+        out += _message_position_list(queue)
+        out += _total_bytes(queue, enqueuing)
+    out += _positions(chosen, [p for q in chosen for p in q.message_position_list])
+    descriptors = list(_descriptors(chosen))
+    out += _descriptors_rules(descriptors)
+    out += _cursors([c for d in descriptors for c in d.cursor_collection])
+    return out
+
+
+def _enqueuing(qm: QueueManager) -> set[int]:
+    """The positions that transactions enqueued and have not committed (``_total_bytes``)."""
+    out: set[int] = set()
+    enqueue = TransactionalOperationType.Enqueue
+    # most transactions have no operation (a receive's own is never ended): skipped in C
+    for operations in filter(None, map(_OPERATIONS, qm.transaction_collection)):
+        for op in operations:
+            if op.operation_type is enqueue:
+                out.add(id(op.message_position_reference))
+    return out
+
+
+_OPERATIONS = operator.attrgetter("transactional_operation_collection")
+
+
+def _queues_sound(queues: list[Queue], enqueuing: set[int]) -> bool:
+    """True only when ``check_queues``'s rules all hold for ``queues``: one pass over each
+    list and descriptor, no message built. Any doubt (a rule that may be broken, a Multiple
+    descriptor) answers False, and the rules are then checked one by one for their messages."""
+    deleted = MessagePositionState.Deleted
+    handles: set = set()
+    contexts: set = set()
+    cursors: set = set()
+    for queue in queues:
+        previous: Message | None = None
+        present = 0
+        for position in queue.message_position_list:
+            state = position.state
+            message = position.message_reference
+            if position.queue_reference is not queue or type(state) is not MessagePositionState:
+                return False  # 3.1.1.11/R1, R2
+            if message is None:
+                if state is deleted:
+                    continue
+                return False  # 3.1.1.11/R1: references no Message
+            if previous is not None and (
+                    previous.priority < message.priority
+                    or (previous.priority == message.priority
+                        and previous.arrival_time > message.arrival_time)):
+                return False  # 3.1.1.2/R11
+            previous = message
+            if state is deleted:
+                continue
+            if message.message_position_reference is not position \
+                    or len(message.label) > LABEL_MAX:
+                return False  # 3.1.1.12/R1, R43
+            if id(position) not in enqueuing:
+                present += storage_size(message)
+        if queue.total_bytes != present:
+            return False  # 3.1.1.2 TotalBytes
+        for desc in queue.open_queue_descriptor_collection:
+            if desc.multiple or desc.open_queue_descriptor_collection \
+                    or type(desc.access_type) is not QueueAccessType:
+                return False  # 3.1.1.16/R4-R8 (and the descriptors a Multiple one owns)
+            if desc.handle in handles or desc.context_value in contexts:
+                return False  # 3.1.1.16/R2, R3
+            handles.add(desc.handle)
+            contexts.add(desc.context_value)
+            for cursor in desc.cursor_collection:
+                if cursor.handle in cursors:
+                    return False  # 3.2.1.2/R2
+                cursors.add(cursor.handle)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

@@ -223,11 +223,29 @@ def make_message(spec: dict, where: str, destination: str = "",
         message.destination_queue_format_name = f"DIRECT=OS:{destination}"
     received_from = (_host(spec["received_from"], f"{where}.received_from")
                      if "received_from" in spec else None)
+    # the message is a function of the spec, the destination and its TimeToReachQueue: the same
+    # arrival (a test's, a stateful machine's, on the target and on the oracle) serializes once
     try:
-        packet = serialize_message_to_buffer(message, received_from=received_from)
-    except PacketError as exc:
-        raise ProvisionError(f"{where}: {exc}") from None
+        key = (tuple(sorted(spec.items())), destination, message.time_to_reach_queue)
+        packet = _PACKETS.get(key)
+    except TypeError:  # an unhashable value in the spec: not remembered
+        key, packet = None, None
+    if packet is None:
+        try:
+            packet = serialize_message_to_buffer(message, received_from=received_from)
+        except PacketError as exc:
+            raise ProvisionError(f"{where}: {exc}") from None
+        if key is not None and len(packet) <= _PACKET_CACHE_MAX_SIZE:
+            if len(_PACKETS) >= _PACKET_CACHE_ENTRIES:
+                _PACKETS.clear()  # (servers' threads send too: no eviction order to keep)
+            _PACKETS[key] = packet
     return deserialize_message_from_buffer(packet)
+
+
+#: make_message's packets, by spec: at most this many, of at most this size each
+_PACKETS: dict[tuple, bytes] = {}
+_PACKET_CACHE_ENTRIES = 512
+_PACKET_CACHE_MAX_SIZE = 1 << 16
 
 
 def _pathname(path: str, computer_name: str, where: str) -> str:

@@ -157,9 +157,17 @@ def _is_local_machine(env: Environment, machine_name: str | None) -> bool:
     the addresses in ``env.local_addresses`` when the environment lists them (MS-MQDMPR 3.1.7.1.5
     calls machineName "the name or address of the computer")."""
     qm = env.local_queue_manager
-    names = {".", qm.computer_name, qm.qualified_computer_name,
-             *env.local_addresses}
-    return _fold(machine_name) in {_fold(n) for n in names if n}
+    return _fold(machine_name) in _local_names(qm.computer_name, qm.qualified_computer_name,
+                                               tuple(env.local_addresses))
+
+
+@functools.lru_cache(maxsize=64)
+def _local_names(computer_name: str | None, qualified_computer_name: str | None,
+                 addresses: tuple[str, ...]) -> frozenset[str]:
+    """The names of the local computer, case folded (_is_local_machine); remembered per
+    value of the names, which change only when SUT control sets them."""
+    names = {".", computer_name, qualified_computer_name, *addresses}
+    return frozenset(_fold(n) for n in names if n)
 
 
 # MS-MQMQ 2.1.1 Path Names: QueuePathName = Computer "\" QueueName / Computer "\private$\"
@@ -253,6 +261,18 @@ def _names_base_queue(env: Environment, queue: Queue, name: FormatName) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _direct_key_text(text: str) -> str | None:
+    path = _parse_pathname_text(text)
+    return _fold(path.queue_path) if path is not None and path.subqueue is None else None
+
+
+def _direct_key(pathname: Any) -> str | None:
+    """What a DIRECT= name's queue path must be, case folded, to designate the queue of this
+    Pathname (_names_base_queue); None for a subqueue or a Pathname that is not a path name."""
+    return _direct_key_text(pathname) if isinstance(pathname, str) else None
+
+
 def subqueue_name(queue: Queue) -> str | None:
     """The name of the subqueue ``queue`` is, None for a queue that is not a subqueue."""
     path = _parse_pathname(queue.pathname)
@@ -294,8 +314,18 @@ def find_queue(env: Environment, format_name: FormatName | str) -> Queue | None:
         and _is_local_machine(env, name.direct_host))
     if system:
         return getattr(qm, _SYSTEM_QUEUE_BY_SUFFIX[name.suffix], None)
-    base = next((q for q in qm.queue_collection
-                 if not isinstance(q, OutgoingQueue) and _names_base_queue(env, q, name)), None)
+    if name.is_direct:
+        # as _names_base_queue, with the computer and the queue path looked at once, not once
+        # per queue of the collection
+        wanted = (_fold(name.direct_queue_path) if _is_local_machine(env, name.direct_host)
+                  else None)
+        base = None if wanted is None else next(
+            (q for q in qm.queue_collection
+             if not isinstance(q, OutgoingQueue) and _direct_key(q.pathname) == wanted), None)
+    else:
+        base = next((q for q in qm.queue_collection
+                     if not isinstance(q, OutgoingQueue) and _names_base_queue(env, q, name)),
+                    None)
     if base is not None:
         if name.suffix is _SFX.QUEUE_SUFFIX_TYPE_JOURNAL:
             return base.journal_queue_reference
@@ -687,6 +717,12 @@ def delete_queue(env: Environment, queue: Queue, skip_directory: bool = False) -
 def purge_queue(env: Environment, queue: Queue) -> None:
     """MS-MQDMPR 3.1.7.1.7 Purge Queue (MS-MQDMPR/3.1.7.1.7/R1 MS-MQDMPR/3.1.7.1.7/R2)."""
     for message_position in list(queue.message_position_list):  # MS-MQDMPR/3.1.7.1.7/R3
+        # a Deleted position that Move Message left in the list (MS-MQDMPR 3.1.7.1.16 does
+        # not remove it) holds a message that is now another queue's: R4's "not Available"
+        # would make it PurgePending again, and a later Message Position Deleted would take
+        # the moved message's bytes from this queue; it is not one of this queue's messages
+        if message_position.state is MessagePositionState.Deleted:
+            continue
         # MS-MQDMPR/3.1.7.1.7/R4
         if message_position.state is not MessagePositionState.Available:
             message_position.state = MessagePositionState.PurgePending  # MS-MQDMPR/3.1.7.1.7/R5

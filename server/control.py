@@ -223,6 +223,13 @@ class ControlApi:
                 self.app.remote_read.cleanup_ms = value
         return previous
 
+    def current_settings(self) -> dict:
+        """What ``GET /settings`` answers: the allowed choices this server serves (a name of
+        model/choices.py PROFILES, spec/choices.yaml) and the Pending Request Cleanup Timer."""
+        with self.app.lock:
+            return {"choices": self.env.choices.name,
+                    "pending_request_cleanup_ms": self.app.remote_read.cleanup_ms}
+
     def reset(self) -> dict:
         with self.app.lock:
             qm = self.env.local_queue_manager
@@ -301,6 +308,8 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                     return self._done(200, api.configure(self._body()))
                 if method == "POST" and parts == ["outgoing"]:
                     return self._done(201, api.open_outgoing(self._body()))
+                if method == "GET" and parts == ["settings"]:
+                    return self._send(200, api.current_settings())  # reads only
                 if method == "POST" and parts == ["settings"]:
                     return self._done(200, api.settings(self._body()))
                 if method == "POST" and parts == ["reset"]:

@@ -10,7 +10,7 @@ returns (pSequenceId, MS-MQRR 3.1.4.7), never assumed. The state of one scenario
 
 * ``places``: place -> QueueFormat; ``receive``: place -> receive handle; ``move``: place ->
   (handle, pMoveContext); ``move_map``: the target's pMoveContext -> the oracle's (the Case maps
-  context handles, cursors and lookup identifiers, not move contexts);
+  them too, as it maps context handles, cursors and lookup identifiers);
 * ``lookup`` / ``arrive``: body -> lookup identifier / arrival time, as the target gave them;
 * ``tx``: name -> XACTUOW (16 octets); ``request``: the last dwRequestId; ``last``: the last
   call's result on the target.

@@ -38,3 +38,17 @@ def test_aliases_name_whole_tokens_only():
     assert aliases.apply("phCursor: 439025664 (0x1a2b0000)") == "phCursor: cursor#1"
     aliases.literal("mqc-5ce83e-", "mqc-<run>-")  # a prefix: no boundary after its dash
     assert aliases.apply("private$\\mqc-5ce83e-29") == "private$\\mqc-<run>-29"
+
+
+def test_the_oracle_reads_tidy_as_a_target_that_says_its_choices():
+    """A target whose SUT control names its choices (spec/choices.yaml mqmr-tidy): the oracle
+    purges on TIDY only where the target does; its other choices stay the reference's."""
+    for name, purges in (("model", True), ("model:alternate", False)):
+        suite = Suite(load(name))
+        try:
+            assert suite.target_choices == (name.partition(":")[2] or "reference")
+            choices = suite.oracle.qm.env.choices
+            assert choices.tidy_purges_queues is purges
+            assert choices.cleanup_ms == 300_000 and choices.any_failure_status is None
+        finally:
+            suite.close()

@@ -97,6 +97,23 @@ def test_a_short_run_over_tcp_on_the_reference_server_conforms(reference, machin
     assert run.failure is None and run.calls > 0
 
 
+def test_the_machines_call_every_method_of_both_interfaces_on_the_model():
+    suite, mq = case_on({"endpoint": "model"})
+    try:
+        runs = [stateful.run_machine(mq, machine, examples=8, steps=100)
+                for machine in stateful.MACHINES]
+    finally:
+        suite.close()
+    mix: dict[str, int] = {}
+    for run in runs:
+        assert run.failure is None
+        for method, count in run.mix.items():
+            mix[method] = mix.get(method, 0) + count
+    assert stateful.missing_methods(mix) == [], mix
+    # the flows, not only the methods: waits completed, moves made, TIDY on the machine
+    assert mix.get("finish") and mix.get("control:send") and mix.get("control:end_transaction")
+
+
 def test_a_capability_the_target_lacks_leaves_rules_out_or_the_machine_not_applicable():
     document = {"endpoint": "model", "capabilities": {"transactions": False, "qmmgmt": False}}
     suite, mq = case_on(document)
@@ -123,18 +140,23 @@ def test_a_faulty_target_fails_shrinks_and_its_script_replays_the_failure(refere
     # the minimal sequence: open, receive, end with RR_NACK, read again (a few steps)
     script = next((tmp_path / "stateful").glob("remoteread-*.py"))
     program = stateful.load_program(script)
-    calls = [s["call"] for s in program["steps"] if not s["call"].startswith("control:")]
-    assert len(program["steps"]) <= 6, calls
+    # (a receive that waits is three steps: start, the message that arrives, finish)
+    calls = [s["call"] for s in program["steps"]
+             if not s["call"].startswith(("control:", "start:"))]
+    assert len(program["steps"]) <= 8, calls
     assert "R_EndReceive" in calls and calls[-1] in ("R_StartReceive",
-                                                     "R_StartTransactionalReceive")
+                                                     "R_StartTransactionalReceive", "finish")
     end = next(s for s in program["steps"] if s["call"] == "R_EndReceive")
     assert end["args"]["dwAck"] == c.RR_NACK
     assert "MS-MQRR/3.1.4.9" in program["sections"] and "MS-MQRR/3.1.4.9" in message  # trace: ignore
     assert all(s.get("expected") and s.get("observed") for s in program["steps"]
-               if not s["call"].startswith("control:"))
+               if not s["call"].startswith(("control:", "start:")))
     assert program["replay"]["reproduced"] is True and "reproduced" in message
     # the case's record is the minimal sequence, and its failed check names the IDs
-    assert [r.call.split("(")[0] for r in mq.record.calls] == calls
+    steps = program["steps"]
+    named = [steps[s["args"]["step"]]["call"][len("start:"):] if s["call"] == "finish"
+             else s["call"] for s in steps if not s["call"].startswith(("control:", "start:"))]
+    assert [r.call.split("(")[0] for r in mq.record.calls] == named
     assert not mq.checks[-1].ok and mq.checks[-1].ids == tuple(program["ids"])
     # a pcap of just that sequence: handshake, bind, the calls, the close
     pcap = script.with_suffix(".pcap")

@@ -63,8 +63,11 @@ from mqconform.model.adm import (
     attribute_category,
 )
 from mqconform.model.invariants import (
+    _enqueuing,
+    _queue_rules,
     check_invariants,
     check_open_queue_descriptor,
+    check_queues,
     check_routing_link,
 )
 
@@ -617,6 +620,39 @@ def test_check_invariants_reports_the_broken_rule(rid, mutate):
     mutate(qm)
     found = check_invariants(qm)
     assert found and all(v.startswith(rid + ":") for v in found), found
+
+
+#: the rules check_queues applies (a stateful machine's check after every step)
+QUEUE_RULES = ("MS-MQDMPR/3.1.1.2/R11", "MS-MQDMPR/3.1.1.11/R1", "MS-MQDMPR/3.1.1.11/R2",
+               "MS-MQDMPR/3.1.1.12/R1", "MS-MQDMPR/3.1.1.12/R43", "MS-MQDMPR/3.1.1.16/R2",
+               "MS-MQDMPR/3.1.1.16/R3", "MS-MQDMPR/3.1.1.16/R4", "MS-MQDMPR/3.1.1.16/R5",
+               "MS-MQDMPR/3.2.1.2/R2", "MS-MQDMPR 3.1.1.2 TotalBytes")
+
+
+def _more_bytes(qm):
+    _queue(qm).total_bytes += 1
+
+
+def _multiple_descriptor_on_the_queue(qm):
+    _queue(qm).open_queue_descriptor_collection.append(OpenQueueDescriptor(
+        handle=103, context_value=203, access_type=QueueAccessType.SendAccess, multiple=True))
+
+
+@pytest.mark.parametrize(("rid", "mutate"), [
+    *VIOLATIONS,
+    pytest.param("MS-MQDMPR 3.1.1.2 TotalBytes", _more_bytes, id="total-bytes"),
+    pytest.param("MS-MQDMPR/3.1.1.16/R8", _multiple_descriptor_on_the_queue,
+                 id="multiple-descriptor-on-a-queue")])
+def test_check_queues_reports_what_the_rules_one_by_one_report(rid, mutate):
+    """check_queues answers a sound example in one pass and checks the rules one by one only
+    when that pass doubts: both give the same answer, whatever rule is broken."""
+    qm = _sound_queue_manager()
+    assert check_queues(qm, qm.queue_collection) == []
+    mutate(qm)
+    found = check_queues(qm, qm.queue_collection)
+    assert found == _queue_rules(list(qm.queue_collection), _enqueuing(qm))
+    if rid in QUEUE_RULES and mutate is not _stray_position:  # that one is in no list
+        assert found and any(v.startswith(rid) for v in found), found
 
 
 @pytest.mark.req("MS-MQDMPR/3.1.1.16/R6", "MS-MQDMPR/3.1.1.16/R7", "MS-MQDMPR/3.1.1.16/R8")

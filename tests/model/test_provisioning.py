@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from mqconform.model.adm import QueueType
-from mqconform.model.provisioning import ProvisionError, create_queue_from_spec, provision
+from mqconform.model.provisioning import (
+    ProvisionError,
+    create_queue_from_spec,
+    make_message,
+    provision,
+)
 
 DOCUMENT = {"queue_manager": {"computer_name": "HOST1"},
             "queues": [{"path": "private$\\orders", "messages": [{"body": "one"},
@@ -57,3 +62,17 @@ def test_a_control_api_queue_may_be_a_connector_queue():
 def test_errors_name_the_place(document, where):
     with pytest.raises(ProvisionError, match=where):
         provision(document)
+
+
+def test_the_same_message_sent_twice_is_two_messages_with_the_same_packet():
+    """make_message remembers a spec's packet: each call still gives a message of its own."""
+    spec = {"body": "twice", "label": "a", "priority": 5}
+    first = make_message(spec, "message", "MQREF\\private$\\q")
+    first.priority, first.label = 1, "changed"
+    second = make_message(dict(spec), "message", "MQREF\\private$\\q")
+    assert second is not first and second.packet == first.packet
+    assert (second.body, second.label, second.priority) == (b"twice", "a", 5)
+    direct = make_message(dict(spec, direct=True), "message", "MQREF\\private$\\q")
+    other = make_message(dict(spec, direct=True), "message", "MQREF\\private$\\r")
+    assert direct.destination_queue_format_name == "DIRECT=OS:MQREF\\private$\\q"
+    assert other.destination_queue_format_name == "DIRECT=OS:MQREF\\private$\\r"

@@ -80,3 +80,19 @@ def test_the_control_api_listens_on_loopback_whatever_the_rpc_host():
         assert r.control.address[0] == "127.0.0.1"
     finally:
         r.stop()
+
+
+@pytest.mark.parametrize("choices", ["reference", "alternate"])
+def test_the_settings_say_which_allowed_choices_the_server_serves(choices):
+    """GET /settings names the profile of spec/choices.yaml the server was started with, so
+    the suite's oracle can read TIDY as the server does; it changes nothing."""
+    r = start(host="127.0.0.1", port=0, control_port=0, choices=choices)
+    try:
+        status, settings = request(r, "GET", "/settings")
+        assert status == 200
+        assert settings == {"choices": choices,
+                            "pending_request_cleanup_ms": 300_000 if choices == "reference"
+                            else 240_000}
+        assert request(r, "GET", "/settings")[1] == settings
+    finally:
+        r.stop()
