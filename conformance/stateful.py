@@ -1375,11 +1375,11 @@ def capabilities_of(suite: Suite) -> set[str]:
 
 def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFAULT_EXAMPLES,
                 steps: int = DEFAULT_STEPS, seed_value: int = DEFAULT_SEED,
-                report_dir: Path | str | None = None, replay_failure: bool = True
-                ) -> StatefulRun:
+                report_dir: Path | str | None = None, replay_failure: bool = True,
+                shrink: bool = True) -> StatefulRun:
     """Run a machine on ``mq``'s suite; the result goes into ``mq`` (a passing check with the
     figures, or the minimal failing sequence's calls and its failed check, which raises
-    CaseFailed as any case does)."""
+    CaseFailed as any case does). ``shrink=False``: the first failing sequence as found."""
     machine = MACHINES[machine] if isinstance(machine, str) else machine
     suite = mq.suite
     caps = capabilities_of(suite)
@@ -1392,7 +1392,8 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
                         database=None, derandomize=False,
                         suppress_health_check=list(HealthCheck),
                         report_multiple_bugs=False, print_blob=False,
-                        phases=(Phase.generate, Phase.shrink), verbosity=Verbosity.quiet)
+                        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+                        verbosity=Verbosity.quiet)
 
     def factory() -> CaseMachine:
         return machine(ctx)
@@ -1432,6 +1433,8 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
                                   for i in (ID_IN_TEXT.findall(ch.message) or ch.ids)))
     program = dict(failed.program(), machine=machine.NAME, seed=seed_value,
                    target=suite.spec.name, failure=run.failure, ids=list(run.ids))
+    if not shrink:
+        program["shrunk"] = False
     program["sections"] = sections_of(program)
     run.script = script_path(report_dir, machine.NAME)
     if replay_failure:
@@ -1459,7 +1462,8 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     save_program(program, run.script)
     # the case's record: the minimal sequence's calls and its failed check
     mq.record.calls.extend(records)
-    message = (f"{machine.NAME} (seed {seed_value}), shrunk to {len(program['steps'])} steps "
+    found = "shrunk to" if shrink else "not shrunk:"
+    message = (f"{machine.NAME} (seed {seed_value}), {found} {len(program['steps'])} steps "
                f"exercising {', '.join(program['sections'])}: {run.failure} "
                f"[{compact(run.ids)}]; replay: {run.script}"
                + (f" (reproduced; pcap {run.pcap})" if run.reproduced and run.pcap else
@@ -1541,7 +1545,8 @@ def save_program(program: dict, path: Path) -> Path:
                       if replayed.get("first_pcap") else ""))
     doc = "\n".join([
         f"mqconform stateful failure: the {program['machine']} machine against "
-        f"{program.get('target')}, seed {program.get('seed')}, shrunk to "
+        f"{program.get('target')}, seed {program.get('seed')}, "
+        f"{'shrunk to' if program.get('shrunk', True) else 'not shrunk:'} "
         f"{len(program['steps'])} steps.",
         "",
         f"Failure: {program.get('failure')}",

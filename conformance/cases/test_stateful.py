@@ -1,8 +1,9 @@
 """The stateful machines of conformance/stateful.py as cases of the suite: random RemoteRead
 and qmmgmt sequences, every call checked against the model oracle. Derandomized (a fixed seed)
 and bounded; ``--mq-stateful-examples``, ``--mq-stateful-steps`` and ``--mq-stateful-seed``
-change that. A failure is shrunk, saved under ``<report-dir>/stateful/`` as a replayable script
-(with a pcap of its replay over RPC) and reported with the requirement IDs involved.
+change that. A failure is shrunk (unless ``--mq-stateful-no-shrink``), saved under
+``<report-dir>/stateful/`` as a replayable script (with a pcap of its replay over RPC) and
+reported with the requirement IDs involved.
 
 The cases carry no ``req`` marker: a machine exercises many sections, so a run selected by a
 requirement-ID prefix (``--select``, ``-m``) leaves them out; a full run reports them under the IDs
@@ -21,7 +22,8 @@ def _run(mq, request, machine: str) -> None:
         examples=option("--mq-stateful-examples", None) or stateful.DEFAULT_EXAMPLES,
         steps=option("--mq-stateful-steps", None) or stateful.DEFAULT_STEPS,
         seed_value=option("--mq-stateful-seed", None) or stateful.DEFAULT_SEED,
-        report_dir=option("--mq-report-dir", None))
+        report_dir=option("--mq-report-dir", None),
+        shrink=not option("--mq-stateful-no-shrink", False))
 
 
 def test_remoteread_machine(mq, request):
