@@ -37,7 +37,15 @@ with the server and kill nothing. So a mutant lives only in the server process:
    the suite could not vouch for that server). The two processes share nothing but sockets:
    the server binds ports 0 (the system picks free ones, read back from its output) and each
    mutant has its own directory (target file, reports, pytest cache), so ``--jobs N`` runs N
-   mutants at once.
+   mutants at once;
+5. narrowing (unless ``--no-narrow``): the pristine server's trace says in which ticks (1/50 s
+   of CLOCK_MONOTONIC) it ran each line, and the pristine suite (bench/mutation_cases.py, a
+   pytest plugin) when each case ran; a mutant runs first against only the cases during which
+   its lines ran, shortest first. Until a mutated line runs, the mutated server does what the
+   pristine one does, so a case that never ran it cannot be the first to tell. A failure there
+   kills the mutant; a mutant that survives them runs against the whole suite (a case may see
+   later what an earlier one left behind), so every survivor has passed the whole suite. A
+   stateful machine's failure kills without being shrunk (``--mq-stateful-no-shrink``).
 
 A mutant's ID is ``file:scope:operator:ordinal:detail``: the dotted name of the function (or
 class, or ``<module>``) holding the site, the operator, the site's rank among that operator's
@@ -73,6 +81,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import difflib
 import json
 import os
@@ -574,8 +583,18 @@ SERVE_BOOT = """\
 import importlib, sys, threading
 sys.path.insert(0, sys.argv[1])
 reached = {}
-if len(sys.argv) > 3:  # the pristine run: which lines of the tree's modules the server runs
+if len(sys.argv) > 3:  # the pristine run: which lines of the tree's modules the server runs,
+    # and when: the ticks (TICK_S of time.monotonic()) in which it ran each line
+    from time import monotonic
     prefix, skip = sys.argv[1].rstrip('/') + '/mqconform/', set()
+
+    def hit(lines, number):
+        tick = int(monotonic() * TICKS_PER_S)
+        ticks = lines.get(number)
+        if ticks is None:
+            lines[number] = [tick]
+        elif ticks[-1] != tick:
+            ticks.append(tick)
 
     def trace(frame, event, arg):
         name = frame.f_code.co_filename
@@ -584,12 +603,12 @@ if len(sys.argv) > 3:  # the pristine run: which lines of the tree's modules the
             if name in skip or not name.startswith(prefix):
                 skip.add(name)
                 return None
-            lines = reached[name] = set()
-        lines.add(frame.f_lineno)
+            lines = reached[name] = {}
+        hit(lines, frame.f_lineno)
 
         def line(frame, event, arg):
             if event == 'line':
-                lines.add(frame.f_lineno)
+                hit(lines, frame.f_lineno)
             return line
         return line
 
@@ -610,9 +629,13 @@ finally:
                     print(module.__file__, file=out)
         with open(sys.argv[3] + '.lines', 'w') as out:
             for name, lines in list(reached.items()):
-                print(name, *sorted(lines), file=out)
+                print(name, *(f"{n}:{','.join(map(str, sorted(set(t))))}"
+                              for n, t in sorted(lines.items())), file=out)
 sys.exit(rc)
 """
+#: the resolution of the pristine server's line trace: 1 / TICKS_PER_S seconds
+TICKS_PER_S = 50
+SERVE_BOOT = SERVE_BOOT.replace("TICKS_PER_S", str(TICKS_PER_S))
 SUITE_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
               "from mqconform.cli import main; sys.exit(main(sys.argv[2:]))")
 
@@ -733,10 +756,14 @@ def unsettled_cases(results: Path) -> set[str]:
 
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
                 timeout: float, select: list[str], loaded: Path | None = None,
-                unsettled: set[str] | None = None) -> Verdict:
+                unsettled: set[str] | None = None, cases: list[str] | None = None,
+                times: Path | None = None) -> Verdict:
     """Start ``mqconform serve`` from server_root, run the suite from base against it.
     ``unsettled``: the cases the pristine run left inconclusive (or in error); another case
-    left so kills the mutant (None: not known, such cases are not held against it)."""
+    left so kills the mutant (None: not known, such cases are not held against it).
+    ``cases``: only these (pytest node IDs), in this order; ``times``: write each case's
+    start and end there (bench/mutation_cases.py). A stateful machine's failure is not shrunk:
+    the first failure kills the mutant."""
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
@@ -769,8 +796,19 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
                 str(target), "--report-dir", str(report), "--allow-inconclusive"]
         for prefix in select:
             argv += ["--select", prefix]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(ROOT / "bench"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+        env.pop("MQC_MUTATION_CASES", None)
+        env.pop("MQC_MUTATION_TIMES", None)
+        if cases is not None:
+            (work / "cases.json").write_text(json.dumps(cases))
+            env["MQC_MUTATION_CASES"] = str(work / "cases.json")
+        if times is not None:
+            env["MQC_MUTATION_TIMES"] = str(times)
         with (work / "suite.out").open("w") as o:
-            suite = _popen(argv + ["--", "-x"], cwd=work, stdout=o, stderr=subprocess.STDOUT)
+            suite = _popen(argv + ["--", "-x", "-p", "mutation_cases",
+                                   "--mq-stateful-no-shrink"],
+                           cwd=work, stdout=o, stderr=subprocess.STDOUT, env=env)
         try:
             rc = suite.wait(timeout=max(1.0, timeout - (time.perf_counter() - began)))
         except subprocess.TimeoutExpired:
@@ -812,9 +850,11 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         _stop(server)
 
 
-def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
-    """The lines the pristine server ran, per file of the tree at ``base`` (``model/mqrr.py``)."""
-    found: dict[str, set[int]] = {}
+def reached_trace(listing: Path, base: Path) -> dict[str, dict[int, list[int]]]:
+    """The lines the pristine server ran, per file of the tree at ``base`` (``model/mqrr.py``),
+    each with the ticks (SERVE_BOOT's trace, 1 / TICKS_PER_S s of time.monotonic()) in which it
+    ran: ``path: {line: [tick, ...]}``."""
+    found: dict[str, dict[int, list[int]]] = {}
     if not listing.exists():
         return found
     base = base.resolve()
@@ -824,8 +864,66 @@ def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
             path = Path(name).resolve().relative_to(base).as_posix()
         except ValueError:
             continue
-        found.setdefault(path, set()).update(int(n) for n in lines)
+        into = found.setdefault(path, {})
+        for entry in lines:
+            number, _, ticks = entry.partition(":")
+            into.setdefault(int(number), []).extend(int(t) for t in ticks.split(",") if t)
     return found
+
+
+def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
+    """The lines the pristine server ran, per file of the tree at ``base`` (``model/mqrr.py``)."""
+    return {path: set(lines) for path, lines in reached_trace(listing, base).items()}
+
+
+class CaseMap:
+    """Which cases of the pristine run were running when the pristine server ran a line: the
+    server's ticks against the cases' [start, end] (bench/mutation_cases.py), both on Linux's
+    CLOCK_MONOTONIC. A tick that falls between two cases names both neighbours (work a case
+    left to a timer or another thread); one before the first case or after the last (start-up,
+    shutdown) names every case (``None``: the whole suite)."""
+
+    def __init__(self, times: dict[str, list[float]], trace: dict[str, dict[int, list[int]]]):
+        order = sorted(times, key=lambda nodeid: times[nodeid][0])
+        self.cases = order
+        self.starts = [times[n][0] for n in order]
+        self.ends = [times[n][1] for n in order]
+        self.durations = {n: times[n][1] - times[n][0] for n in order}
+        self.trace = trace
+
+    def _cases_of_tick(self, tick: int) -> set[int] | None:
+        lo, hi = tick / TICKS_PER_S, (tick + 1) / TICKS_PER_S
+        if not self.cases or hi <= self.starts[0] or lo >= self.ends[-1]:
+            return None
+        i = bisect.bisect_left(self.starts, hi) - 1  # the last case that starts before hi
+        found: set[int] = set()
+        j = i
+        while j >= 0 and self.ends[j] > lo:
+            found.add(j)
+            j -= 1
+        if not found:  # between case i and case i + 1
+            found = {k for k in (i, i + 1) if 0 <= k < len(self.cases)}
+        return found
+
+    def cases_of(self, m: Mutant) -> list[str] | None:
+        """The node IDs of the cases that ran the mutant's lines in the pristine run, shortest
+        first; None where that is every case, or not known."""
+        lines = self.trace.get(m.path)
+        if lines is None:
+            return None
+        ticks: set[int] = set()
+        for n in range(m.line, max(m.line, m.end_line) + 1):
+            ticks.update(lines.get(n, ()))
+        found: set[int] = set()
+        for tick in ticks:
+            cases = self._cases_of_tick(tick)
+            if cases is None:
+                return None
+            found |= cases
+        if not found or len(found) == len(self.cases):
+            return None
+        return sorted((self.cases[i] for i in found),
+                      key=lambda nodeid: (self.durations[nodeid], nodeid))
 
 
 def unreached(m: Mutant, reached: dict[str, set[int]] | None) -> bool:
@@ -863,6 +961,10 @@ class Batch:
         self.keep, self.timeout, self.select = keep, timeout, select
         self.loaded: set[str] | None = None
         self.reached: dict[str, set[int]] | None = None
+        #: the pristine run's cases by the lines they made the server run (None: not known,
+        #: or --no-narrow: every mutant runs the whole suite)
+        self.case_map: CaseMap | None = None
+        self.narrow = True
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
         self.digest = tree_digest(self.base)
@@ -875,11 +977,15 @@ class Batch:
 
     def pristine(self) -> Verdict:
         """The pristine run; it also records which files of the tree the server loaded."""
+        times = self.dir / "case-times.json"
         verdict = run_against(self.base, self.base, self.dir / "pristine", "mqconform.cli",
                               self.base / "mqconform" / "cli.py", self.timeout, self.select,
-                              loaded=self.dir / "loaded.txt")
+                              loaded=self.dir / "loaded.txt", times=times)
         self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
-        self.reached = reached_lines(self.dir / "loaded.txt.lines", self.base)
+        trace = reached_trace(self.dir / "loaded.txt.lines", self.base)
+        self.reached = {path: set(lines) for path, lines in trace.items()}
+        if times.exists() and self.narrow:
+            self.case_map = CaseMap(json.loads(times.read_text()), trace)
         self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
         return verdict
 
@@ -900,9 +1006,22 @@ class Batch:
         (tree / mutant.path).write_text(mutant.apply(original), encoding="utf-8")
         (where / "mutant.diff").write_text(mutant.diff(original))
         module = "mqconform." + mutant.path.removesuffix(".py").replace("/", ".")
+        cases = self.case_map.cases_of(mutant) if self.case_map is not None else None
         try:
-            return run_against(self.base, tree, where / "run", module, tree / mutant.path,
-                               self.timeout, self.select, unsettled=self.unsettled)
+            if cases is not None:
+                first = run_against(self.base, tree, where / "narrow", module,
+                                    tree / mutant.path, self.timeout, self.select,
+                                    unsettled=self.unsettled, cases=cases)
+                if first.verdict != "survived":
+                    return replace(first, reason=f"{first.reason} (in {len(cases)} cases that "
+                                                 f"ran its lines)")
+            whole = run_against(self.base, tree, where / "run", module, tree / mutant.path,
+                                self.timeout, self.select, unsettled=self.unsettled)
+            if cases is None:
+                return whole
+            return replace(whole, seconds=first.seconds + whole.seconds,
+                           reason=f"{whole.reason} (the whole suite, after the {len(cases)} "
+                                  f"cases that ran its lines)")
         finally:
             if not self.keep:
                 shutil.rmtree(where, ignore_errors=True)
@@ -1189,6 +1308,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run-unreached", action="store_true",
                     help="run also the mutants on lines the pristine server never runs (by "
                          "default they survive without a run)")
+    ap.add_argument("--no-narrow", action="store_true",
+                    help="run every mutant against the whole suite (by default a mutant runs "
+                         "first against the cases that ran its lines in the pristine run, and "
+                         "the whole suite only if it survives them)")
     ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
                     help=f"seconds per mutant (default {TIMEOUT_S:.0f})")
     ap.add_argument("--select", action="append", default=[], metavar="ID",
@@ -1240,6 +1363,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, interrupted)
     batch = Batch(args.commit, args.keep, args.timeout, args.select)
+    batch.narrow = not args.no_narrow
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
         mutants = all_mutants(batch.base, tuple(files))

@@ -58,6 +58,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="steps per example of a stateful machine")
     group.addoption("--mq-stateful-seed", type=int, default=None, metavar="N",
                     help="seed of the stateful machines (fixed by default)")
+    group.addoption("--mq-stateful-no-shrink", action="store_true",
+                    help="report a stateful machine's first failing sequence as found, not "
+                         "shrunk (a quicker gate; its script still replays the failure)")
 
 
 def cases_dir() -> Path:

@@ -566,6 +566,28 @@ class Case:
         self.suite.oracle_sut.send_message(path, **spec)
 
     # ---------------------------------------------------------------- connections
+    def use_syntax(self, ndr64: bool) -> None:
+        """Make every later call of the case, and its second connections, go over a new
+        association that binds RemoteRead and qmmgmt in this transfer syntax (NDR64,
+        MS-RPCE 2.2.5; or NDR 2.0), where the suite's own connection binds the other. Call it
+        before the case opens anything: the case's context handles are this association
+        group's. NotApplicable on a target that declares no NDR64 or has no wire."""
+        target = self.target
+        if ndr64:
+            self.require("ndr64")
+        if not isinstance(target, RpcTarget):
+            if ndr64:
+                raise NotApplicable(f"{type(target).__name__} has no transfer syntax")
+            return
+        if target.ndr64 == ndr64:
+            return
+        conn = RpcTarget(target.endpoint, ndr64, name=target.name,
+                         capabilities=target.capabilities, computer_name=target.computer_name,
+                         recorder=target.recorder, **target._options)
+        self._connections.append(conn)
+        self._groups[id(conn)] = 0  # the case's own group from now on
+        self.target = conn
+
     def second(self) -> Any:
         """A new connection in the suite's association group (the context handles the case
         opened are valid on it); closed when the case ends."""

@@ -615,6 +615,8 @@ class RunContext:
     table: tuple[str, ...] | None = None  # the operations by weight the target can run
     #: the call mix: calls made per method (control steps as ``control:...``)
     mix: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    #: the transfer syntax every example binds (True: NDR64; None: the suite's connection's)
+    ndr64: bool | None = None
 
 
 class CaseMachine(RuleBasedStateMachine):
@@ -633,6 +635,8 @@ class CaseMachine(RuleBasedStateMachine):
         self.ctx = ctx
         ctx.examples += 1
         self.mq = Case(ctx.suite, ctx.case_id, ctx.ids)
+        if ctx.ndr64 is not None:
+            self.mq.use_syntax(ctx.ndr64)
         self.ex = Executor(self.mq)
         self.broken = False
 
@@ -1375,24 +1379,31 @@ def capabilities_of(suite: Suite) -> set[str]:
 
 def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFAULT_EXAMPLES,
                 steps: int = DEFAULT_STEPS, seed_value: int = DEFAULT_SEED,
-                report_dir: Path | str | None = None, replay_failure: bool = True
-                ) -> StatefulRun:
+                report_dir: Path | str | None = None, replay_failure: bool = True,
+                shrink: bool = True, ndr64: bool | None = None) -> StatefulRun:
     """Run a machine on ``mq``'s suite; the result goes into ``mq`` (a passing check with the
     figures, or the minimal failing sequence's calls and its failed check, which raises
-    CaseFailed as any case does)."""
+    CaseFailed as any case does). ``shrink=False``: the first failing sequence as found.
+    ``ndr64``: every example binds in NDR64 (True) or NDR (False), on an association of its
+    own (Case.use_syntax; NotApplicable where the target declares no NDR64); None: over the
+    suite's connection as it is bound."""
     machine = MACHINES[machine] if isinstance(machine, str) else machine
     suite = mq.suite
     caps = capabilities_of(suite)
     for cap in machine.REQUIRES:
         mq.require(cap)
+    if ndr64 is not None:
+        mq.use_syntax(ndr64)
     mq.queue([b"probe"])  # SUT control can provision (else Inconclusive, before any example)
     not_run = not_runnable(machine, caps)
-    ctx = RunContext(suite, mq.record.case, mq.record.ids, caps)
+    ctx = RunContext(suite, mq.record.case, mq.record.ids, caps, ndr64=ndr64)
+    syntax = "" if ndr64 is None else " in NDR64" if ndr64 else " in NDR"
     settings = Settings(max_examples=examples, stateful_step_count=steps, deadline=None,
                         database=None, derandomize=False,
                         suppress_health_check=list(HealthCheck),
                         report_multiple_bugs=False, print_blob=False,
-                        phases=(Phase.generate, Phase.shrink), verbosity=Verbosity.quiet)
+                        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+                        verbosity=Verbosity.quiet)
 
     def factory() -> CaseMachine:
         return machine(ctx)
@@ -1406,8 +1417,8 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     run = StatefulRun(machine.NAME, ctx.examples, ctx.steps, ctx.calls,
                       time.perf_counter() - began, not_run=not_run, mix=dict(ctx.mix))
     if error is None:
-        summary = (f"{machine.NAME}: {run.examples} examples, {run.steps} steps, {run.calls} "
-                   f"calls (seed {seed_value}): every result conforms"
+        summary = (f"{machine.NAME}{syntax}: {run.examples} examples, {run.steps} steps, "
+                   f"{run.calls} calls (seed {seed_value}): every result conforms"
                    + (f"; operations not run: {', '.join(not_run)}" if not_run else ""))
         # a requirement the target file expects to fail, which no step failed here, is not
         # reported as an expected failure that passed: the machine may never have reached it
@@ -1432,6 +1443,10 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
                                   for i in (ID_IN_TEXT.findall(ch.message) or ch.ids)))
     program = dict(failed.program(), machine=machine.NAME, seed=seed_value,
                    target=suite.spec.name, failure=run.failure, ids=list(run.ids))
+    if not shrink:
+        program["shrunk"] = False
+    if ndr64 is not None:
+        program["ndr64"] = ndr64
     program["sections"] = sections_of(program)
     run.script = script_path(report_dir, machine.NAME)
     if replay_failure:
@@ -1459,7 +1474,8 @@ def run_machine(mq: Case, machine: type[CaseMachine] | str, examples: int = DEFA
     save_program(program, run.script)
     # the case's record: the minimal sequence's calls and its failed check
     mq.record.calls.extend(records)
-    message = (f"{machine.NAME} (seed {seed_value}), shrunk to {len(program['steps'])} steps "
+    found = "shrunk to" if shrink else "not shrunk:"
+    message = (f"{machine.NAME}{syntax} (seed {seed_value}), {found} {len(program['steps'])} steps "
                f"exercising {', '.join(program['sections'])}: {run.failure} "
                f"[{compact(run.ids)}]; replay: {run.script}"
                + (f" (reproduced; pcap {run.pcap})" if run.reproduced and run.pcap else
@@ -1541,7 +1557,8 @@ def save_program(program: dict, path: Path) -> Path:
                       if replayed.get("first_pcap") else ""))
     doc = "\n".join([
         f"mqconform stateful failure: the {program['machine']} machine against "
-        f"{program.get('target')}, seed {program.get('seed')}, shrunk to "
+        f"{program.get('target')}, seed {program.get('seed')}, "
+        f"{'shrunk to' if program.get('shrunk', True) else 'not shrunk:'} "
         f"{len(program['steps'])} steps.",
         "",
         f"Failure: {program.get('failure')}",
@@ -1583,15 +1600,18 @@ def replay(program: dict, suite: Suite, pcap: Path | str | None = None) -> Repla
     checking every step as the machine did. Over RPC, with ``pcap``, on a connection of its
     own whose every octet is written there."""
     recorder = target = None
+    ndr64 = program.get("ndr64")  # the syntax the machine bound in (None: the suite's)
     if pcap is not None and isinstance(suite.target, RpcTarget):
         recorder = Recorder()
         old = suite.target
-        target = RpcTarget(old.endpoint, old.ndr64, name=old.name,
+        target = RpcTarget(old.endpoint, old.ndr64 if ndr64 is None else ndr64, name=old.name,
                            capabilities=old.capabilities, computer_name=old.computer_name,
                            recorder=recorder, **old._options)
     case = Case(suite, f"replay of {program.get('machine')}", tuple(program.get("ids", ())))
     if target is not None:
         case.target = target
+    elif ndr64 is not None:
+        case.use_syntax(ndr64)
     ex = Executor(case)
     failure = failed = None
     saved_frames = v.wire_frames

@@ -357,3 +357,80 @@ def test_a_mutant_on_lines_the_pristine_server_never_ran_is_not_reached(tmp_path
     assert not mutation.unreached(at(3, end_line=5), reached)  # a statement over lines 3-5
     assert not mutation.unreached(at(3, path="model/y.py"), reached)  # not traced: run it
     assert not mutation.unreached(at(3), None)
+
+
+def test_the_trace_gives_each_line_the_ticks_it_ran_in(tmp_path):
+    base = tmp_path / "base"
+    (base / "model").mkdir(parents=True)
+    listing = tmp_path / "loaded.txt.lines"
+    listing.write_text(f"{base / 'model' / 'x.py'} 1:100,101 2:100 5:230\n")
+    assert mutation.reached_trace(listing, base) == {"model/x.py": {1: [100, 101], 2: [100],
+                                                                     5: [230]}}
+    assert mutation.reached_lines(listing, base) == {"model/x.py": {1, 2, 5}}
+
+
+def test_a_mutant_runs_first_against_the_cases_that_ran_its_lines():
+    """Ticks of 1 / TICKS_PER_S s against the cases' [start, end]: a tick inside a case names
+    it; one between two cases names both; one before the first case or after the last (start-up,
+    shutdown) names every case (None); so does a line every case ran."""
+    per = mutation.TICKS_PER_S
+    times = {"t::slow": [1.0, 3.0], "t::quick": [3.1, 3.2], "t::third": [4.0, 5.0]}
+
+    def tick(seconds):
+        return int(seconds * per)
+
+    trace = {"model/x.py": {10: [tick(1.5)], 11: [tick(3.15)], 12: [tick(3.5)],
+                            13: [tick(0.2)], 14: [tick(1.5), tick(3.15), tick(4.5)],
+                            15: [tick(2.0), tick(2.5)], 16: [tick(9.0)]}}
+    cases = mutation.CaseMap(times, trace)
+
+    def at(line, end_line=0, path="model/x.py"):
+        return mutation.Mutant(path, line, 0, "cmp", "==->!=", 0, 1, "x", end_line=end_line)
+
+    assert cases.cases_of(at(10)) == ["t::slow"]
+    assert cases.cases_of(at(11)) == ["t::quick"]
+    assert cases.cases_of(at(12)) == ["t::quick", "t::third"]  # between them: shortest first
+    assert cases.cases_of(at(15)) == ["t::slow"]
+    assert cases.cases_of(at(10, end_line=11)) == ["t::quick", "t::slow"]
+    assert cases.cases_of(at(13)) is None  # start-up
+    assert cases.cases_of(at(16)) is None  # after the last case
+    assert cases.cases_of(at(14)) is None  # every case
+    assert cases.cases_of(at(10, path="model/y.py")) is None  # not traced
+
+
+def test_the_cases_plugin_times_the_cases_and_runs_only_those_named(tmp_path):
+    """bench/mutation_cases.py in a pytest process of its own: the times of every case, then a
+    run of two named cases in the order named (the rest deselected), and a name no case has
+    refused (a selection that cannot be trusted must not look like a pass)."""
+    import os
+    import subprocess
+
+    (tmp_path / "test_three.py").write_text(
+        "import time\n\n"
+        "def test_a():\n    time.sleep(0.05)\n\n"
+        "def test_b():\n    pass\n\n"
+        "def test_c():\n    pass\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "bench"))
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+            "mutation_cases", "test_three.py"]
+    times = tmp_path / "times.json"
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=dict(env, MQC_MUTATION_TIMES=str(times)))
+    assert out.returncode == 0, out.stdout + out.stderr
+    spans = json.loads(times.read_text())
+    assert sorted(spans) == ["test_three.py::test_a", "test_three.py::test_b",
+                             "test_three.py::test_c"]
+    a, b = spans["test_three.py::test_a"], spans["test_three.py::test_b"]
+    assert a[1] - a[0] >= 0.05 and a[1] <= b[0] <= b[1]
+    chosen = tmp_path / "cases.json"
+    chosen.write_text(json.dumps(["test_three.py::test_c", "test_three.py::test_a"]))
+    out = subprocess.run([*argv, "-vv"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env=dict(env, MQC_MUTATION_CASES=str(chosen)))
+    assert out.returncode == 0, out.stdout + out.stderr
+    ran = [line.split()[0] for line in out.stdout.splitlines() if " PASSED" in line]
+    assert ran == ["test_three.py::test_c", "test_three.py::test_a"]
+    assert "1 deselected" in out.stdout
+    chosen.write_text(json.dumps(["test_three.py::test_gone"]))
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=dict(env, MQC_MUTATION_CASES=str(chosen)))
+    assert out.returncode != 0 and "not collected" in out.stdout + out.stderr

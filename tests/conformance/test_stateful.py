@@ -132,7 +132,7 @@ def test_a_faulty_target_fails_shrinks_and_its_script_replays_the_failure(refere
     suite, mq = case_on(target_document(reference, "faulty"))
     try:
         with pytest.raises(CaseFailed) as failed:
-            stateful.run_machine(mq, "remoteread", examples=40, steps=30,
+            stateful.run_machine(mq, "remoteread", examples=100, steps=30,
                                  report_dir=tmp_path)
     finally:
         suite.close()
@@ -198,10 +198,51 @@ def test_the_suite_runs_the_machines_as_cases_with_its_options(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     cases = {c["case"].rsplit("::", 1)[1]: c for c in results["cases"]}
-    assert set(cases) == {"test_remoteread_machine", "test_qmmgmt_machine"}
-    for case in cases.values():
+    assert set(cases) == {f"test_{m}_machine[{s}]" for m in ("remoteread", "qmmgmt")
+                          for s in ("NDR", "NDR64")}
+    for name, case in cases.items():
+        if name.endswith("[NDR64]"):  # the model in process has no transfer syntax
+            assert case["verdict"] == "not-applicable", case
+            continue
         assert case["verdict"] == "pass" and "(seed 7)" in case["messages"][0]
         assert "MS-MQRR/3.1.4.7/R49" in case["ids"]
+
+
+def test_over_rpc_each_machine_runs_in_ndr_and_in_ndr64(tmp_path):
+    """Against the reference over RPC each machine runs twice; the NDR64 run's examples bind
+    RemoteRead and qmmgmt with the NDR64 transfer syntax (MS-RPCE 2.2.5) on associations of
+    their own, and every one of its calls is answered there (tshark reads them from wire.pcap)."""
+    out = subprocess.run([*MQCONFORM, "run", "--target", "reference", "--report-dir",
+                          str(tmp_path / "r"), "--", "-k",
+                          "test_remoteread_machine or test_qmmgmt_machine",
+                          "--mq-stateful-examples", "3", "--mq-stateful-steps", "15"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    cases = {c["case"].rsplit("::", 1)[1]: c for c in results["cases"]}
+    assert len(cases) == 4 and all(c["verdict"] == "pass" for c in cases.values()), cases
+    for machine in ("remoteread", "qmmgmt"):
+        assert f"{machine} in NDR64: 3 examples" in \
+            cases[f"test_{machine}_machine[NDR64]"]["messages"][0]
+        assert f"{machine} in NDR: 3 examples" in \
+            cases[f"test_{machine}_machine[NDR]"]["messages"][0]
+    ndr64 = "71710533-beba-4937-8319-b5dbef9ccc36"
+
+    def fields(display_filter, *names):
+        shown = subprocess.run(["tshark", *TSHARK_OPTIONS, "-r", str(tmp_path / "r" / "wire.pcap"),
+                                "-Y", display_filter, "-T", "fields",
+                                *(a for n in names for a in ("-e", n))],
+                               capture_output=True, text=True, timeout=300)
+        assert shown.returncode == 0, shown.stderr
+        return [line.split("\t") for line in shown.stdout.splitlines()]
+
+    # the streams whose bind_ack accepted NDR64, and the methods called on them
+    acks = fields(f"dcerpc.pkt_type == 12 && dcerpc.cn_ack_trans_id == {ndr64}", "tcp.stream")
+    streams = {row[0] for row in acks}
+    assert len(streams) >= 6, streams  # 3 examples per machine, each on its own association
+    calls = fields("dcerpc.pkt_type == 0", "tcp.stream", "dcerpc.opnum")
+    opnums = {row[1] for row in calls if row[0] in streams}
+    assert "0" in opnums and len(opnums) >= 6, opnums  # R_QMMgmtGetInfo and RemoteRead
 
 
 def test_a_failure_that_does_not_reproduce_is_flaky_with_both_runs_pcaps(tmp_path):
@@ -225,7 +266,7 @@ def test_a_failure_that_does_not_reproduce_is_flaky_with_both_runs_pcaps(tmp_pat
                           f"sut_control: {{kind: reference, url: 'http://{chost}:{cport}'}}\n")
         out = subprocess.run([sys.executable, "-m", "mqconform.cli", "run", "--target",
                               str(target), "--report-dir", str(tmp_path / "r"), "--",
-                              "-k", "test_remoteread_machine"], cwd=tmp_path,
+                              "-k", "test_remoteread_machine and not NDR64"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=600)
     finally:
         server.stop()
