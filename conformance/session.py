@@ -526,15 +526,16 @@ class Case:
         if not self.capabilities.has(capability):
             raise NotApplicable(f"the target declares no {capability}")
 
-    def queue(self, messages: list[bytes | dict] = (), transactional: bool = False
-              ) -> QueueFormat:
-        """A new queue on the target and on the oracle, with these messages in order;
-        Inconclusive if SUT control cannot make it."""
+    def queue(self, messages: list[bytes | dict] = (), transactional: bool = False,
+              journal: bool = False) -> QueueFormat:
+        """A new queue on the target and on the oracle, with these messages in order (and
+        Queue.Journaling True if ``journal``); Inconclusive if SUT control cannot make it."""
         path = self.suite.queue_path()
         specs = [m if isinstance(m, dict) else {"body": m} for m in messages]
         self.note_messages(specs)
-        self.sut.provision(path, specs, transactional=transactional)
-        self.suite.oracle_sut.provision(path, specs, transactional=transactional)
+        extra = {"journal": True} if journal else {}
+        self.sut.provision(path, specs, transactional=transactional, **extra)
+        self.suite.oracle_sut.provision(path, specs, transactional=transactional, **extra)
         fmt = self.format_of(path)
         self._paths[fmt] = path
         return fmt

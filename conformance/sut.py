@@ -8,7 +8,9 @@
   line (``create_queue: "my-sut create {name}"``: every value is shell-quoted first);
 * ``NoControl``: nothing can be set up.
 
-Besides queues and messages, a control can end a transaction (``end_transaction``: Transaction
+A queue may be journaled (``journal``: Queue.Journaling of MS-MQDMPR 3.1.1.2, a copy of each
+message received from it goes to its queue journal). Besides queues and messages, a control can
+end a transaction (``end_transaction``: Transaction
 Commit or Abort, MS-MQDMPR 3.1.4.4/3.1.4.5) and set the Pending Request Cleanup Timer
 (``set_cleanup_timer``, MS-MQRR 3.1.2.2: its duration is implementation-dependent).
 
@@ -41,7 +43,9 @@ class SutControl:
     kind = "none"
 
     def create_queue(self, path: str, transactional: bool = False, label: str = "",
-                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
+                     subqueues: list[str] | tuple[str, ...] = (),
+                     journal: bool = False) -> None:
+        """Create a queue; ``journal``: with Queue.Journaling True (MS-MQDMPR 3.1.1.2)."""
         raise Inconclusive(f"sut_control {self.kind}: cannot create queue {path}")
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
@@ -72,12 +76,13 @@ class SutControl:
 
     def create_queue_from(self, spec: dict) -> None:
         """Create a queue from a provisioning document's queue entry (path, transactional,
-        label, subqueues, ...); only the keys create_queue takes unless overridden."""
-        if set(spec) - {"path", "transactional", "label"}:
+        label, journal, subqueues, ...); only the keys create_queue takes unless overridden."""
+        if set(spec) - {"path", "transactional", "label", "journal"}:
             raise Inconclusive(f"sut_control {self.kind}: cannot create queue "
                                f"{spec.get('path')} with {sorted(set(spec) - {'path'})}")
+        extra = {"journal": True} if spec.get("journal") else {}
         self.create_queue(spec["path"], transactional=spec.get("transactional", False),
-                          label=spec.get("label", ""))
+                          label=spec.get("label", ""), **extra)
 
     def end_transaction(self, identifier: bytes, commit: bool) -> None:
         """Commit or abort the transaction with this identifier (its 16 XACTUOW bytes)."""
@@ -97,13 +102,15 @@ class SutControl:
 
     def provision(self, path: str, messages: list[dict] | None = None,
                   transactional: bool = False,
-                  subqueues: list[str] | tuple[str, ...] = ()) -> None:
-        """Create a queue (with these subqueues) and send it messages ({"body": bytes,
-        "label", "priority", "dead_letter_queue"})."""
+                  subqueues: list[str] | tuple[str, ...] = (), journal: bool = False) -> None:
+        """Create a queue (with these subqueues; journaled if ``journal``) and send it
+        messages ({"body": bytes, "label", "priority", "dead_letter_queue"})."""
+        extra: dict[str, Any] = {}
         if subqueues:
-            self.create_queue(path, transactional=transactional, subqueues=tuple(subqueues))
-        else:
-            self.create_queue(path, transactional=transactional)
+            extra["subqueues"] = tuple(subqueues)
+        if journal:
+            extra["journal"] = True
+        self.create_queue(path, transactional=transactional, **extra)
         for m in messages or []:
             self.send_message(path, **m)
 
@@ -143,10 +150,13 @@ class ReferenceControl(SutControl):
             raise Inconclusive(f"control {name}: {exc}") from None
 
     def create_queue(self, path: str, transactional: bool = False, label: str = "",
-                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
-        spec = {"path": path, "transactional": transactional, "label": label}
+                     subqueues: list[str] | tuple[str, ...] = (),
+                     journal: bool = False) -> None:
+        spec: dict[str, Any] = {"path": path, "transactional": transactional, "label": label}
         if subqueues:
             spec["subqueues"] = list(subqueues)
+        if journal:
+            spec["journal"] = True
         if self.api is not None:
             self._do("create_queue", spec)
         else:
@@ -249,7 +259,8 @@ class CommandControl(SutControl):
     """Command templates per action: an argument list (run as it is, no shell; each
     placeholder's value is put into its argument unquoted) or a shell line (run by /bin/sh;
     values quoted with shlex.quote). Placeholders: {path} (queue path name), {name} (the queue
-    name without ``private$\\``), {transactional} (true/false), {body} (text), {body_hex},
+    name without ``private$\\``), {transactional} (true/false), {journal} (true/false: the
+    queue's Journaling) for create_queue, {body} (text), {body_hex},
     {label}, {priority}, and the optional message keys (OPTIONAL_MESSAGE_KEYS: an empty text
     when the message does not set one); {subqueue} for create_subqueue; {transaction} (the
     XACTUOW in hex) for commit_transaction and abort_transaction; {ms} for set_cleanup_timer,
@@ -261,7 +272,9 @@ class CommandControl(SutControl):
     control API's POST /queues: path, queue_type, subqueues, access, ...) and {path}, {name}
     for create_queue_from, which makes the queues create_queue cannot (a connector queue, a
     queue with an access list). Without a create_subqueue template, subqueues are taken to
-    exist implicitly (as Windows MSMQ creates them on first use).
+    exist implicitly (as Windows MSMQ creates them on first use). A journaled queue needs a
+    create_queue template that takes {journal}, or else create_queue_from; with neither the
+    case is inconclusive.
 
     A case never runs on a message the template could not express: a message that sets a key
     (or a label or priority other than the defaults) its template does not take is not sent,
@@ -306,20 +319,40 @@ class CommandControl(SutControl):
         return {"path": path, "name": path.split("\\")[-1]}
 
     def create_queue(self, path: str, transactional: bool = False, label: str = "",
-                     subqueues: list[str] | tuple[str, ...] = ()) -> None:
+                     subqueues: list[str] | tuple[str, ...] = (),
+                     journal: bool = False) -> None:
         """Subqueues by create_subqueue; without that template, by create_queue_from (the
-        queue and its subqueues at once) if there is one, else taken to exist implicitly."""
-        if subqueues and "create_subqueue" not in self.templates \
-                and "create_queue_from" in self.templates:
-            spec = {"path": path, "transactional": transactional, "label": label,
-                    "subqueues": list(subqueues)}
+        queue and its subqueues at once) if there is one, else taken to exist implicitly. A
+        journaled queue by a create_queue template that takes {journal}, else by
+        create_queue_from; with neither it cannot be made (Inconclusive): a queue made
+        without journaling would be another queue than the case relies on."""
+        journal_by_template = "{journal}" in self._text("create_queue")
+        if journal and not journal_by_template and "create_queue_from" not in self.templates:
+            raise Inconclusive("sut_control command: the create_queue template takes no "
+                               "{journal} and there is no create_queue_from template, so a "
+                               "journaled queue cannot be made")
+        via_spec = (subqueues and "create_subqueue" not in self.templates) or \
+            (journal and not journal_by_template)
+        if via_spec and "create_queue_from" in self.templates:
+            spec: dict[str, Any] = {"path": path, "transactional": transactional,
+                                    "label": label}
+            if subqueues:
+                spec["subqueues"] = list(subqueues)
+            if journal:
+                spec["journal"] = True
             self.run("create_queue_from", spec=_compact(spec), **self._values(path))
             return
         self.run("create_queue", transactional=str(transactional).lower(), label=label,
-                 **self._values(path))
+                 journal=str(journal).lower(), **self._values(path))
         if "create_subqueue" in self.templates:
             for name in subqueues:
                 self.run("create_subqueue", subqueue=name, **self._values(path))
+
+    def _text(self, action: str) -> str:
+        """The template of an action as one text (an argument list joined), to look for its
+        placeholders; empty when there is none."""
+        template = self.templates.get(action, "")
+        return " ".join(map(str, template)) if isinstance(template, list) else str(template)
 
     def send_message(self, path: str, body: bytes, label: str = "", priority: int = 3,
                      dead_letter_queue: str = "", **more: Any) -> None:
@@ -327,9 +360,7 @@ class CommandControl(SutControl):
         other than the defaults) must be a placeholder of the send_message template: a
         template that does not take one would send another message (Inconclusive). The
         optional keys a message does not set read as empty texts."""
-        template = self.templates.get("send_message", "")
-        if isinstance(template, list):
-            template = " ".join(map(str, template))
+        template = self._text("send_message")
         given = {k: v for k, v in more.items() if v not in (None, "")}
         if dead_letter_queue:
             given["dead_letter_queue"] = dead_letter_queue
@@ -378,10 +409,11 @@ class CommandControl(SutControl):
     def create_queue_from(self, spec: dict) -> None:
         """A queue create_queue (and create_subqueue) can make goes through them; any other
         (a queue_type, an access list, ...) needs the create_queue_from template."""
-        if not set(spec) - {"path", "transactional", "label", "subqueues"}:
+        if not set(spec) - {"path", "transactional", "label", "subqueues", "journal"}:
             self.create_queue(spec["path"], transactional=spec.get("transactional", False),
                               label=spec.get("label", ""),
-                              subqueues=tuple(spec.get("subqueues") or ()))
+                              subqueues=tuple(spec.get("subqueues") or ()),
+                              journal=bool(spec.get("journal", False)))
             return
         if "create_queue_from" not in self.templates:
             raise Inconclusive(f"sut_control command: no template for create_queue_from, "

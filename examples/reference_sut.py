@@ -5,7 +5,7 @@ replace the HTTP requests with what your implementation offers.
 
     python reference_sut.py URL ACTION ARGS...
 
-    create_queue PATH TRANSACTIONAL LABEL         TRANSACTIONAL: true | false
+    create_queue PATH TRANSACTIONAL LABEL JOURNAL TRANSACTIONAL, JOURNAL: true | false
     create_queue_from SPEC                        SPEC: the JSON queue entry (the queues
                                                   create_queue cannot make, and a queue with
                                                   its subqueues)
@@ -29,7 +29,7 @@ The matching target file (argument lists: no shell, nothing quoted twice):
       kind: command
       commands:
         create_queue: [python, reference_sut.py, URL, create_queue, "{path}",
-                       "{transactional}", "{label}"]
+                       "{transactional}", "{label}", "{journal}"]
         send_message: [python, reference_sut.py, URL, send_message, "{path}",
                        "body_hex={body_hex}", "label={label}", "priority={priority}", ...]
         ...
@@ -95,9 +95,12 @@ def message(pairs: list[str]) -> dict:
 
 def run(url: str, action: str, args: list[str]) -> str | None:
     if action == "create_queue":
-        path, transactional, label = (args + ["false", ""])[:3]
+        given = dict(zip(("path", "transactional", "label", "journal"), args, strict=False))
+        path, transactional = given["path"], given.get("transactional", "false")
+        label, journal = given.get("label", ""), given.get("journal", "false")
         call(url, "POST", "/queues", {"path": path, "label": label,
-                                      "transactional": transactional == "true"})
+                                      "transactional": transactional == "true",
+                                      "journal": journal == "true"})
     elif action == "create_queue_from":
         call(url, "POST", "/queues", json.loads(args[0]))
     elif action == "send_message":

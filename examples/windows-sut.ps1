@@ -5,7 +5,7 @@
 # PowerShell's System.Messaging talks to the local queue manager. Exit 0 on success; any
 # failure exits non-zero with one line on stderr, which the suite reports as inconclusive.
 #
-#   pwsh -File windows-sut.ps1 create_queue 'private$\mqc-1-2' true 'a label'
+#   pwsh -File windows-sut.ps1 create_queue 'private$\mqc-1-2' true 'a label' false
 #   pwsh -File windows-sut.ps1 send_message 'private$\mqc-1-2' 68656c6c6f greeting 3
 #   pwsh -File windows-sut.ps1 delete_queue 'private$\mqc-1-2'
 #   pwsh -File windows-sut.ps1 reset          # removes every queue the suite made (mqc-*)
@@ -28,6 +28,8 @@ $remote = {
         'create_queue' {
             $q = [System.Messaging.MessageQueue]::Create((Local $Values[0]), $Values[1] -eq 'true')
             if ($Values.Count -gt 2 -and $Values[2]) { $q.Label = $Values[2] }
+            # the queue's Journaling: received messages are copied to its queue journal
+            if ($Values.Count -gt 3) { $q.UseJournalQueue = ($Values[3] -eq 'true') }
         }
         'delete_queue' {
             if ([System.Messaging.MessageQueue]::Exists((Local $Values[0]))) {

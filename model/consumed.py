@@ -1,8 +1,14 @@
 """MS-MQDMPR 3.1.7.2 Events Consumed By Related Protocols (3.1.7.2.1-3.1.7.2.7) and the Time To
-Be Received Timer (3.1.2.4) that raises the last of them."""
+Be Received Timer (3.1.2.4) that raises the last of them.
+
+Message Position Deleted is also where a queue with Journaling True keeps its queue journal: a
+message a receiver consumed leaves a copy in the queue's JournalQueueReference
+(``journal_message``, choice 2; errata queue-journal).
+"""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from mqconform.model.adm import (
@@ -47,7 +53,9 @@ def count_bytes(queue: Any, position: Any, present: bool) -> None:
 
 def message_position_deleted(env: Environment, queue: Any, position: Any, reason: Any) -> None:
     """MS-MQDMPR 3.1.7.2.1 Message Position Deleted (MS-MQDMPR/3.1.7.2.1/R1
-    MS-MQDMPR/3.1.7.2.1/R2). ``reason`` is a MessageClass value for consuming protocols."""
+    MS-MQDMPR/3.1.7.2.1/R2). ``reason`` is a MessageClass value for consuming protocols; a
+    message a receiver consumed (AckReceive) is copied to the queue journal of a queue with
+    Journaling True (``journal_message``, choice 2)."""
     count_bytes(queue, position, False)  # MS-MQDMPR/3.1.7.2.1/R3
     position.state = MessagePositionState.Deleted  # MS-MQDMPR/3.1.7.2.1/R4
     queue.message_position_list.remove(position)  # MS-MQDMPR/3.1.7.2.1/R5
@@ -56,6 +64,66 @@ def message_position_deleted(env: Environment, queue: Any, position: Any, reason
         index.pop(position.message_reference.lookup_identifier, None)
     env.cancel_timer(time_to_be_received_timer_key(position.message_reference))
     position._deleted_reason = reason
+    # MS-MQDMPR/3.1.7.2/R1: the core queue manager processes the event; keeping the queue
+    # journal is the processing 3.1.7.2 lets the queue manager add (choice 2)
+    if reason is MessageClass.AckReceive:
+        journal_message(env, queue, position.message_reference)
+
+
+def journal_message(env: Environment, queue: Any, message: Any) -> int | None:
+    """Copy a message a receiver consumed from ``queue`` to the queue's journal when the queue's
+    Journaling is True (choice 2). Returns Enqueue Message's rStatus for the copy (0: it is in
+    the journal), or None when the queue keeps no journal.
+
+    MS-MQDMPR 3.1.1.2 says that Journaling "specifies whether journaling is enabled for the
+    queue" and that JournalQueueReference is "a reference to the queue journal for this queue"
+    (Create Queue makes it "to act as the queue journal", MS-MQDMPR/3.1.7.1.3/R8); MS-MQMR
+    3.1.4.1 reports the journal's messages and bytes. No event says what enters the journal;
+    the glossary says a queue journal "can be a subqueue that holds a copy of each message
+    consumed from its parent queue" (and, under "queue journal", copies of messages sent with
+    positive source journaling, which 3.1.1.12 sends to the system queue journal: errata
+    queue-journal). The queue manager here:
+
+    * journals what a receiver consumed: Message Position Deleted with iReason AckReceive,
+      which every receive that removes a message ends in (Dequeue Message, Dequeue Message End
+      with iDeleteMessage, Read Message By Lookup Identifier, Transaction Commit of a
+      transactional receive). A peek removes nothing; a purge (NackQueuePurged), a deleted
+      queue (NackQueueDeleted), an expired message (NackReceiveTimeout) and a receive its
+      transaction rejected (NackReceiveRejected) consume nothing; a moved message (Move
+      Message) stays in the queue's subqueue. None of them is journaled. A queue without a
+      JournalQueueReference (a subqueue, MS-MQDMPR/3.1.7.1.3/R7) journals nothing.
+    * puts in the journal a new Message with every attribute of the consumed one (its headers
+      and body, so the storage space it consumes, are the same) by Enqueue Message
+      (MS-MQDMPR/3.1.7.1.9/R1): the copy takes the next LookupIdentifier and counts in the
+      journal's TotalBytes. Enqueue Message refuses a copy that would exceed the journal queue's
+      Quota (the queue's JournalQuota, model/queue_management.py Create Queue) or the
+      QueueManagerQuota; that copy is discarded, as MS-MQDMPR/3.1.1.12/R20 discards a message
+      over the quota of the system queue journal, and the receive is not affected.
+    * gives the copy, as ArrivalTime, the time it was added to the journal's
+      MessagePositionList (3.1.1.12): the model has no clock of its own, so that is the
+      message's ArrivalTime, or the ArrivalTime of the last copy of its priority in the journal
+      if that is later (the journal's list stays in arrival order within priority,
+      MS-MQDMPR/3.1.1.2/R11).
+    """
+    journal = queue.journal_queue_reference
+    if not queue.journaling or journal is None:
+        return None
+    from mqconform.model.message_ops import enqueue_message  # 3.1.7.1.9 raises this module's
+
+    copy = copy_of_message(message)
+    last = journal.message_position_list.last_of_priority(copy.priority)
+    if last is not None and last.message_reference is not None:
+        copy.arrival_time = max(copy.arrival_time, last.message_reference.arrival_time)
+    return enqueue_message(env, journal, copy)  # MS-MQDMPR/3.1.7.1.9/R1
+
+
+def copy_of_message(message: Any) -> Any:
+    """A new Message ADM element instance with the attributes of ``message`` (its lists copied),
+    in no MessagePositionList yet."""
+    values = {f.name: getattr(message, f.name) for f in fields(message) if f.init}
+    values["message_position_reference"] = None
+    return type(message)(**{name: list(value) if isinstance(value, list) else value
+                            for name, value in values.items()})
 
 
 def message_position_available(env: Environment, queue: Any, position: Any) -> None:

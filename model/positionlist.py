@@ -146,6 +146,10 @@ class MessagePositionList:
         self._count -= 1
         self.version += 1
 
+    def last_of_priority(self, priority: int) -> Any:
+        """The last entry of this priority in the list (None when it holds none)."""
+        return self._last_of_priority.get(priority)
+
     @staticmethod
     def arrival_of(position: Any) -> int:
         """The entry's arrival number in this list (its order within its priority)."""

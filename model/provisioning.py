@@ -18,7 +18,9 @@ queues:
     label: Orders
     transactional: false
     quota: 4096                   # Queue.Quota, kilobytes (MS-MQDMPR 3.1.1.2)
-    journal_quota: 4096
+    journal: true                 # Queue.Journaling: each message received from the queue
+                                  # is copied to its queue journal (model/consumed.py)
+    journal_quota: 4096           # Queue.JournalQuota, kilobytes: the journal's size
     subqueues: [retry, poison]
     access: ...                   # the server's access list for the queue: to on_access
     messages:                     # sent at start, in order (keys: MESSAGE_KEYS)
@@ -285,8 +287,8 @@ def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0
     for i, spec in enumerate(queues_spec):
         where = f"queues[{i}]"
         _check(isinstance(spec, dict), where, "must be a mapping")
-        unknown = set(spec) - {"path", "label", "transactional", "quota", "journal_quota",
-                               "subqueues", "messages", "access"}
+        unknown = set(spec) - {"path", "label", "transactional", "quota", "journal",
+                               "journal_quota", "subqueues", "messages", "access"}
         _check(not unknown, where, f"unknown key(s) {sorted(unknown)}")
         _check("access" not in spec or on_access is not None, f"{where}.access",
                "access lists are the server's: not taken here")
@@ -299,6 +301,9 @@ def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0
         transactional = spec.get("transactional", False)
         _check(isinstance(transactional, bool), f"{where}.transactional", "must be true/false")
         queue.transactional = transactional
+        journal = spec.get("journal", False)
+        _check(isinstance(journal, bool), f"{where}.journal", "must be true/false")
+        queue.journaling = journal  # copied by Create Queue (MS-MQDMPR/3.1.7.1.3/R10)
         if "quota" in spec:
             queue.quota = _int(spec["quota"], f"{where}.quota", 1, 0xFFFFFFFF)
         if "journal_quota" in spec:

@@ -4,9 +4,11 @@ It is not part of MSMQ and is off unless ``mqconform serve --control-port`` asks
 listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
 
     GET    /queues                          the queues with their message counts by state
+                                            and the messages in their queue journals
     POST   /queues                          {"path", "transactional", "label", "quota",
-                                             "subqueues"} (the provisioning document's keys)
-                                            and "queue_type" ("Connector": a connector queue)
+                                             "journal", "journal_quota", "subqueues"} (the
+                                             provisioning document's keys) and "queue_type"
+                                            ("Connector": a connector queue)
     DELETE /queues/<path>                   Delete Queue (MS-MQDMPR 3.1.7.1.4)
     POST   /queues/<path>/messages          {"body" | "body_hex", "label", "priority",
                                              "time_to_be_received", "dead_letter_queue",
@@ -101,9 +103,13 @@ class ControlApi:
                 states = {s.name: 0 for s in MessagePositionState}
                 for p in q.message_position_list:
                     states[p.state.name] += 1
+                journal = q.journal_queue_reference
                 out.append({"path": q.pathname, "transactional": q.transactional,
                             "messages": states, "open": len(q.open_queue_descriptor_collection),
-                            "subqueues": [s.pathname for s in q.subqueue_collection]})
+                            "subqueues": [s.pathname for s in q.subqueue_collection],
+                            "journaling": q.journaling,
+                            "journal": (len(journal.message_position_list)
+                                        if journal is not None else None)})
         return out
 
     def create_queue(self, spec: dict) -> dict:

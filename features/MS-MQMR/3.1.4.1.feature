@@ -152,6 +152,68 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     Then queue "A" has PROPID_MGMT_QUEUE_BYTES_IN_QUEUE 0
     And queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 0
 
+  # ------------------------------------------------------------------ the queue journal
+
+  # MS-MQDMPR 3.1.1.2: a queue whose Journaling is True has a queue journal
+  # (JournalQueueReference) that holds a copy of each message consumed from the queue; no event
+  # says when a copy enters it (errata queue-journal). A message is consumed when a receive of
+  # it is acknowledged (Dequeue Message End deletes it, 3.1.7.1.12); a peek or an RR_NACK
+  # leaves it in the queue.
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.3/R8 @MS-MQDMPR/3.1.7.1.12/R12
+  @MS-MQDMPR/3.1.7.1.12/R16 @MS-MQDMPR/3.1.7.2.1/R5
+  Scenario: A message received and acknowledged from a journaled queue is counted in its queue journal
+    Given a journaled private queue "J" with messages "one, two, three"
+    And the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue "J"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    And the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 2
+    And queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
+    And PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL of queue "J" is what PROPID_MGMT_QUEUE_BYTES_IN_QUEUE lost
+
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.11/R13
+  @MS-MQDMPR/3.1.7.1.12/R12
+  Scenario: A journaled queue's journal counts a received message once the receive is acknowledged
+    Given a journaled private queue "J" with messages "one, two"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "J"
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    When the client acknowledges the receive
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 1
+
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.15/R58
+  Scenario: A peek at a journaled queue leaves its queue journal empty
+    Given a journaled private queue "J" with messages "one, two"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client peeks at queue "J"
+    And the client peeks at queue "J"
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
+    And queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 2
+
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.12/R17
+  @MS-MQDMPR/3.1.7.1.12/R18
+  Scenario: A receive given back with RR_NACK leaves a journaled queue's journal empty
+    Given a journaled private queue "J" with messages "one"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "J"
+    And the client gives the receive back with RR_NACK
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
+    And queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
+
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.12/R12
+  Scenario: A queue without journaling keeps its queue journal empty when messages are received from it
+    Given a private queue "A" with messages "one, two"
+    And the client has opened queue "A" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "A"
+    And the client acknowledges the receive
+    Then queue "A" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    And queue "A" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
+    And queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
+
   @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R28
   @MS-MQMR/3.1.4.1/R41 @MS-MQMR/3.1.4.1/R42 @MS-MQMR/3.1.4.1/R43 @MS-MQMR/3.1.4.1/R44
   Scenario: Every queue property of an outgoing queue is returned with the type and value of its row

@@ -27,7 +27,8 @@ def templates(url: str) -> dict[str, list[str]]:
     # site-packages (the suite runs it some thousand times)
     script = [sys.executable, "-I", "-S", str(EXAMPLES / "reference_sut.py"), url]
     return {
-        "create_queue": [*script, "create_queue", "{path}", "{transactional}", "{label}"],
+        "create_queue": [*script, "create_queue", "{path}", "{transactional}", "{label}",
+                         "{journal}"],
         "create_queue_from": [*script, "create_queue_from", "{spec}"],
         "send_message": [*script, "send_message", "{path}", "body_hex={body_hex}",
                          "label={label}", "priority={priority}",

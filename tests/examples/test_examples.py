@@ -131,6 +131,7 @@ def test_the_windows_commands_pass_each_value_as_one_argument_unquoted(tmp_path)
         control = CommandControl(commands)
         path = "private$\\mqc-1-2"
         control.create_queue(path, transactional=True, label="it's \"quoted\" $x")
+        control.create_queue(path + "-j", journal=True)
         control.send_message(path, b"hello", label="a b", priority=5)
         control.delete_queue(path)
         control.reset()
@@ -139,7 +140,8 @@ def test_the_windows_commands_pass_each_value_as_one_argument_unquoted(tmp_path)
     calls = [json.loads(line) for line in record.read_text().splitlines()]
     script = ["-NoProfile", "-File", "windows-sut.ps1"]
     assert calls == [
-        script + ["create_queue", path, "true", "it's \"quoted\" $x"],
+        script + ["create_queue", path, "true", "it's \"quoted\" $x", "false"],
+        script + ["create_queue", path + "-j", "false", "", "true"],
         script + ["send_message", path, b"hello".hex(), "a b", "5"],
         script + ["delete_queue", path],
         script + ["reset"],

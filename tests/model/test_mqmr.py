@@ -360,6 +360,28 @@ def test_journal_bytes_are_zero_without_journaling(rig):
         VT_UI4, 1)
 
 
+@pytest.mark.req("MS-MQMR/3.1.4.1/R20", "MS-MQMR/3.1.4.1/R27", "MS-MQDMPR/3.1.7.2.1/R5")
+def test_journal_counts_grow_by_each_message_received_from_a_journaled_queue(rig, world):
+    """A receive from a queue with Journaling True leaves a copy in its JournalQueueReference
+    (model/consumed.py choice 2): the journal rows count it, the queue rows no longer do."""
+    from mqconform.model.message_ops import dequeue_message
+
+    desc = world.open(rig.orders)
+    received = world.env.call(dequeue_message(world.env, desc, timeout=0))
+    assert received.status == MQ_OK and received.message is rig.first  # b"hello"
+    outcome = rig.get(queue_object(), mqmr.PROPID_MGMT_QUEUE_MESSAGE_COUNT,
+                      mqmr.PROPID_MGMT_QUEUE_BYTES_IN_QUEUE,
+                      mqmr.PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT,
+                      mqmr.PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL)
+    assert outcome.status == MQ_OK
+    assert list(outcome.result.apVar) == [PV(VT_UI4, 1), PV(VT_UI4, len(b"world!")),
+                                          PV(VT_UI4, 2), PV(VT_UI4, len(b"old" + b"hello"))]
+    # the machine's total counts the queues of QueueCollection: the journal is not one of them
+    total = rig.value(MACHINE, mqmr.PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES)
+    assert total == PV(VT_I8, sum(q.total_bytes for q in world.qm.queue_collection))
+    assert rig.journal not in world.qm.queue_collection
+
+
 # ---------------------------------------------------------------------------------------------
 # 3.1.4.1 failures
 # ---------------------------------------------------------------------------------------------

@@ -46,6 +46,16 @@ def test_entries_are_ordered_by_priority_then_arrival():
     assert list(lst) == [items[5], items[1], items[4], items[0], items[2], items[3]]
 
 
+def test_last_of_priority_is_the_latest_entry_of_that_priority_still_in_the_list():
+    lst, items = _fill([3, 5, 3, 0])
+    assert lst.last_of_priority(3) is items[2] and lst.last_of_priority(5) is items[1]
+    assert lst.last_of_priority(7) is None
+    lst.remove(items[2])
+    assert lst.last_of_priority(3) is items[0]
+    lst.remove(items[0])
+    assert lst.last_of_priority(3) is None
+
+
 def test_start_is_not_linked_by_next_and_steps_to_head():
     lst, items = _fill([1, 2])
     assert lst.start.next is None

@@ -52,12 +52,42 @@ def test_a_control_api_queue_may_be_a_connector_queue():
         create_queue_from_spec(made.env, {"path": "c2", "queue_type": "Outgoing"})
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.3/R9", "MS-MQDMPR/3.1.7.1.3/R10")
+def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
+    """``journal: true`` is Queue.Journaling (copied by Create Queue); ``journal_quota`` the
+    JournalQuota, which the journal queue takes as its Quota."""
+    from mqconform.model.adm import QueueAccessType, QueueShareMode
+    from mqconform.model.formats import parse_format_name
+    from mqconform.model.message_ops import dequeue_message
+    from mqconform.model.queue_management import close_queue, open_queue
+
+    made = provision({"queues": [
+        {"path": "private$\\kept", "journal": True, "journal_quota": 64,
+         "messages": [{"body": "one"}, {"body": "two"}]},
+        {"path": "private$\\plain", "messages": [{"body": "one"}]}]})
+    kept, plain = (made.queues[f"mqref\\private$\\{n}"] for n in ("kept", "plain"))
+    assert kept.journaling is True and kept.journal_quota == 64
+    assert kept.journal_queue_reference.quota == 64
+    assert plain.journaling is False and plain.journal_queue_reference is not None
+    env = made.env
+    for queue in (kept, plain):
+        opened = open_queue(env, parse_format_name(f"DIRECT=OS:{queue.pathname}"),
+                            QueueAccessType.ReceiveAccess, QueueShareMode.DenyNone)
+        desc = opened.open_queue_descriptor
+        assert env.call(dequeue_message(env, desc, timeout=0)).message.body == b"one"
+        close_queue(env, desc)
+    assert [p.message_reference.body for p in kept.journal_queue_reference.message_position_list
+            ] == [b"one"]
+    assert len(plain.journal_queue_reference.message_position_list) == 0
+
+
 @pytest.mark.parametrize("document, where", [
     ([], "the document must be a mapping"),
     ({"queues": {"path": "a"}}, "queues: must be a list"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "priority": 9}]}]},
      r"queues\[0\]\.messages\[0\]\.priority: must be between 0 and 7"),
     ({"nonsense": 1}, r"unknown key\(s\) \['nonsense'\]"),
+    ({"queues": [{"path": "a", "journal": "yes"}]}, r"queues\[0\]\.journal: must be true/false"),
 ])
 def test_errors_name_the_place(document, where):
     with pytest.raises(ProvisionError, match=where):

@@ -41,9 +41,83 @@ def test_create_send_list_delete_reset(running):
     assert request(running, "POST", "/reset")[1] == {"deleted": 1}
 
 
+@pytest.mark.req("MS-MQMR/3.1.4.1/R20", "MS-MQMR/3.1.4.1/R27", "MS-MQDMPR/3.1.7.2.1/R5")
+def test_a_journaled_queue_journals_what_a_client_receives_over_rpc(running):
+    """POST /queues {"journal": true} makes a queue with Journaling True: a message a client
+    receives and acknowledges over RemoteRead is copied to its queue journal, which GET /queues
+    and R_QMMgmtGetInfo count; a queue made without it keeps an empty journal."""
+    import uuid
+
+    from mqconform.conformance.client import RpcClient
+    from mqconform.model import calls as c
+    from mqconform.model.formats import (
+        MgmtObject,
+        MgmtObjectType,
+        parse_format_name,
+        to_queue_format,
+    )
+    from mqconform.model.mqmr import (
+        PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL,
+        PROPID_MGMT_QUEUE_BYTES_IN_QUEUE,
+        PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT,
+        PROPID_MGMT_QUEUE_MESSAGE_COUNT,
+        VT_NULL,
+    )
+
+    for name, journal in (("kept", True), ("plain", False)):
+        assert request(running, "POST", "/queues",
+                       {"path": f"private$\\{name}", "journal": journal})[0] == 201
+        for body in ("one", "two"):
+            assert request(running, "POST", f"/queues/private$%5C{name}/messages",
+                           {"body": body})[0] == 201
+    props = (PROPID_MGMT_QUEUE_MESSAGE_COUNT, PROPID_MGMT_QUEUE_BYTES_IN_QUEUE,
+             PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT, PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL)
+    cl = RpcClient(timeout=10)
+    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
+    try:
+        values = {}
+        for name in ("kept", "plain"):
+            fmt = to_queue_format(parse_format_name(f"DIRECT=OS:MQREF\\private$\\{name}"))
+            mgmt = MgmtObject(MgmtObjectType.MGMT_QUEUE, fmt)
+
+            def info(mgmt=mgmt):
+                out = cl.call(c.R_QMMgmtGetInfo(pObjectFormat=mgmt, cp=4, aProp=props,
+                                                apVar=(c.PropVariant(VT_NULL),) * 4))
+                assert out.status == 0, hex(out.status)
+                return [v.value for v in out.apVar]
+
+            before = info()
+            opened = cl.call(c.R_OpenQueue(pQueueFormat=fmt, dwAccess=c.RECEIVE_ACCESS,
+                                           pClientId=uuid.uuid4(), fNonRoutingServer=1))
+            ctx = opened.pphContext
+            got = cl.call(c.R_StartReceive(phContext=ctx, ulAction=c.MQ_ACTION_RECEIVE,
+                                           dwRequestId=7, dwMaxBodySize=1 << 16,
+                                           dwMaxCompoundMessageSize=1 << 16), timeout=30)
+            assert got.status == 0, hex(got.status)
+            assert cl.call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_ACK,
+                                          dwRequestId=7)).status == 0
+            cl.call(c.R_CloseQueue(pphContext=ctx))
+            values[name] = (before, info())
+    finally:
+        cl.close()
+    (kept_before, kept_after), (plain_before, plain_after) = values["kept"], values["plain"]
+    assert kept_before[:1] == [2] and kept_before[2:] == [0, 0]
+    received = kept_before[1] - kept_after[1]  # the bytes the received message took
+    assert received > 0
+    assert kept_after == [1, kept_before[1] - received, 1, received]
+    assert plain_before[2:] == [0, 0] and plain_after[2:] == [0, 0]
+    assert plain_after[0] == 1 and plain_after[1] < plain_before[1]
+    queues = {q["path"]: q for q in request(running, "GET", "/queues")[1]}
+    assert (queues["MQREF\\private$\\kept"]["journaling"],
+            queues["MQREF\\private$\\kept"]["journal"]) == (True, 1)
+    assert (queues["MQREF\\private$\\plain"]["journaling"],
+            queues["MQREF\\private$\\plain"]["journal"]) == (False, 0)
+
+
 @pytest.mark.parametrize("method,path,body,code,text", [
     ("POST", "/queues/private$%5Cnope/messages", {"body": "x"}, 404, "no queue"),
     ("POST", "/queues", {"path": "a", "bad": 1}, 400, "unknown key"),
+    ("POST", "/queues", {"path": "a", "journal": "yes"}, 400, "journal: must be true/false"),
     ("POST", "/queues/x/messages", None, 404, "no queue"),
     ("GET", "/elsewhere", None, 404, "no route"),
     ("POST", "/transactions/zz/commit", None, 400, "not hexadecimal"),
