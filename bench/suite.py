@@ -15,7 +15,8 @@ Every run must end with zero unexpected failures; the script exits 1 otherwise.
 
 4. Stateful steps per second (conformance/stateful.py): each machine (RemoteRead, qmmgmt) run
    as the suite runs it, a Case on a Suite, against ``--target model`` (goal >= 3,000 steps/s)
-   and over TCP against the embedded reference server (goal >= 300 steps/s). A step is one
+   and over TCP against the embedded reference server (goal >= 300 steps/s), there once with
+   every example bound in NDR and once in NDR64 (the suite's [NDR] and [NDR64] cases). A step is one
    program step: a call checked against the oracle, or a control action (a message arrives);
    the time includes provisioning each example's queues and Hypothesis's own work. A short
    warm-up run first takes Hypothesis's one-time start (imports, strategy compilation) out.
@@ -74,9 +75,11 @@ def start_serve() -> tuple[subprocess.Popen, int, int]:
     return proc, port, control
 
 
-def stateful_rates(target: str, examples: int, steps: int, repeat: int) -> tuple[dict, bool]:
+def stateful_rates(target: str, examples: int, steps: int, repeat: int,
+                   ndr64: bool | None = None) -> tuple[dict, bool]:
     """Steps per second of each stateful machine on ``target`` (best of ``repeat`` runs, each
-    with its own seed), and whether every run conformed."""
+    with its own seed), and whether every run conformed. ``ndr64``: every example bound in
+    NDR64 (True) or NDR (False), as the suite's [NDR64] and [NDR] cases run them."""
     from mqconform.conformance import stateful
     from mqconform.conformance.session import Case, CaseFailed, Suite
     from mqconform.conformance.targetfile import load
@@ -91,7 +94,8 @@ def stateful_rates(target: str, examples: int, steps: int, repeat: int) -> tuple
                 try:
                     run = stateful.run_machine(Case(suite, f"bench-{machine}", ()), machine,
                                                examples=examples, steps=steps,
-                                               seed_value=stateful.DEFAULT_SEED + i)
+                                               seed_value=stateful.DEFAULT_SEED + i,
+                                               ndr64=ndr64)
                 except CaseFailed as exc:
                     print(f"stateful {machine} on {target}: {exc}")
                     ok = False
@@ -105,15 +109,15 @@ def stateful_rates(target: str, examples: int, steps: int, repeat: int) -> tuple
     return rates, ok
 
 
-def print_stateful(target: str, rates: dict, ok: bool) -> None:
+def print_stateful(target: str, rates: dict, ok: bool, label: str | None = None) -> None:
     goal = STATEFUL_GOALS[target]
     steps = sum(r.steps for r in rates.values())
     seconds = sum(r.seconds for r in rates.values())
     both = steps / seconds if seconds else 0.0
-    label = "model" if target == "model" else "tcp"
+    label = label or ("model" if target == "model" else "tcp")
     parts = ", ".join(f"{name} {r.steps_per_second:,.0f} ({r.steps} steps, {r.calls} calls, "
                       f"{r.examples} examples, {r.seconds:.2f} s)" for name, r in rates.items())
-    print(f"stateful {label:5s} {both:7,.0f} steps/s  (goal >= {goal:,.0f}, ratio "
+    print(f"stateful {label:9s} {both:7,.0f} steps/s  (goal >= {goal:,.0f}, ratio "
           f"{both / goal:.1f}x)  {parts}{'' if ok else '  << FAILED'}")
     print_mix(rates)
 
@@ -153,9 +157,10 @@ def main(argv: list[str] | None = None) -> int:
 
         examples = args.stateful_examples or stateful.DEFAULT_EXAMPLES
         steps = args.stateful_steps or stateful.DEFAULT_STEPS
-        for target in ("model", "reference"):
-            rates, good = stateful_rates(target, examples, steps, max(1, args.repeat))
-            print_stateful(target, rates, good)
+        for target, ndr64, label in (("model", None, "model"), ("reference", False, "tcp"),
+                                     ("reference", True, "tcp ndr64")):
+            rates, good = stateful_rates(target, examples, steps, max(1, args.repeat), ndr64)
+            print_stateful(target, rates, good, label)
             ok &= good
     return 0 if ok else 1
 
