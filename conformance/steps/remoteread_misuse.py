@@ -225,12 +225,12 @@ def has_received_from_other(mq, scenario, body, tx, request):
             f'the receive from the other queue returned "{body}"')
 
 
-@given(_re(r'the client has received "(?P<body>[^"]*)" from the queue as request '
+@given(_re(r'the client has received "(?P<body>[^"]*)" through (?P<name>HANDLE) as request '
            r'(?P<request>\d+)'))
-def has_received_from_queue(mq, scenario, body, request):
-    out = _receive_on(mq, _state(scenario), "the queue", int(request))
+def has_received_through(mq, scenario, body, name, request):
+    out = _receive_on(mq, _state(scenario), name, int(request))
     _assert(mq, out.status == 0 and message_body(out) == body.encode(),
-            f'the receive from the queue returned "{body}"')
+            f'the receive through {name} returned "{body}"')
 
 
 @given("another empty queue")
@@ -313,7 +313,7 @@ def ends_with(mq, scenario, kind, request, ack, name):
 
 # ------------------------------------------------------------------------------ 3.1.4.3
 
-@when(_re(r"the client closes (?P<name>HANDLE) while a receive waits on it"))
+@when(_re(r"the client closes (?P<name>HANDLE)(?: while a receive waits on it)?"))
 def closes_while_waiting(mq, scenario, name):
     sc = _state(scenario)
     context = _context(mq, sc, name)

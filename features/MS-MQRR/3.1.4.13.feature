@@ -219,6 +219,7 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     And another transactional queue holding "x"
     And the client has enlisted transaction "T1"
     And the client holds a cursor on the other queue
+    And the client holds a cursor on the queue
     When the client receives in transaction "T1" with the cursor of the other queue through the handle of the queue
     Then the call is refused, or served at that cursor with "x"
     And peeking the queue returns "a"

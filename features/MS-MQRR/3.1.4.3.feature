@@ -71,3 +71,13 @@ Feature: MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3)
     And the receive started on the queue is still waiting
     When a message "m" arrives in the queue
     Then the receive started on the queue returns the message "m"
+
+  @MS-MQRR/3.1.4.3/R13 @MS-MQRR/3.1.4.3/R15 @MS-MQRR/3.1.4.9/R14 @MS-MQRR/3.1.4.9/R19
+  Scenario: Closing one handle removes its own pending requests only
+    Given a queue holding "a, b, c"
+    And the client has received "a" through the queue as request 1
+    And the client has received "b" through a second handle on the queue as request 1
+    When the client closes a second handle on the queue
+    Then the call returns MQ_OK
+    When the client ends request 1 with RR_ACK through the handle of the queue
+    Then the call returns MQ_OK

@@ -62,6 +62,7 @@ Feature: MS-MQRR 3.1.4.5 R_CloseCursor (Opnum 5)
     Given a queue holding "a"
     And another queue holding "x"
     And the client holds a cursor on <owner>
+    And the client holds a cursor on <other>
     When the client closes the cursor of <owner> with the handle of <other>
     Then the call fails
     And peeking through the cursor of <owner> returns "<first>"

@@ -521,6 +521,7 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Given a queue holding "a, b"
     And another queue holding "x, y"
     And the client holds a cursor on <owner>
+    And the client holds a cursor on <other>
     When the client <verb> with the cursor of <owner> through the handle of <other>
     Then the call is refused, or served at that cursor with "<at cursor>"
     And peeking <other> returns "<first>"

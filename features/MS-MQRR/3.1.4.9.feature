@@ -125,7 +125,7 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
   Scenario: A receive pending on another queue's handle is not ended through a handle with pending receives of its own
     Given a queue holding "a"
     And another queue holding "x, y"
-    And the client has received "a" from the queue as request 1
+    And the client has received "a" through the queue as request 1
     And the client has received "x" from the other queue as request 3
     When the client ends request 3 with RR_ACK through the handle of the queue
     Then the call returns MQ_ERROR_INVALID_PARAMETER
@@ -141,7 +141,7 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
   Scenario: The same dwRequestId pending on two handles: each handle ends its own receive
     Given a queue holding "a, b"
     And another queue holding "x, y"
-    And the client has received "a" from the queue as request 3
+    And the client has received "a" through the queue as request 3
     And the client has received "x" from the other queue as request 3
     When the client ends request 3 with RR_ACK through the handle of the other queue
     Then the call returns MQ_OK
