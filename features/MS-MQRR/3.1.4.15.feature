@@ -98,7 +98,7 @@ Feature: MS-MQRR 3.1.4.15 R_EndTransactionalReceive (Opnum 15)
     When the client ends the first transactional receive through a NULL handle
     Then the call fails
 
-  @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R13
+  @MS-MQRR/3.1.4.15/R3 @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R13
   Scenario: A transactional receive pending on another queue's handle is not ended through a handle with none
     Given a transactional queue holding "a"
     And another transactional queue holding "x, y"
@@ -111,7 +111,7 @@ Feature: MS-MQRR 3.1.4.15 R_EndTransactionalReceive (Opnum 15)
     When transaction "T1" is committed
     Then peeking the other queue returns "y"
 
-  @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R14
+  @MS-MQRR/3.1.4.15/R3 @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R14
   Scenario: A transactional receive pending on another queue's handle is not ended through a handle with pending receives of its own
     Given a transactional queue holding "a"
     And another transactional queue holding "x, y"

@@ -94,7 +94,7 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     And the client calls R_CancelReceive for request 1
     Then the call fails
 
-  @MS-MQRR/3.1.4.8/R7 @MS-MQRR/3.1.4.8/R9 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R14 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R11
+  @MS-MQRR/3.1.4.8/R2 @MS-MQRR/3.1.4.8/R7 @MS-MQRR/3.1.4.8/R9 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R14 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R11
   Scenario: A receive waiting on another queue's handle is not cancelled through this one
     Given a queue holding "a"
     And another empty queue
@@ -106,7 +106,7 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     Then the receive started on the other queue returns the message "m"
     And peeking the queue returns "a"
 
-  @MS-MQRR/3.1.4.8/R6 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R15 @MS-MQRR/3.1.4.8/R16 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R5
+  @MS-MQRR/3.1.4.8/R5 @MS-MQRR/3.1.4.8/R6 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R15 @MS-MQRR/3.1.4.8/R16 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R5
   Scenario: The same dwRequestId waiting on two queues: the cancel through one handle ends that receive only
     Given an empty queue
     And another empty queue

@@ -109,7 +109,7 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
     Then the call returns MQ_OK
     And a peek finds the message "first"
 
-  @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R13
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R13
   Scenario: A receive pending on another queue's handle is not ended through a handle with none
     Given a queue holding "a"
     And another queue holding "x, y"
@@ -121,7 +121,7 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
     Then the call returns MQ_OK
     And peeking the other queue returns "x"
 
-  @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R14
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R14
   Scenario: A receive pending on another queue's handle is not ended through a handle with pending receives of its own
     Given a queue holding "a"
     And another queue holding "x, y"
@@ -137,7 +137,7 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
     Then the call returns MQ_OK
     And peeking the other queue returns "y"
 
-  @MS-MQRR/3.1.4.9/R14 @MS-MQRR/3.1.4.9/R17 @MS-MQRR/3.1.4.9/R19 @MS-MQRR/3.1.4.9/R22
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R9 @MS-MQRR/3.1.4.9/R14 @MS-MQRR/3.1.4.9/R17 @MS-MQRR/3.1.4.9/R19 @MS-MQRR/3.1.4.9/R22
   Scenario: The same dwRequestId pending on two handles: each handle ends its own receive
     Given a queue holding "a, b"
     And another queue holding "x, y"
