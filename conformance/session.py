@@ -490,6 +490,9 @@ class Case:
         #: the target's lookup identifiers (pSequenceId) -> the oracle's, as receives return
         #: them, so that a LookupId the target gave is sent to the oracle as the oracle's own
         self._lookups: dict[int, int] = {}
+        #: whole lookup identifiers (high-order byte included) of the target -> the oracle's,
+        #: where the two differ in more than the lower 7 octets (note_lookup)
+        self._whole_lookups: dict[int, int] = {}
         #: the target's pMoveContext values -> the oracle's, as R_OpenQueueForMove returns them,
         #: so that an R_MoveMessage's ullContextTo reaches the oracle as the oracle's own
         self._moves: dict[int, int] = {}
@@ -676,16 +679,36 @@ class Case:
                     changes[name] = self._contexts.get(mine, value)
         cursor = getattr(call, "hCursor", 0)
         if cursor:
-            changes["hCursor"] = self._cursors.get((bytes(call.phContext or b""), cursor),
-                                                   cursor)
+            changes["hCursor"] = self._oracle_cursor(bytes(call.phContext or b""), cursor)
         move = getattr(call, "ullContextTo", 0)
         if move and move in self._moves:
             changes["ullContextTo"] = self._moves[move]
         lookup = getattr(call, "LookupId", 0)
-        if lookup:  # mapped by its lower 7 octets (pSequenceId); the high octet is kept
+        if lookup in self._whole_lookups:
+            changes["LookupId"] = self._whole_lookups[lookup]
+        elif lookup:  # mapped by its lower 7 octets (pSequenceId); the high octet is kept
             low = self._lookups.get(lookup & SEQUENCE_MASK)
             changes["LookupId"] = lookup if low is None else (lookup & ~SEQUENCE_MASK) | low
         return dataclasses.replace(call, **changes) if changes else call
+
+    def note_lookup(self, target: int, oracle: int) -> None:
+        """The oracle's whole lookup identifier of a message whose whole identifier on the
+        target is ``target``. pSequenceId carries only the lower 7 octets (MS-MQRR 3.1.4.7);
+        the high-order octet of a transactional message's identifier is 0x07 - Priority
+        (MS-MQDMPR 3.1.7.1.9), which a target may reckon from another Priority than the
+        oracle's (errata transactional-message-priority)."""
+        self._whole_lookups[target] = oracle
+
+    def _oracle_cursor(self, context: bytes, cursor: int) -> int:
+        """The oracle's hCursor for the target's: the cursor R_CreateCursor returned on this
+        handle, else one it returned on another handle (a Cursor's Handle is unique across
+        the queue manager, MS-MQDMPR 3.2.1.2, so the value names that cursor wherever it is
+        sent), else the value as it is (a cursor no R_CreateCursor returned)."""
+        mapped = self._cursors.get((context, cursor))
+        if mapped is None:
+            mapped = next((theirs for (_, mine), theirs in self._cursors.items()
+                           if mine == cursor), cursor)
+        return mapped
 
     def _learn(self, call: c.Call, observed: c.Result, expected: c.Result,
                target: Any = None) -> None:
@@ -781,9 +804,11 @@ class Case:
                            settle=settle)
 
     def finish_call(self, pending: PendingCall, ids: tuple[str, ...] | list[str] | str = (),
-                    limit: float | None = None) -> c.Result:
+                    limit: float | None = None, also: Outcome | None = None) -> c.Result:
         """Wait for the target's answer to a started call (its ulTimeout plus ANSWER_LIMIT_S
-        at most, or ``limit`` seconds) and check it against the oracle's completion."""
+        at most, or ``limit`` seconds) and check it against the oracle's completion; ``also``:
+        a second answer the documents allow for the call (another reading of them), which the
+        target's answer may conform to instead."""
         if pending.finished:
             raise RuntimeError("finish_call: this call was finished already")
         ids = tuple((ids,) if isinstance(ids, str) else ids) or pending.ids
@@ -821,6 +846,9 @@ class Case:
                               f"{elapsed:.0f} ms, but the documents keep the call waiting "
                               f"(ulTimeout {pending.wait_ms:.0f} ms; nothing satisfied it)")
         self._learn(pending.call, pending.observed, outcome.result, pending.target)
+        if also is not None and not outcome.conforms(pending.observed) \
+                and also.conforms(pending.observed):
+            outcome = also
         self.check(outcome, pending.observed, ids=ids, call=pending.call,
                    dead_context=pending.dead_context, frames=pending.frames)
         return pending.observed

@@ -46,7 +46,7 @@ from urllib.parse import quote, urlsplit
 
 #: message keys whose value is a number or true/false (the others are texts)
 NUMBERS = {"priority", "time_to_be_received", "sent_time", "time_to_reach_queue"}
-FLAGS = {"direct"}
+FLAGS = {"direct", "transactional"}
 
 
 class Failed(Exception):

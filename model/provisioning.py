@@ -42,6 +42,11 @@ queues:
                                   # ExtendedAddressHeader, MS-MQRR 2.2.5.5
         direct: true              # sent to DIRECT=OS:<the queue>: the UserHeader then holds
                                   # the address too (MS-MQRR 2.2.5.1)
+      - body: "in a transaction"
+        transactional: true       # a transactional message: its TransactionalMessageSequence-
+                                  # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
+                                  # TransactionHeader and its LookupIdentifier's high-order byte
+                                  # is 0x07 - Priority (3.1.7.1.9)
 ```
 
 Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,
@@ -66,6 +71,7 @@ from mqconform.model.adm import (
     Queue,
     QueueManager,
     QueueType,
+    TxSequenceId,
 )
 from mqconform.model.choices import REFERENCE, Choices
 from mqconform.model.higher_layer import create_system_queues
@@ -157,7 +163,7 @@ def new_queue_manager(spec: dict | None) -> QueueManager:
 MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
                           "dead_letter_queue", "soap_envelope", "compound_message",
                           "soap_header", "soap_body", "received_from", "direct",
-                          "sent_time", "time_to_reach_queue", "delivery"})
+                          "sent_time", "time_to_reach_queue", "delivery", "transactional"})
 
 
 def _host(value: Any, where: str) -> Any:
@@ -218,6 +224,20 @@ def make_message(spec: dict, where: str, destination: str = "",
         f"{where}.time_to_reach_queue", 0, 0xFFFFFFFF)
     _check(bool(message.soap_envelope) == bool(message.soap_compound_message), where,
            "an SRMP message needs both soap_envelope and compound_message")
+    transactional = spec.get("transactional", False)
+    _check(isinstance(transactional, bool), f"{where}.transactional", "must be true/false")
+    if transactional:
+        _check(message.priority == 3, f"{where}.priority", "a transactional message's priority "
+               "does not travel in its packet (PR 0: MS-MQDMPR 3.1.7.1.32): give none, or 3")
+        # a transactional message (MS-MQDMPR 3.1.1.12): sent in a transaction of its own (its
+        # TransactionIdentifier, so Construct a UserMessage Packet adds a TransactionHeader:
+        # 3.1.7.1.30), the first and last message of it, with the TxSequenceId the transfer
+        # gives the first message of a sequence; all a function of the spec, so that the same
+        # message serializes alike on the target and on the oracle
+        message.transaction_identifier = uuid.uuid5(_TRANSACTIONS, repr(sorted(spec.items())))
+        message.first_in_transaction = message.last_in_transaction = True
+        message.transactional_message_sequence_identifier = TxSequenceId(
+            ordinal=1, time_stamp=message.sent_time)
     direct = spec.get("direct", False)
     _check(isinstance(direct, bool), f"{where}.direct", "must be true/false")
     if direct:
@@ -244,6 +264,8 @@ def make_message(spec: dict, where: str, destination: str = "",
     return deserialize_message_from_buffer(packet)
 
 
+#: the namespace of the TransactionIdentifier of a provisioned transactional message
+_TRANSACTIONS = uuid.UUID("6d716330-7478-4000-8000-000000000000")
 #: make_message's packets, by spec: at most this many, of at most this size each
 _PACKETS: dict[tuple, bytes] = {}
 _PACKET_CACHE_ENTRIES = 512

@@ -14,7 +14,8 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
                                              "time_to_be_received", "dead_letter_queue",
                                              "soap_envelope", "compound_message",
                                              "soap_header", "soap_body", "received_from",
-                                             "direct", "sent_time", "time_to_reach_queue"}
+                                             "direct", "sent_time", "time_to_reach_queue",
+                                             "transactional"}
                                              (server/provision.py) -> {"lookup_id"}
     POST   /transactions/<hex>/commit|abort Transaction Commit/Abort (MS-MQDMPR 3.1.4.4/5)
     POST   /queue_manager                   {"directory_integrated", "directory_offline",

@@ -9,6 +9,7 @@ from pytest_bdd import scenarios
 from mqconform.conformance.steps.packets import *  # noqa: F401,F403 - pytest-bdd finds steps by name
 from mqconform.conformance.steps.qmmgmt import *  # noqa: F401,F403
 from mqconform.conformance.steps.remoteread import *  # noqa: F401,F403
+from mqconform.conformance.steps.remoteread_misuse import *  # noqa: F401,F403
 from mqconform.conformance.steps.remoteread_more import *  # noqa: F401,F403
 from mqconform.conformance.steps.rpc_runtime import *  # noqa: F401,F403
 from mqconform.conformance.steps.security import *  # noqa: F401,F403

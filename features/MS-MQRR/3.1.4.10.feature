@@ -188,3 +188,23 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     When transaction "T1" is aborted
     Then peeking the queue returns "one"
     And peeking subqueue "retry" finds no message
+
+  @MS-MQRR/3.1.4.10/R8 @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
+  Scenario: The LookupId of another queue's message is not found in the source queue
+    Given a queue holding "one" with subqueues "retry"
+    And another queue holding "other"
+    And the client knows the lookup identifiers of the messages in the other queue
+    When the client moves "other" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking subqueue "retry" finds no message
+    And peeking the other queue returns "other"
+    And peeking the queue returns "one"
+
+  @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R6 @MS-MQRR/3.1.4.10/R19 @MS-MQRR/3.1.4.10/R20 @MS-MQRR/3.1.4.10/R21 @MS-MQRR/3.1.4.10/R22
+  Scenario: The move context of a subqueue of another queue is refused with this queue's handle
+    Given a queue holding "one" with subqueues "retry"
+    And another queue holding "other"
+    When the client moves "other" from the other queue to subqueue "retry"
+    Then the call returns STATUS_INVALID_PARAMETER
+    And peeking the other queue returns "other"
+    And peeking subqueue "retry" finds no message

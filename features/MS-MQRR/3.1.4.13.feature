@@ -212,3 +212,47 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     And the client has enlisted transaction "T1"
     When the client receives in transaction "T1" from the queue reading at most 3 body octets
     Then the first section's BaseHeader.TimeToReachQueue is 1767225600 + 7200, the absolute expiry
+
+  @MS-MQRR/3.1.4.13/R5 @MS-MQRR/3.1.4.13/R67 @MS-MQRR/3.1.4.13/R45 @MS-MQRR/3.1.4.4/R3 @MS-MQRR/3.1.4.5/R12
+  Scenario: A cursor of another queue's handle is refused, or read on its own queue, never on the handle's
+    Given a transactional queue holding "a"
+    And another transactional queue holding "x"
+    And the client has enlisted transaction "T1"
+    And the client holds a cursor on the other queue
+    And the client holds a cursor on the queue
+    When the client receives in transaction "T1" with the cursor of the other queue through the handle of the queue
+    Then the call is refused, or served at that cursor with "x"
+    And peeking the queue returns "a"
+    And where it was refused, peeking through the cursor of the other queue returns "x"
+
+  @MS-MQRR/3.1.4.13/R90 @MS-MQRR/3.1.4.13/R97 @MS-MQRR/3.1.4.13/R104 @MS-MQRR/3.1.4.13/R111 @MS-MQDMPR/3.1.7.3.3/R4 @MS-MQDMPR/3.1.7.3.3/R5 @MS-MQDMPR/3.1.7.3.3/R6
+  Scenario Outline: A receive in a transaction by the LookupId of another queue's message finds nothing in this queue
+    Given a transactional queue holding "a, b"
+    And another transactional queue holding "x"
+    And the client has enlisted transaction "T1"
+    And the client knows the lookup identifiers of the messages in the other queue
+    When the client receives in transaction "T1" with <action> at "x"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking the queue returns "a"
+    And peeking the other queue returns "x"
+
+    Examples:
+      | action                    |
+      | MQ_LOOKUP_RECEIVE_CURRENT |
+      | MQ_LOOKUP_RECEIVE_NEXT    |
+      | MQ_LOOKUP_RECEIVE_PREV    |
+
+  @MS-MQRR/3.1.4.13/R15 @MS-MQRR/3.1.4.13/R90 @MS-MQRR/3.1.4.13/R91 @MS-MQRR/3.1.4.13/R111 @MS-MQDMPR/3.1.7.1.9/R11 @MS-MQDMPR/3.1.7.1.9/R12 @MS-MQRR/3.1.4.14/R13 @MS-MQRR/3.1.4.14/R18
+  Scenario: A transactional message received by its whole lookup identifier: pSequenceId is its lower 7 bytes
+    Given a transactional queue holding transactional messages "t1, t2"
+    And the client has found the whole lookup identifier of each message of the queue
+    And the client has enlisted transaction "T1"
+    When the client receives in transaction "T1" with MQ_LOOKUP_RECEIVE_CURRENT at "t2"
+    Then the message "t2" is returned
+    And its pSequenceId is the lower 7 bytes of the lookup identifier of "t2"
+    When the client ends the transactional receive with RR_ACK
+    Then the call returns MQ_OK
+    When the client sets the acknowledgement class of "t2" to 0xC004
+    Then the call returns MQ_OK
+    When transaction "T1" is committed
+    Then peeking the queue returns "t1"

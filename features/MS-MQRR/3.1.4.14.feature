@@ -56,3 +56,12 @@ Feature: MS-MQRR 3.1.4.14 R_SetUserAcknowledgementClass (Opnum 14)
     And the client has received "one" in transaction "T1" and ended the receive with RR_ACK
     When the client sets the acknowledgement class of "one" to 0xC004 through a NULL handle
     Then the call fails
+
+  @MS-MQRR/3.1.4.14/R3 @MS-MQRR/3.1.4.14/R13 @MS-MQRR/3.1.4.14/R14
+  Scenario: The LookupId of a message received from another queue is not found through this queue's handle
+    Given a transactional queue holding "a"
+    And another transactional queue holding "x"
+    And the client has enlisted transaction "T1"
+    And the client has received "x" from the other queue as request 2 in transaction "T1"
+    When the client sets the acknowledgement class of "x" to 0xC004
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND

@@ -97,3 +97,30 @@ Feature: MS-MQRR 3.1.4.15 R_EndTransactionalReceive (Opnum 15)
     And the client has received "one" in transaction "T1"
     When the client ends the first transactional receive through a NULL handle
     Then the call fails
+
+  @MS-MQRR/3.1.4.15/R3 @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R13
+  Scenario: A transactional receive pending on another queue's handle is not ended through a handle with none
+    Given a transactional queue holding "a"
+    And another transactional queue holding "x, y"
+    And the client has enlisted transaction "T1"
+    And the client has received "x" from the other queue as request 3 in transaction "T1"
+    When the client ends transactional request 3 with RR_ACK through the handle of the queue
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    When the client ends transactional request 3 with RR_ACK through the handle of the other queue
+    Then the call returns MQ_OK
+    When transaction "T1" is committed
+    Then peeking the other queue returns "y"
+
+  @MS-MQRR/3.1.4.15/R3 @MS-MQRR/3.1.4.15/R11 @MS-MQRR/3.1.4.15/R14
+  Scenario: A transactional receive pending on another queue's handle is not ended through a handle with pending receives of its own
+    Given a transactional queue holding "a"
+    And another transactional queue holding "x, y"
+    And the client has enlisted transaction "T1"
+    And the client has received "x" from the other queue as request 3 in transaction "T1"
+    And the client has received "a" in transaction "T1"
+    When the client ends transactional request 3 with RR_ACK through the handle of the queue
+    Then the call returns MQ_ERROR_INVALID_PARAMETER
+    When the client ends transactional request 3 with RR_ACK through the handle of the other queue
+    Then the call returns MQ_OK
+    When transaction "T1" is committed
+    Then peeking the other queue returns "y"

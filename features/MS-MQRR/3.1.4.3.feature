@@ -46,3 +46,38 @@ Feature: MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3)
     Then the call returns MQ_OK
     When the client calls R_OpenQueue with RECEIVE_ACCESS and MQ_DENY_NONE
     Then the returned context handle is not NULL
+
+  @MS-MQRR/3.1.4.3/R11 @MS-MQRR/3.1.4.3/R12 @MS-MQRR/3.1.4.3/R13 @MS-MQRR/3.1.4.3/R14 @MS-MQRR/3.1.4.3/R15 @MS-MQDMPR/3.1.7.1.6/R9 @MS-MQDMPR/3.1.7.1.6/R10 @MS-MQDMPR/3.1.7.1.6/R11 @MS-MQDMPR/3.1.7.1.6/R12 @MS-MQDMPR/3.1.7.1.6/R13
+  Scenario: Closing a handle a receive waits on ends the receive, and the close returns MQ_OK
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts a receive on the queue with ulTimeout 3000 as request 5
+    And the client closes the queue while a receive waits on it
+    Then the call returns MQ_OK
+    And the returned context handle is NULL
+    And the receive started on the queue returns MQ_ERROR_OPERATION_CANCELLED, or MQ_ERROR_IO_TIMEOUT at its ulTimeout where R_CloseQueue waited for it
+    When a message "m" arrives in the queue
+    Then peeking the queue returns "m"
+
+  @MS-MQRR/3.1.4.3/R11 @MS-MQRR/3.1.4.3/R13 @MS-MQRR/3.1.4.3/R15 @MS-MQDMPR/3.1.7.1.6/R9 @MS-MQDMPR/3.1.7.1.6/R10 @MS-MQDMPR/3.1.7.1.17/R5
+  Scenario: Closing one handle ends only its own waiting receive
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts a receive on the queue with ulTimeout 10000 as request 1
+    And the client starts a receive on a second handle on the queue with ulTimeout 3000 as request 2
+    And the client closes a second handle on the queue while a receive waits on it
+    Then the call returns MQ_OK
+    And the receive started on a second handle on the queue returns MQ_ERROR_OPERATION_CANCELLED, or MQ_ERROR_IO_TIMEOUT at its ulTimeout where R_CloseQueue waited for it
+    And the receive started on the queue is still waiting
+    When a message "m" arrives in the queue
+    Then the receive started on the queue returns the message "m"
+
+  @MS-MQRR/3.1.4.3/R13 @MS-MQRR/3.1.4.3/R15 @MS-MQRR/3.1.4.9/R14 @MS-MQRR/3.1.4.9/R19
+  Scenario: Closing one handle removes its own pending requests only
+    Given a queue holding "a, b, c"
+    And the client has received "a" through the queue as request 1
+    And the client has received "b" through a second handle on the queue as request 1
+    When the client closes a second handle on the queue
+    Then the call returns MQ_OK
+    When the client ends request 1 with RR_ACK through the handle of the queue
+    Then the call returns MQ_OK

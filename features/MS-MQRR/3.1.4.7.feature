@@ -513,3 +513,74 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     And a message "m" arrives in the queue
     Then the started request 1 returns the message "m"
     And the started request 2 returns the message "m"
+
+  # ------------------------------------------------------------------ another handle's values
+
+  @MS-MQRR/3.1.4.7/R7 @MS-MQRR/3.1.4.7/R53 @MS-MQRR/3.1.4.7/R47 @MS-MQRR/3.1.4.4/R3 @MS-MQRR/3.1.4.5/R12
+  Scenario Outline: A cursor of another handle is refused, or read on its own queue, never on the handle's
+    Given a queue holding "a, b"
+    And another queue holding "x, y"
+    And the client holds a cursor on <owner>
+    And the client holds a cursor on <other>
+    When the client <verb> with the cursor of <owner> through the handle of <other>
+    Then the call is refused, or served at that cursor with "<at cursor>"
+    And peeking <other> returns "<first>"
+    And where it was refused, peeking through the cursor of <owner> returns "<at cursor>"
+
+    Examples: a cursor of another queue
+      | owner           | verb       | other           | at cursor | first |
+      | the other queue | peeks      | the queue       | x         | a     |
+      | the other queue | peeks next | the queue       | x         | a     |
+      | the other queue | receives   | the queue       | x         | a     |
+      | the queue       | receives   | the other queue | a         | x     |
+
+    Examples: a cursor of another handle on the same queue
+      | owner                        | verb       | other     | at cursor | first |
+      | a second handle on the queue | peeks      | the queue | a         | a     |
+      | a second handle on the queue | peeks next | the queue | a         | a     |
+
+  @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R81 @MS-MQRR/3.1.4.7/R86 @MS-MQRR/3.1.4.7/R91 @MS-MQRR/3.1.4.7/R97 @MS-MQRR/3.1.4.7/R103 @MS-MQRR/3.1.4.7/R109 @MS-MQDMPR/3.1.7.3.3/R4 @MS-MQDMPR/3.1.7.3.3/R5 @MS-MQDMPR/3.1.7.3.3/R6
+  Scenario Outline: The LookupId of another queue's message names no message of this queue
+    Given a queue holding "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And another queue holding "x"
+    And the client knows the lookup identifiers of the messages in the other queue
+    When a message "b" arrives in the queue
+    And the client calls R_StartReceive with <action> and the LookupId of "x"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And a peek finds the message "a"
+    And peeking the other queue returns "x"
+
+    Examples:
+      | action                    |
+      | MQ_LOOKUP_PEEK_CURRENT    |
+      | MQ_LOOKUP_PEEK_NEXT       |
+      | MQ_LOOKUP_PEEK_PREV       |
+      | MQ_LOOKUP_RECEIVE_CURRENT |
+      | MQ_LOOKUP_RECEIVE_NEXT    |
+      | MQ_LOOKUP_RECEIVE_PREV    |
+
+  # ------------------------------------------------------------------ lookup identifiers above 2^56
+
+  @MS-MQDMPR/3.1.7.1.9/R11 @MS-MQDMPR/3.1.7.1.9/R12 @MS-MQRR/3.1.4.7/R17 @MS-MQDMPR/3.1.7.3.3/R4 @MS-MQDMPR/3.1.7.3.3/R5 @MS-MQDMPR/3.1.7.3.3/R6 @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R81 @MS-MQRR/3.1.4.7/R103 @MS-MQRR/3.1.4.9/R14
+  Scenario: A transactional message's lookup identifier is above 2^56: pSequenceId is its lower 7 bytes, LookupId the whole
+    Given a transactional queue holding transactional messages "t1, t2, t3"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has found the whole lookup identifier of each message of the queue
+    Then the lookup identifier of "t2" is above 2^56, its high-order byte 0x07 - Priority
+    When the client peeks at "t2" by its lookup identifier without its high-order byte
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    When the client peeks at "t2" by its lookup identifier
+    Then the message "t2" is returned
+    And its pSequenceId is the lower 7 bytes of the lookup identifier of "t2"
+    And the pSequenceId fits in 7 bytes and is nonzero
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_NEXT and the LookupId of "t1"
+    Then the message "t2" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_PREV and the LookupId of "t3" as request 4
+    Then the message "t2" is returned
+    And its pSequenceId is the lower 7 bytes of the lookup identifier of "t2"
+    When the client calls R_EndReceive with RR_ACK for request 4
+    Then the call returns MQ_OK
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 5
+    Then the message "t1" is returned
+    And its pSequenceId is the lower 7 bytes of the lookup identifier of "t1"

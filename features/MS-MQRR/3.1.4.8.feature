@@ -93,3 +93,28 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     When the queue is deleted through SUT control
     And the client calls R_CancelReceive for request 1
     Then the call fails
+
+  @MS-MQRR/3.1.4.8/R2 @MS-MQRR/3.1.4.8/R7 @MS-MQRR/3.1.4.8/R9 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R14 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R11
+  Scenario: A receive waiting on another queue's handle is not cancelled through this one
+    Given a queue holding "a"
+    And another empty queue
+    When the client starts a receive on the other queue with ulTimeout 10000 as request 5
+    And the client cancels request 5 with the handle of the queue
+    Then the call fails
+    And the receive started on the other queue is still waiting
+    When a message "m" arrives in the other queue
+    Then the receive started on the other queue returns the message "m"
+    And peeking the queue returns "a"
+
+  @MS-MQRR/3.1.4.8/R5 @MS-MQRR/3.1.4.8/R6 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R15 @MS-MQRR/3.1.4.8/R16 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R5
+  Scenario: The same dwRequestId waiting on two queues: the cancel through one handle ends that receive only
+    Given an empty queue
+    And another empty queue
+    When the client starts a receive on the queue with ulTimeout 10000 as request 5
+    And the client starts a receive on the other queue with ulTimeout 10000 as request 5
+    And the client cancels request 5 with the handle of the other queue
+    Then the call returns MQ_OK
+    And the receive started on the other queue returns MQ_ERROR_OPERATION_CANCELLED
+    And the receive started on the queue is still waiting
+    When a message "m" arrives in the queue
+    Then the receive started on the queue returns the message "m"

@@ -108,3 +108,46 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
     When the client calls R_EndReceive with RR_NACK for request 1
     Then the call returns MQ_OK
     And a peek finds the message "first"
+
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R13
+  Scenario: A receive pending on another queue's handle is not ended through a handle with none
+    Given a queue holding "a"
+    And another queue holding "x, y"
+    And the client has received "x" from the other queue as request 3
+    When the client ends request 3 with RR_ACK through the handle of the queue
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    And peeking the other queue returns "y"
+    When the client ends request 3 with RR_NACK through the handle of the other queue
+    Then the call returns MQ_OK
+    And peeking the other queue returns "x"
+
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R11 @MS-MQRR/3.1.4.9/R14
+  Scenario: A receive pending on another queue's handle is not ended through a handle with pending receives of its own
+    Given a queue holding "a"
+    And another queue holding "x, y"
+    And the client has received "a" through the queue as request 1
+    And the client has received "x" from the other queue as request 3
+    When the client ends request 3 with RR_ACK through the handle of the queue
+    Then the call returns MQ_ERROR_INVALID_PARAMETER
+    And peeking the other queue returns "y"
+    When the client ends request 1 with RR_NACK through the handle of the queue
+    Then the call returns MQ_OK
+    And peeking the queue returns "a"
+    When the client ends request 3 with RR_ACK through the handle of the other queue
+    Then the call returns MQ_OK
+    And peeking the other queue returns "y"
+
+  @MS-MQRR/3.1.4.9/R3 @MS-MQRR/3.1.4.9/R9 @MS-MQRR/3.1.4.9/R14 @MS-MQRR/3.1.4.9/R17 @MS-MQRR/3.1.4.9/R19 @MS-MQRR/3.1.4.9/R22
+  Scenario: The same dwRequestId pending on two handles: each handle ends its own receive
+    Given a queue holding "a, b"
+    And another queue holding "x, y"
+    And the client has received "a" through the queue as request 3
+    And the client has received "x" from the other queue as request 3
+    When the client ends request 3 with RR_ACK through the handle of the other queue
+    Then the call returns MQ_OK
+    And peeking the other queue returns "y"
+    And peeking the queue returns "b"
+    When the client ends request 3 with RR_NACK through the handle of the queue
+    Then the call returns MQ_OK
+    And peeking the queue returns "a"
+    And peeking the other queue returns "y"

@@ -17,7 +17,7 @@ from mqconform.server.main import start
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 OPTIONAL = ("dead_letter_queue", "time_to_be_received", "sent_time", "time_to_reach_queue",
             "received_from", "direct", "soap_envelope", "compound_message", "soap_header",
-            "soap_body", "delivery")
+            "soap_body", "delivery", "transactional")
 
 
 def templates(url: str) -> dict[str, list[str]]:

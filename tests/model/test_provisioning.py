@@ -88,6 +88,11 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
      r"queues\[0\]\.messages\[0\]\.priority: must be between 0 and 7"),
     ({"nonsense": 1}, r"unknown key\(s\) \['nonsense'\]"),
     ({"queues": [{"path": "a", "journal": "yes"}]}, r"queues\[0\]\.journal: must be true/false"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "transactional": 1}]}]},
+     r"queues\[0\]\.messages\[0\]\.transactional: must be true/false"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "transactional": True,
+                                             "priority": 5}]}]},
+     r"queues\[0\]\.messages\[0\]\.priority: a transactional message's priority"),
 ])
 def test_errors_name_the_place(document, where):
     with pytest.raises(ProvisionError, match=where):
@@ -106,3 +111,26 @@ def test_the_same_message_sent_twice_is_two_messages_with_the_same_packet():
     other = make_message(dict(spec, direct=True), "message", "MQREF\\private$\\r")
     assert direct.destination_queue_format_name == "DIRECT=OS:MQREF\\private$\\q"
     assert other.destination_queue_format_name == "DIRECT=OS:MQREF\\private$\\r"
+
+
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.9/R11", "MS-MQDMPR/3.1.7.1.9/R12", "MS-MQDMPR/3.1.7.1.30/R6")
+def test_a_transactional_message_has_a_transaction_header_and_a_lookup_identifier_above_2_56():
+    """``transactional: true``: the message was sent in a transaction (TransactionIdentifier and
+    TransactionalMessageSequenceIdentifier set), its packet has a TransactionHeader (PR 0),
+    and Enqueue Message gives it a LookupIdentifier with high-order byte 0x07 - Priority, the
+    Priority being 3 (the packet's PR is ignored: errata transactional-message-priority)."""
+    from mqconform.model.packet import decode_packet
+
+    made = provision({"queues": [{"path": "private$\\tx", "transactional": True, "messages": [
+        {"body": "t", "transactional": True}, {"body": "plain"}]}]})
+    [queue] = made.queues.values()
+    t, plain = (p.message_reference for p in queue.message_position_list)
+    assert t.transactional_message_sequence_identifier is not None
+    assert t.first_in_transaction and t.last_in_transaction and t.priority == 3
+    header = decode_packet(t.packet).user_message.transaction_header
+    assert header is not None and header.tx_sequence_id == (1, 0)
+    assert t.lookup_identifier >> 56 == 0x04 and plain.lookup_identifier >> 56 == 0
+    assert t.lookup_identifier & ((1 << 56) - 1) < plain.lookup_identifier
+    again = make_message({"body": "t", "transactional": True}, "message", queue.pathname)
+    assert again.packet == make_message({"body": "t", "transactional": True}, "message",
+                                        queue.pathname).packet

@@ -129,6 +129,23 @@ def test_bad_requests_get_an_error_and_the_server_keeps_serving(running, method,
     assert request(running, "GET", "/queues")[0] == 200
 
 
+def test_a_transactional_message_is_sent_with_its_lookup_identifier_above_2_56(running):
+    """{"transactional": true}: a message sent in a transaction, whose lookup identifier has
+    the high-order byte 0x07 - Priority (MS-MQDMPR 3.1.7.1.9); a value that is not true/false,
+    or a priority its packet cannot carry, is one line of 400."""
+    request(running, "POST", "/queues", {"path": "private$\\tx", "transactional": True})
+    path = "/queues/private$%5Ctx/messages"
+    status, sent = request(running, "POST", path, {"body": "t", "transactional": True})
+    assert status == 201 and sent["lookup_id"] >> 56 == 0x04
+    for body, text in (({"body": "t", "transactional": "yes"},
+                        "message.transactional: must be true/false"),
+                       ({"body": "t", "transactional": True, "priority": 0},
+                        "message.priority: a transactional message's priority")):
+        status, answer = request(running, "POST", path, body)
+        assert status == 400 and answer["error"].startswith(text), answer
+        assert "\n" not in answer["error"]
+
+
 def test_a_body_that_is_not_json_is_refused(running):
     status, answer = request(running, "POST", "/queues", raw=b"{not json")
     assert status == 400 and "not JSON" in answer["error"]
