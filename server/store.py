@@ -265,6 +265,26 @@ def _kept(queue: Any) -> dict[int, Any]:
             if p.state in _KEPT}
 
 
+_AVAILABLE, _LOCKED = MessagePositionState.Available, MessagePositionState.Locked
+_RECOVERABLE = MessageDeliveryGuarantee.Recoverable
+
+
+def _split(queue: Any) -> tuple[dict[int, Any], dict[int, Any]]:
+    """The queue's kept positions of recoverable messages, and its kept express messages, by
+    LookupIdentifier (one pass: it runs for every write)."""
+    recoverable: dict[int, Any] = {}
+    express: dict[int, Any] = {}
+    for position in queue.message_position_list:
+        state = position.state
+        if state is _AVAILABLE or state is _LOCKED:
+            message = position.message_reference
+            if message.delivery_guarantee is _RECOVERABLE:
+                recoverable[message.lookup_identifier] = position
+            else:
+                express[message.lookup_identifier] = message
+    return recoverable, express
+
+
 def _lock(directory: Path) -> int:
     """An exclusive flock on the directory itself, held by the returned descriptor."""
     import fcntl
@@ -620,12 +640,7 @@ class Store:
             plist = queue.message_position_list
             if self._seen.get(path) == (id(plist), plist.version):
                 continue
-            current, express = {}, {}
-            for lookup_id, position in _kept(queue).items():
-                if _recoverable(position.message_reference):
-                    current[lookup_id] = position
-                else:
-                    express[lookup_id] = position.message_reference
+            current, express = _split(queue)
             written = self._written.get(path, {})
             added = {i: current[i] for i in current.keys() - written.keys()}
             removed = written.keys() - current.keys()
