@@ -581,3 +581,41 @@ def test_a_failing_disk_takes_back_each_refused_change_and_serves_no_refused_mes
         assert rl.available(again.rpc.address, retry) == []
     finally:
         again.stop()
+
+
+def test_a_commit_answered_as_failed_a_damaged_or_missing_commit_record_refuse_the_start(
+        tmp_path):
+    """The commit record's other refusals (server/store.py): the database holds the commit a
+    failed write was answered for (the disk failed after its frames reached it); the record's
+    two slots are both spoiled; the record is gone while the database counts commits. Each
+    refuses with one line and changes nothing; the record put back, the store starts."""
+    from mqconform.server.store import COMMITS, _record
+
+    yaml_path = tmp_path / "queues.yaml"
+    yaml_path.write_text(queues_yaml(3))
+    store = tmp_path / "store"
+    start(port=0, queues=str(yaml_path), store=str(store)).stop()
+    db = sqlite3.connect(store / "queues.sqlite3")
+    held = int(db.execute("SELECT value FROM meta WHERE key = 'commit'").fetchone()[0])
+    db.close()
+    record = (store / COMMITS).read_bytes()
+    refused = bytearray(record)
+    refused[512:512 + 36] = _record(1 << 20, held - 1, held)
+    spoiled = bytes(len(record))
+    for data, words in ((bytes(refused), f"holds commit {held}, which was answered as failed"),
+                        (spoiled, "commit record queues.commits is damaged"),
+                        (None, f"has {held} commits but its commit record")):
+        if data is None:
+            (store / COMMITS).unlink()
+        else:
+            (store / COMMITS).write_bytes(data)
+        before = digest(store)
+        with pytest.raises(ServeError, match=words):
+            start(port=0, queues=str(yaml_path), store=str(store))
+        assert digest(store) == before
+    (store / COMMITS).write_bytes(record)
+    again = start(port=0, queues=str(yaml_path), store=str(store))
+    try:
+        assert len(rl.available(again.rpc.address, QUEUE)) == 3
+    finally:
+        again.stop()
