@@ -135,13 +135,14 @@ class ControlApi:
         with self.app.lock:
             queue = create_queue_from_spec(self.env, spec, getattr(self.app, "security", None))
             if self.store is not None:
-                try:
-                    self.store.remember_queue(queue.pathname, {**spec, "messages": []})
+                try:  # the queue and the messages of the spec, in one write
+                    self.store.remember_queue(self.env, queue.pathname,
+                                              {**spec, "messages": []})
                 except StoreWriteError:
-                    # made just now: no message, no descriptor; it goes as it came
+                    # made just now, no descriptor, nothing of it stored: it goes as it came
                     delete_queue(self.env, queue, skip_directory=True)
                     raise
-            self._settle()  # the messages of the spec
+            self._settle()
             return {"path": queue.pathname}
 
     #: the QueueManager attributes POST /queue_manager sets: the configuration a queue manager

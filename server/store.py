@@ -598,10 +598,18 @@ class Store:
                 log.warning("%s", exc)
         return len(stored)
 
-    def remember_queue(self, pathname: str, spec: dict) -> None:
-        """A queue the control API created (its spec, replayed at the next start)."""
-        self._write(lambda db: db.execute("INSERT OR REPLACE INTO queues VALUES (?, ?)",
-                                          (pathname.lower(), json.dumps(spec))))
+    def remember_queue(self, env: Any, pathname: str, spec: dict) -> None:
+        """A queue the control API created (its spec, replayed at the next start), written
+        with its messages in one transaction."""
+        plan = self._plan(env)
+        statements = self._statements(plan)
+
+        def run(db: sqlite3.Connection) -> None:
+            statements(db)
+            db.execute("INSERT OR REPLACE INTO queues VALUES (?, ?)",
+                       (pathname.lower(), json.dumps(spec)))
+        self._write(run)
+        self._settled(env, plan)
 
     def forget_queue(self, queue: Any) -> None:
         """Before the queue is deleted: its spec and the messages of it and its subqueues

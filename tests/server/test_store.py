@@ -529,6 +529,14 @@ def test_a_failing_disk_takes_back_each_refused_change_and_serves_no_refused_mes
         client.close()
         status, answer = refused_send(control, "refused")
         assert status == 503 and "the disk failed" in answer["error"], answer
+        made = urllib.request.Request(f"{control.control_url}/queues", method="POST",
+                                      data=json.dumps({"path": "private$\\made"}).encode())
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(made, timeout=10)
+        assert caught.value.code == 503
+        with urllib.request.urlopen(f"{control.control_url}/queues", timeout=10) as listed:
+            assert [q["path"] for q in json.loads(listed.read())] == [
+                "MQREF\\private$\\q", "MQREF\\private$\\other"]
         session = rl.Session(r.rpc.address)
         handle = rl.open_queue(session, QUEUE)
         assert rl.body_of(session.call(rl.receive(handle, 1))) == b"p0"
