@@ -79,7 +79,10 @@ reported as ``StoreWriteError``; ``revert`` then takes the model's queues back t
 store holds: a message added since the last write is taken out again (as Transaction Abort
 takes out an enqueue, MS-MQDMPR 3.1.4.5), and one deleted, purged or moved since then is put
 back where its order key places it, Available (or Locked again when a purge left it
-PurgePending under its lock). The caller answers the call failed (server/app.py:
+PurgePending under its lock; a Time To Be Received timer that had ended starts again, as at a
+restart). Express messages are taken back with the rest: a call answered failed changed
+nothing. (A queue journal's copy of a message whose receive is taken back stays: journals
+are not kept by the store.) The caller answers the call failed (server/app.py:
 MQ_ERROR_INSUFFICIENT_RESOURCES; the control API: 507 or 503). Memory and disk agree again
 after every failed write, so a call that changes nothing kept (R_GetServerPort, peeks,
 qmmgmt reads, receives that only lock, express sends) writes nothing and is not affected.
