@@ -146,6 +146,40 @@ class MessagePositionList:
         self._count -= 1
         self.version += 1
 
+    def reinsert(self, position: Any) -> None:
+        """Link a removed entry again at the place its order key gives it, among the entries
+        linked now: a queue manager whose storage could not keep a removal takes it back
+        (server/store.py). An entry never linked is inserted as new."""
+        if position._linked:
+            return
+        if position._key is None:
+            self.insert(position)
+            return
+        key = position._key
+        after = self.start
+        node = self._first
+        while node is not None and node._key < key:
+            after = node
+            node = node.next if node.next is not self.end else None
+        position.previous = after
+        position.next = node if node is not None else self.end
+        if after is self.start:
+            self._first = position
+        else:
+            after.next = position
+        if node is None:
+            self._last = position
+            self.end.previous = position
+        else:
+            node.previous = position
+        priority = self._priority_of(position)
+        last = self._last_of_priority.get(priority)
+        if last is None or last._key < key:
+            self._last_of_priority[priority] = position
+        position._linked = True
+        self._count += 1
+        self.version += 1
+
     def last_of_priority(self, priority: int) -> Any:
         """The last entry of this priority in the list (None when it holds none)."""
         return self._last_of_priority.get(priority)

@@ -44,9 +44,10 @@ from mqconform.model.host import (
 )
 from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Environment, Pending
-from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
+from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, MQ_ERROR_INSUFFICIENT_RESOURCES
 from mqconform.server.epm import EndpointMapper
 from mqconform.server.rpc import Connection, Reply, RpcServer, Waiter
+from mqconform.server.store import StoreWriteError
 from mqconform.wire import ndr
 from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 
@@ -120,6 +121,7 @@ class ReferenceQueueManager:
             if isinstance(admitted, Refused):
                 return Reply.fault(admitted.fault)
             self._advance()
+            self._persist()  # what the timers did is not this call's to answer for
             denied = self._access_before(conn, call, ndr64)
             if denied is not None:
                 return denied
@@ -135,8 +137,9 @@ class ReferenceQueueManager:
                 reply = Reply.later(waiter)
             else:
                 reply = self._reply(conn, call, out, ndr64)
+            if not self._persist(call) and not isinstance(out, Pending):
+                reply = self._unwritten(call, ndr64)
             self._deliver()
-            self.persist(call)
         return reply
 
     def connection_lost(self, conn: Connection) -> None:
@@ -147,8 +150,8 @@ class ReferenceQueueManager:
                 if owner is conn:
                     self._waiting.pop(token, None)
             self.host.leave(self._group_of(conn), conn.id)  # MS-MQRR/3.1.6.2/R1
+            self._persist()
             self._deliver()
-            self.persist()
 
     def stop(self) -> None:
         with self.lock:
@@ -206,17 +209,63 @@ class ReferenceQueueManager:
         return Reply.stub(ndr.encode_response(call, result, ndr64))
 
     def persist(self, call: c.Call | None = None) -> None:
-        """Write what the last call changed to the store, if queues are durable, before its
-        answer goes out (server/store.py). Under the lock."""
+        """Write what the last call or request changed to the store, if queues are durable,
+        before its answer goes out (server/store.py). Under the lock. When the store cannot
+        write it (a full or failing disk), the change is taken back (``_take_back``) and
+        server.store.StoreWriteError raised: the caller answers failure."""
         if self.store is None:
             return
         with self.lock:
             rewrite = None
             if isinstance(call, c.R_SetUserAcknowledgementClass) and call.phContext:
                 desc = self.remote_read.descriptor(call.phContext)
-                if desc is not None:  # the call changed an attribute of one message
+                if desc is not None:  # the call may change an attribute of one message
                     rewrite = (desc.queue_reference.pathname, call.LookupId)
-            self.store.sync(self.env, rewrite)
+            try:
+                self.store.sync(self.env, rewrite)
+            except StoreWriteError as exc:
+                log.warning("%s", exc)
+                self._take_back()
+                raise
+
+    def _persist(self, call: c.Call | None = None) -> bool:
+        """``persist``: False when the change could not be written and was taken back."""
+        try:
+            self.persist(call)
+        except StoreWriteError:
+            return False
+        return True
+
+    def _take_back(self) -> None:
+        """After a failed write: the queues as the store holds them (server/store.py
+        ``revert``). A waiting receive or peek the change had served, and whose answer is
+        not sent yet, was given a message the store does not hold: it runs again under the
+        same token (it waits again, or is served by what the queue holds); the other
+        completed waits are answered as usual."""
+        done = self.host.completions()
+        taken_out = self.store.revert(self.env)
+        answer = []
+        for token, outcome in done:
+            entry = self._waiting.get(token)
+            result = outcome.result
+            if (entry is not None and taken_out and not result.raised and result.status == 0
+                    and getattr(result, "pSequenceId", None) in taken_out):
+                _, call, conn, _ = entry
+                outcome = self.host.run(self._group_of(conn), call, token)
+                if isinstance(outcome, Pending):
+                    continue  # waits again; its waiter stays
+            answer.append((token, outcome))
+        self._deliver(answer)
+
+    def _unwritten(self, call: c.Call, ndr64: bool) -> Reply:
+        """The answer of a call whose change the store could not write (a full or failing
+        disk): MQ_ERROR_INSUFFICIENT_RESOURCES (MS-MQMQ 2.4: not enough resources to perform
+        the operation; MSMQ's own answer when it cannot store a message for lack of disk
+        space), as a fault for a method that returns nothing."""
+        if type(call) in c.VOID_METHODS:
+            return Reply.fault(MQ_ERROR_INSUFFICIENT_RESOURCES)
+        result = c.RESULTS[type(call)](status=MQ_ERROR_INSUFFICIENT_RESOURCES)
+        return Reply.stub(ndr.encode_response(call, result, ndr64))
 
     # ------------------------------------------------------------------ helpers
     def now_ms(self) -> int:
@@ -238,9 +287,10 @@ class ReferenceQueueManager:
             return Reply.fault(result.status or 0x80004005)
         return Reply.stub(ndr.encode_response(call, result, ndr64))
 
-    def _deliver(self) -> None:
-        """Answer the waiting calls the model has completed."""
-        for token, outcome in self.host.completions():
+    def _deliver(self, done: list[tuple[Any, Outcome]] | None = None) -> None:
+        """Answer the waiting calls the model has completed (``done``: those already taken
+        from the host)."""
+        for token, outcome in (done if done is not None else []) + self.host.completions():
             entry = self._waiting.pop(token, None)
             if entry is None:
                 continue  # the caller is gone (rundown or orphaned)
@@ -259,18 +309,18 @@ class ReferenceQueueManager:
             if self._waiting.pop(token, None) is None:
                 return
             self.host.abandon(token)
+            self._persist()
             self._deliver()
-            self.persist()
 
     def _timer_loop(self) -> None:
         with self.lock:
             while not self._stopping:
                 self._advance()
-                self._deliver()
                 try:
-                    self.persist()
-                except Exception:  # the next call's sync writes it, or fails that call
+                    self._persist()
+                except Exception:  # a bug in writing must not stop the timers
                     log.exception("writing the store after a timer failed")
+                self._deliver()
                 deadline = self.host.next_deadline()
                 wait = 1.0 if deadline is None else max(0.0, (deadline - self.now_ms()) / 1000)
                 self._wake.wait(timeout=min(wait, 1.0) + 0.001)

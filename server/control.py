@@ -32,8 +32,11 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
     POST   /reset                           delete every queue the control API or the
                                             provisioning document created
 
-``<path>`` is URL-encoded. Every request runs under the queue manager's lock, like an RPC call.
-Errors answer 400 (bad request) or 404 (no such queue) with {"error": "..."}.
+``<path>`` is URL-encoded. Every request runs under the queue manager's lock, like an RPC call,
+and a request that changes what the store keeps (``--store``) is written before it is answered.
+Errors answer 400 (bad request) or 404 (no such queue) with {"error": "..."}; a change the
+store could not write answers 507 (the disk is full) or 503 (the disk failed), with an error
+naming the disk, and nothing of it was kept: a message it refused is never delivered.
 """
 
 from __future__ import annotations
@@ -41,12 +44,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
 from mqconform.model.adm import (
+    MessageDeliveryGuarantee,
     MessagePositionState,
     OutgoingQueue,
     OutgoingQueueState,
@@ -56,13 +61,19 @@ from mqconform.model.adm import (
 from mqconform.model.formats import FormatNameError, parse_format_name
 from mqconform.model.higher_layer import transaction_abort, transaction_commit
 from mqconform.model.message_ops import enqueue_message
-from mqconform.model.queue_management import close_queue, delete_queue, open_queue
+from mqconform.model.queue_management import (
+    close_queue,
+    create_transaction,
+    delete_queue,
+    open_queue,
+)
 from mqconform.server.provision import (
     ProvisionError,
     arrival_time,
     create_queue_from_spec,
     make_message,
 )
+from mqconform.server.store import StoreWriteError
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
@@ -85,6 +96,14 @@ class ControlApi:
     @property
     def env(self):
         return self.app.env
+
+    def _settle(self) -> None:
+        """Under the lock, after a change: the store writes it (a StoreWriteError after the
+        server took it back), then the waiting receives it served are answered."""
+        persist = getattr(self.app, "persist", None)  # a server with durable queues
+        if persist is not None:
+            persist()
+        self.app._deliver()
 
     def _queue(self, path: str):
         qm = self.env.local_queue_manager
@@ -117,7 +136,14 @@ class ControlApi:
         with self.app.lock:
             queue = create_queue_from_spec(self.env, spec, getattr(self.app, "security", None))
             if self.store is not None:
-                self.store.remember_queue(queue.pathname, {**spec, "messages": []})
+                try:  # the queue and the messages of the spec, in one write
+                    self.store.remember_queue(self.env, queue.pathname,
+                                              {**spec, "messages": []})
+                except StoreWriteError:
+                    # made just now, no descriptor, nothing of it stored: it goes as it came
+                    delete_queue(self.env, queue, skip_directory=True)
+                    raise
+            self._settle()
             return {"path": queue.pathname}
 
     #: the QueueManager attributes POST /queue_manager sets: the configuration a queue manager
@@ -153,9 +179,10 @@ class ControlApi:
     def delete_queue(self, path: str) -> dict:
         with self.app.lock:
             queue = self._queue(path)
+            if self.store is not None:  # the store first: a refused write deletes nothing
+                self.store.forget_queue(queue)
             status = delete_queue(self.env, queue, skip_directory=True)
-            if self.store is not None:
-                self.store.forget_queue(queue.pathname)
+            self._settle()
             return {"status": int(getattr(status, "value", status) or 0)
                     if isinstance(status, int) else str(status)}
 
@@ -164,16 +191,41 @@ class ControlApi:
             queue = self._queue(path)
             message = make_message(spec, "message", queue.pathname, self.env.choices)
             message.arrival_time = (self._arrival_time or arrival_time)()
+            if (self.store is not None
+                    and message.delivery_guarantee is MessageDeliveryGuarantee.Recoverable):
+                return self._send_kept(queue, message)
             status = enqueue_message(self.env, queue, message)
             if status != 0:
                 raise ProvisionError(f"message: Enqueue Message refused it (rStatus {status})")
-            self.app._deliver()  # a waiting receive may have taken it
+            self._settle()  # a waiting receive may have taken it
             return {"lookup_id": message.lookup_identifier}
+
+    def _send_kept(self, queue: Any, message: Any) -> dict:
+        """A recoverable message on a durable server is on disk before any reader can have
+        it: Enqueue Message in a transaction of the queue manager's own puts it in the queue
+        Locked (MS-MQDMPR 3.1.7.1.9), the store writes it, and Transaction Commit makes it
+        Available (3.1.4.4), serving a waiting receive. When the store cannot write it, the
+        server takes it out again, as Transaction Abort would (3.1.4.5), and the send is
+        answered failed."""
+        identifier = uuid.uuid4().bytes
+        transaction = create_transaction(self.env, identifier)
+        status = enqueue_message(self.env, queue, message, transaction=transaction)
+        if status != 0:
+            transaction_abort(self.env, identifier)
+            raise ProvisionError(f"message: Enqueue Message refused it (rStatus {status})")
+        try:
+            self.app.persist()
+        except BaseException:  # not written (a StoreWriteError has taken it out already)
+            transaction_abort(self.env, identifier)
+            raise
+        transaction_commit(self.env, identifier)
+        self._settle()
+        return {"lookup_id": message.lookup_identifier}
 
     def end_transaction(self, identifier: bytes, commit: bool) -> dict:
         with self.app.lock:
             status = (transaction_commit if commit else transaction_abort)(self.env, identifier)
-            self.app._deliver()
+            self._settle()
             return {"status": status}
 
     def open_outgoing(self, spec: dict) -> dict:
@@ -241,15 +293,15 @@ class ControlApi:
         with self.app.lock:
             qm = self.env.local_queue_manager
             deleted = 0
+            if self.store is not None:  # the store first: a refused write deletes nothing
+                self.store.forget_all()
             for q in [q for q in qm.queue_collection if q.pathname]:
                 delete_queue(self.env, q, skip_directory=True)
-                if self.store is not None:
-                    self.store.forget_queue(q.pathname)
                 if q in qm.queue_collection:
                     qm.queue_collection.remove(q)
                 deleted += 1
             qm.transaction_collection.clear()
-            self.app._deliver()
+            self._settle()
             return {"deleted": deleted}
 
 
@@ -285,11 +337,8 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
             return data
 
         def _done(self, status: int, payload: Any) -> None:
-            """The answer to a request that changed the queue manager, sent once the store
-            (if any) holds the change."""
-            persist = getattr(api.app, "persist", None)  # a server with durable queues
-            if persist is not None:
-                persist()
+            """The answer to a request that changed the queue manager: the request wrote its
+            change to the store (if any) under the lock (ControlApi._settle)."""
             self._send(status, payload)
 
         def _route(self, method: str) -> None:
@@ -322,6 +371,8 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                 if method == "POST" and parts == ["reset"]:
                     return self._done(200, api.reset())
                 return self._send(404, {"error": f"no route {method} /{'/'.join(parts)}"})
+            except StoreWriteError as exc:  # nothing of the request was kept
+                return self._send(507 if exc.full else 503, {"error": str(exc)})
             except LookupError as exc:
                 return self._send(404, {"error": str(exc).strip("'\"")})
             except (ProvisionError, ValueError) as exc:

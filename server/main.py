@@ -87,6 +87,8 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port,
                                   security=security)
     except OSError as exc:
+        if durable is not None:
+            durable.close()
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     handler.store = durable
     if faults is not None:
@@ -99,6 +101,8 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
         except OSError as exc:
             rpc.stop()
             handler.stop()
+            if durable is not None:
+                durable.close()
             raise ServeError(f"cannot listen on {control_host}:{control_port} for the control API: "
                              f"{exc.strerror or exc}") from None
     return Running(handler, rpc, epm, control, durable)

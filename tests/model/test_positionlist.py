@@ -113,3 +113,26 @@ def test_order_holds_under_any_inserts_and_removals(ops):
         back.append(node)
         node = lst.previous_of(node)
     assert back[::-1] == got
+
+
+@given(st.lists(st.integers(0, 7), min_size=1, max_size=30), st.data())
+def test_removed_entries_linked_again_take_back_their_places(priorities, data):
+    """reinsert (a change a store could not keep, taken back): removed entries linked again,
+    in any order, give the list it was, and later inserts still go where the order puts
+    them."""
+    lst, items = _fill(priorities)
+    before = list(lst)
+    removed = data.draw(st.lists(st.sampled_from(items), unique=True))
+    for item in removed:
+        lst.remove(item)
+    for item in data.draw(st.permutations(removed)):
+        lst.reinsert(item)
+    assert list(lst) == before and len(lst) == len(before)
+    assert [lst.previous_of(i) for i in before] == [lst.start] + before[:-1]
+    for p in set(priorities):
+        assert lst.last_of_priority(p) is [i for i in before
+                                           if i.message_reference.priority == p][-1]
+    late = Pos(Msg(data.draw(st.integers(0, 7))))
+    lst.insert(late)
+    keys = [i._key for i in lst]
+    assert keys == sorted(keys) and late in list(lst)
