@@ -38,7 +38,9 @@ def templates(url: str) -> dict[str, list[str]]:
         "commit_transaction": [*script, "commit_transaction", "{transaction}"],
         "abort_transaction": [*script, "abort_transaction", "{transaction}"],
         "set_cleanup_timer": [*script, "set_cleanup_timer", "{ms}"],
-        "open_outgoing": [*script, "open_outgoing", "{format_name}", "{state}"],
+        "open_outgoing": [*script, "open_outgoing", "{format_name}", "{state}", "{spec}"],
+        "set_incoming_transactional_transfer_info": [
+            *script, "set_incoming_transactional_transfer_info", "{path}", "{entries}"],
         "configure_queue_manager": [*script, "configure_queue_manager", "{settings}"],
     }
 
