@@ -776,10 +776,11 @@ def queue_property_typed(mq, mgmt, label, name, vt, value):
     mq.assert_that(got.vt == want_vt, f"{name} of queue {label!r} has the VARTYPE "
                                       f"0x{got.vt:04X}, the documents give {vt} "
                                       f"(0x{want_vt:04X})", "MS-MQMR/3.1.4.1/R7")
+    if (want_vt == VT_NULL) != (value is None):
+        raise AssertionError(f"the scenario gives {name} a VT_NULL with a value, or another "
+                             f"VARTYPE without one")
     if want_vt == VT_NULL:
         return
-    if value is None:
-        raise AssertionError(f"the scenario gives no value of {name}")
     want = _written(want_vt, value, name)
     mq.assert_that(_plain(got.vt, got.value) == want,
                    f"{name} of queue {label!r} is {_shown(_plain(got.vt, got.value))}, the "
@@ -801,15 +802,16 @@ def queue_property_vectors(mq, mgmt, label, name, datatable):
                    "MS-MQMR/3.1.4.1/R7")
     items, rows = list(got.value or []), _rows(datatable)
     mq.assert_that(len(items) >= len(rows), f"{name} of queue {label!r} holds {len(items)} "
-                                            f"items; the documents give {len(rows)} or more",
-                   QUEUE_VALUE_IDS)
+                                            f"items, fewer than the {len(rows)} the documents "
+                                            f"give first", QUEUE_VALUE_IDS)
     for index, (item, row) in enumerate(zip(items, rows, strict=False)):
         what = f"{name} of queue {label!r}, item {index} ({row['item']})"
         want_vt = VT_VECTOR | _vartype(row["vector of"])
         vt = item.vt if isinstance(item, c.PropVariant) else None
-        mq.assert_that(vt == want_vt, f"{what}: the VARTYPE {vt!r}, the documents give "
-                                      f"VT_VECTOR | {row['vector of']} (0x{want_vt:04X})",
-                       "MS-MQMR/3.1.4.1/R7")
+        mq.assert_that(vt == want_vt, f"{what}: the VARTYPE "
+                                      f"{'none' if vt is None else f'0x{vt:04X}'}, the "
+                                      f"documents give VT_VECTOR | {row['vector of']} "
+                                      f"(0x{want_vt:04X})", "MS-MQMR/3.1.4.1/R7")
         want = _written(want_vt, row["entries"], what)
         mq.assert_that(_plain(item.vt, item.value) == want,
                        f"{what}: {_shown(_plain(item.vt, item.value))}, the documents give "
