@@ -57,8 +57,9 @@ The transfer state is given by the ADM attributes' names in snake case (EodLastA
 * ``next_hops``: a list of addresses (MS-MQMQ 2.1);
 * ``entries`` of an incoming queue: a list of {"format_name" (a format name, MS-MQMQ 2.1),
   "sender_identifier" (a GUID), "sequence_identifier" ({"ordinal", "time_stamp"}: 32-bit
-  unsigned each, TxSequenceId of MS-MQMQ 2.2.18.1.2; null for none), "sequence_number",
-  "reject_count" (32-bit unsigned), "last_access_time" (32-bit signed)}.
+  unsigned each, TxSequenceId of MS-MQMQ 2.2.18.1.2; every transactional message has one, so
+  it is never null), "sequence_number", "reject_count" (32-bit unsigned), "last_access_time"
+  (32-bit signed)}.
 
 A key outside these, or a value outside its range, is refused with a one-line error naming the
 key (``outgoing.outgoing_transfer_info.eod_last_ack.seq_no: ...``), before anything changes.
@@ -218,7 +219,10 @@ def connection_history(value: Any, where: str) -> list[ConnectionHistoryEntry]:
 def incoming_transactional_transfer_info(value: Any, where: str
                                          ) -> list[IncomingTransactionalTransferInfo]:
     """IncomingTransactionalTransferInfo elements (MS-MQDMPR 3.1.1.5) from INCOMING_KEYS
-    (omitted: the empty format name, GUID_NULL, no sequence identifier, 0)."""
+    (omitted: the empty format name, GUID_NULL, 0). SequenceIdentifier is the
+    TransactionalMessageSequenceIdentifier of the last message the remote queue manager sent,
+    a transactional one, which always has one (MS-MQDMPR 3.1.1.12): an object, never null
+    (omitted: Ordinal and TimeStamp 0)."""
     entries = []
     for i, item in enumerate(_list(value, where)):
         at = f"{where}[{i}]"
@@ -236,12 +240,11 @@ def incoming_transactional_transfer_info(value: Any, where: str
                 entry.sender_identifier = uuid.UUID(spec["sender_identifier"])
             except (TypeError, ValueError, AttributeError):
                 raise ProvisionError(f"{at}.sender_identifier: a GUID") from None
-        if spec.get("sequence_identifier") is not None:
-            sequence = _object(spec["sequence_identifier"], f"{at}.sequence_identifier",
-                               TX_SEQUENCE_ID_KEYS)
-            entry.sequence_identifier = TxSequenceId(**{
-                key: _integer(sequence.get(key, 0), f"{at}.sequence_identifier.{key}", U32)
-                for key in TX_SEQUENCE_ID_KEYS})
+        sequence = _object(spec.get("sequence_identifier", {}), f"{at}.sequence_identifier",
+                           TX_SEQUENCE_ID_KEYS)
+        entry.sequence_identifier = TxSequenceId(**{
+            key: _integer(sequence.get(key, 0), f"{at}.sequence_identifier.{key}", U32)
+            for key in TX_SEQUENCE_ID_KEYS})
         entry.sequence_number = _integer(spec.get("sequence_number", 0),
                                          f"{at}.sequence_number", U32)
         entry.last_access_time = _integer(spec.get("last_access_time", 0),

@@ -311,18 +311,19 @@ def test_a_queue_has_the_incoming_transactional_transfers_the_control_api_gives_
          "sequence_number": 12, "last_access_time": 1_700_000_000, "reject_count": 2},
         {"format_name": "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427",
          "sequence_identifier": {"ordinal": 0xFFFFFFFF, "time_stamp": 0xFFFFFFFF},
-         "sequence_number": 0xFFFFFFFF, "last_access_time": -5}]})
-    assert (status, answer) == (200, {"path": "MQREF\\private$\\in", "entries": 2})
+         "sequence_number": 0xFFFFFFFF, "last_access_time": -5},
+        {}]})
+    assert (status, answer) == (200, {"path": "MQREF\\private$\\in", "entries": 3})
     [value] = queue_info(running, "DIRECT=OS:MQREF\\private$\\in",
                          (mqmr.PROPID_MGMT_QUEUE_EOD_SOURCE_INFO,))
     assert value == PV(mqmr.VT_VECTOR | mqmr.VT_VARIANT, [
         PV(mqmr.VT_VECTOR | mqmr.VT_LPWSTR, ["DIRECT=TCP:192.0.2.10\\private$\\in",
-                                             "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427"]),
-        PV(mqmr.VT_VECTOR | mqmr.VT_CLSID, [uuid.UUID(SENDER), uuid.UUID(int=0)]),
-        PV(mqmr.VT_VECTOR | mqmr.VT_UI8, [0x6500000000000007, 0xFFFFFFFFFFFFFFFF]),
-        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [12, 0xFFFFFFFF]),
-        PV(mqmr.VT_VECTOR | mqmr.VT_I4, [1_700_000_000, -5]),
-        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [2, 0])])
+                                             "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427", ""]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_CLSID, [uuid.UUID(SENDER)] + [uuid.UUID(int=0)] * 2),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI8, [0x6500000000000007, 0xFFFFFFFFFFFFFFFF, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [12, 0xFFFFFFFF, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_I4, [1_700_000_000, -5, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [2, 0, 0])])
     assert request(running, "POST", path, {"entries": []}) == (
         200, {"path": "MQREF\\private$\\in", "entries": 0})
     [value] = queue_info(running, "DIRECT=OS:MQREF\\private$\\in",
@@ -400,6 +401,8 @@ INCOMING_REFUSED = [
      "incoming_transactional_transfer_info.entries[1].sender_identifier: a GUID"),
     ({"entries": [{"sender_identifier": 5}]},
      "incoming_transactional_transfer_info.entries[0].sender_identifier: a GUID"),
+    ({"entries": [{"sequence_identifier": None}]},
+     "incoming_transactional_transfer_info.entries[0].sequence_identifier: a JSON object"),
     ({"entries": [{"sequence_identifier": {"ordinal": -1}}]},
      "incoming_transactional_transfer_info.entries[0].sequence_identifier.ordinal: an integer "
      "from 0 to 4294967295"),
