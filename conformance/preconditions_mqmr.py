@@ -7,7 +7,11 @@ inconclusive, never passed).
 
 * an outgoing queue (MS-MQDMPR 3.1.1.3): it exists only after something opened a remote format
   name for send, which neither RemoteRead nor qmmgmt can do; optionally in a given
-  OutgoingQueue.State, which on a real queue manager the transfer protocol sets;
+  OutgoingQueue.State, with NextHops, an OutgoingTransferInfo (the EOD sequence data of
+  MS-MQDMPR 3.1.1.4) and a ConnectionHistory, which on a real queue manager the transfer
+  protocol sets;
+* a queue's IncomingTransactionalTransferInfoCollection (MS-MQDMPR 3.1.1.5), which the
+  transactional transfer of messages from remote queue managers leaves;
 * a queue with subqueues (a provisioning document's ``subqueues``);
 * a connector queue (QueueType Connector, MS-MQDMPR 3.1.1.2), which only a connector server's
   installation makes;
@@ -38,19 +42,32 @@ def remote_format_name(mq) -> str:
            f"-r{sources.count('remote')}"
 
 
-def outgoing_queue(mq, format_name: str | None = None, state: str | None = None
-                   ) -> tuple[str, QueueFormat]:
+def outgoing_queue(mq, format_name: str | None = None, state: str | None = None,
+                   **transfer) -> tuple[str, QueueFormat]:
     """An outgoing queue for ``format_name`` (a fresh remote queue when None) on the target
-    and on the oracle, in ``state`` if given. Returns the format name and its QUEUE_FORMAT."""
+    and on the oracle, in ``state`` if given, with the transfer state given (``next_hops``,
+    ``outgoing_transfer_info``, ``connection_history``: conformance/sut.py TRANSFER_KEYS).
+    Returns the format name and its QUEUE_FORMAT."""
     if state is not None and state not in OUTGOING_STATES:
         raise ValueError(f"{state!r} is not an OutgoingQueue.State")
     name = format_name or remote_format_name(mq)
     opener = getattr(mq.sut, "open_outgoing", None)
     if opener is None:
         raise Inconclusive(f"sut_control {mq.sut.kind}: cannot make an outgoing queue")
-    opener(name, state)
-    mq.suite.oracle_sut.open_outgoing(name, state)
+    opener(name, state, **transfer)
+    mq.suite.oracle_sut.open_outgoing(name, state, **transfer)
     return name, queue_format(name)
+
+
+def incoming_transfers(mq, path: str, entries: list[dict]) -> None:
+    """The IncomingTransactionalTransferInfoCollection of the queue at ``path`` on the target
+    and on the oracle: these entries (the control API's objects, server/control.py)."""
+    setter = getattr(mq.sut, "set_incoming_transactional_transfer_info", None)
+    if setter is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot set a queue's incoming "
+                           f"transactional transfer information")
+    setter(path, entries)
+    mq.suite.oracle_sut.set_incoming_transactional_transfer_info(path, entries)
 
 
 def queue_with_subqueues(mq, subqueues: list[str], messages: list[bytes] = ()
@@ -101,4 +118,5 @@ def configure_queue_manager(mq, cleanups: list, **attributes) -> None:
 
 
 __all__ = ["OUTGOING_STATES", "REMOTE_COMPUTER", "configure_queue_manager", "connector_queue",
-           "outgoing_queue", "queue_format", "queue_with_subqueues", "remote_format_name"]
+           "incoming_transfers", "outgoing_queue", "queue_format", "queue_with_subqueues",
+           "remote_format_name"]

@@ -14,6 +14,13 @@ end a transaction (``end_transaction``: Transaction
 Commit or Abort, MS-MQDMPR 3.1.4.4/3.1.4.5) and set the Pending Request Cleanup Timer
 (``set_cleanup_timer``, MS-MQRR 3.1.2.2: its duration is implementation-dependent).
 
+The state a transfer protocol keeps, which no RemoteRead or qmmgmt call sets, is provisioned
+as the ADM names it: an outgoing queue's State, NextHops, OutgoingTransferInfo (the EOD
+sequence data) and ConnectionHistory (``open_outgoing``, MS-MQDMPR 3.1.1.3 and 3.1.1.4), and a
+local queue's IncomingTransactionalTransferInfoCollection
+(``set_incoming_transactional_transfer_info``, MS-MQDMPR 3.1.1.5). Their values are JSON as the
+control API takes them (server/control.py: ADM attribute names in snake case).
+
 An action that cannot be carried out raises ``Inconclusive``: the case is reported as
 inconclusive, never passed.
 """
@@ -32,7 +39,25 @@ from mqconform.model.provisioning import MESSAGE_KEYS, ProvisionError
 
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
            "commit_transaction", "abort_transaction", "set_cleanup_timer", "open_outgoing",
-           "configure_queue_manager", "create_queue_from")
+           "configure_queue_manager", "create_queue_from",
+           "set_incoming_transactional_transfer_info")
+#: what open_outgoing may set besides the State: OutgoingQueue.NextHops,
+#: .OutgoingTransferInfoReference and .ConnectionHistory (MS-MQDMPR 3.1.1.3), as the keys of
+#: the control API's POST /outgoing
+TRANSFER_KEYS = ("next_hops", "outgoing_transfer_info", "connection_history")
+
+
+def outgoing_spec(format_name: str, state: str | None = None, **transfer: Any) -> dict:
+    """The control API's POST /outgoing document: the format name, the State if given, and
+    the TRANSFER_KEYS given (None: not set)."""
+    unknown = set(transfer) - set(TRANSFER_KEYS)
+    if unknown:
+        raise TypeError(f"open_outgoing: unknown key(s) {sorted(unknown)}")
+    spec: dict[str, Any] = {"format_name": format_name}
+    if state is not None:
+        spec["state"] = state
+    spec.update({k: v for k, v in transfer.items() if v is not None})
+    return spec
 
 
 class Inconclusive(Exception):
@@ -61,11 +86,25 @@ class SutControl:
     def reset(self) -> None:
         raise Inconclusive(f"sut_control {self.kind}: cannot reset")
 
-    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
+    def open_outgoing(self, format_name: str, state: str | None = None,
+                      **transfer: Any) -> None:
         """An outgoing queue for a remote format name (what an application that opens it for
-        send leaves), optionally in an OutgoingQueue.State (MS-MQDMPR 3.1.1.3) by name."""
+        send leaves), optionally in an OutgoingQueue.State (MS-MQDMPR 3.1.1.3) by name, and
+        with what its transfer protocol would have set (``transfer``, TRANSFER_KEYS:
+        ``next_hops``, a list of addresses; ``outgoing_transfer_info``, an object of
+        OutgoingTransferInfo attributes, MS-MQDMPR 3.1.1.4; ``connection_history``, a list of
+        ConnectionHistory entries)."""
         raise Inconclusive(f"sut_control {self.kind}: cannot make an outgoing queue for "
                            f"{format_name}")
+
+    def set_incoming_transactional_transfer_info(self, path: str, entries: list[dict]
+                                                 ) -> None:
+        """Set the IncomingTransactionalTransferInfoCollection of the queue at ``path``
+        (MS-MQDMPR 3.1.1.2, 3.1.1.5): one object per remote queue manager that sent
+        transactional messages to it (format_name, sender_identifier, sequence_identifier,
+        sequence_number, last_access_time, reject_count)."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot set the incoming transactional "
+                           f"transfer information of {path}")
 
     def configure_queue_manager(self, spec: dict) -> dict:
         """Set QueueManager configuration attributes (MS-MQDMPR 3.1.1.1: directory_integrated,
@@ -221,14 +260,29 @@ class ReferenceControl(SutControl):
         name = out.get("choices") if isinstance(out, dict) else None
         return name if isinstance(name, str) else None
 
-    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
-        spec = {"format_name": format_name}
-        if state is not None:
-            spec["state"] = state
+    def open_outgoing(self, format_name: str, state: str | None = None,
+                      **transfer: Any) -> None:
+        """``POST /outgoing``; a control API that refuses a key (one without the transfer
+        keys) makes the case inconclusive."""
+        spec = outgoing_spec(format_name, state, **transfer)
         if self.api is not None:
             self._do("open_outgoing", spec)
         else:
             self._http("POST", "/outgoing", spec)
+
+    def set_incoming_transactional_transfer_info(self, path: str, entries: list[dict]
+                                                 ) -> None:
+        """``POST /queues/<path>/incoming_transactional_transfer_info``; an in-process control
+        without the operation cannot (Inconclusive), nor can a control API without the route
+        (its 404)."""
+        spec = {"entries": list(entries)}
+        if self.api is not None:
+            if not hasattr(self.api, "set_incoming_transactional_transfer_info"):
+                return super().set_incoming_transactional_transfer_info(path, entries)
+            self._do("set_incoming_transactional_transfer_info", path, spec)
+        else:
+            self._http("POST", f"/queues/{quote(path, safe='')}/"
+                       f"incoming_transactional_transfer_info", spec)
 
     def configure_queue_manager(self, spec: dict) -> dict:
         if self.api is not None:
@@ -256,25 +310,28 @@ def _compact(value: dict) -> str:
 
 
 class CommandControl(SutControl):
-    """Command templates per action: an argument list (run as it is, no shell; each
-    placeholder's value is put into its argument unquoted) or a shell line (run by /bin/sh;
-    values quoted with shlex.quote). Placeholders: {path} (queue path name), {name} (the queue
-    name without ``private$\\``), {transactional} (true/false), {journal} (true/false: the
-    queue's Journaling) for create_queue, {body} (text), {body_hex},
-    {label}, {priority}, and the optional message keys (OPTIONAL_MESSAGE_KEYS: an empty text
-    when the message does not set one); {subqueue} for create_subqueue; {transaction} (the
-    XACTUOW in hex) for commit_transaction and abort_transaction; {ms} for set_cleanup_timer,
-    whose command prints the previous duration in milliseconds (the suite restores it after
-    the case); {format_name} and {state} (an OutgoingQueue.State name, empty for none) for
-    open_outgoing; {settings} (a JSON object of QueueManager attributes) for
-    configure_queue_manager, whose command prints the previous values as a JSON object on its
-    last line (the suite sets them back after the case); {spec} (the JSON queue entry of the
-    control API's POST /queues: path, queue_type, subqueues, access, ...) and {path}, {name}
-    for create_queue_from, which makes the queues create_queue cannot (a connector queue, a
-    queue with an access list). Without a create_subqueue template, subqueues are taken to
-    exist implicitly (as Windows MSMQ creates them on first use). A journaled queue needs a
-    create_queue template that takes {journal}, or else create_queue_from; with neither the
-    case is inconclusive.
+    """Command templates per action: an argument list (run as it is, no shell; each placeholder's
+    value is put into its argument unquoted) or a shell line (run by /bin/sh; values quoted with
+    shlex.quote). Placeholders: {path} (queue path name), {name} (the queue name without
+    ``private$\\``), {transactional} (true/false), {journal} (true/false: the queue's Journaling)
+    for create_queue, {body} (text), {body_hex}, {label}, {priority}, and the optional message keys
+    (OPTIONAL_MESSAGE_KEYS: an empty text when the message does not set one); {subqueue} for
+    create_subqueue; {transaction} (the XACTUOW in hex) for commit_transaction and
+    abort_transaction; {ms} for set_cleanup_timer, whose command prints the previous duration in
+    milliseconds (the suite restores it after the case); {format_name}, {state} (an
+    OutgoingQueue.State name, empty for none) and {spec} (the JSON document of the control API's
+    POST /outgoing: format_name, state, next_hops, outgoing_transfer_info, connection_history) for
+    open_outgoing; {path}, {name} and {entries} (a JSON array of IncomingTransactionalTransferInfo
+    objects) for set_incoming_transactional_transfer_info; {settings} (a JSON object of QueueManager
+    attributes) for configure_queue_manager, whose command prints the previous values as a JSON
+    object on its last line (the suite sets them back after the case); {spec} (the JSON queue entry
+    of the control API's POST /queues: path, queue_type, subqueues, access, ...) and {path}, {name}
+    for create_queue_from, which makes the queues create_queue cannot (a connector queue, a queue
+    with an access list). Without a create_subqueue template, subqueues are taken to exist
+    implicitly (as Windows MSMQ creates them on first use). A journaled queue needs a create_queue
+    template that takes {journal}, or else create_queue_from; with neither the case is inconclusive.
+    So is an outgoing queue with NextHops, an OutgoingTransferInfo or a ConnectionHistory whose
+    open_outgoing template takes no {spec}: nothing is run.
 
     A case never runs on a message the template could not express: a message that sets a key
     (or a label or priority other than the defaults) its template does not take is not sent,
@@ -384,8 +441,26 @@ class CommandControl(SutControl):
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))
 
-    def open_outgoing(self, format_name: str, state: str | None = None) -> None:
-        self.run("open_outgoing", format_name=format_name, state=state or "")
+    def open_outgoing(self, format_name: str, state: str | None = None,
+                      **transfer: Any) -> None:
+        """A template that takes no {spec} can make only a queue in a State: one that must
+        also have NextHops, an OutgoingTransferInfo or a ConnectionHistory is not made
+        (Inconclusive), as a queue without them would be another queue than the case relies
+        on."""
+        spec = outgoing_spec(format_name, state, **transfer)
+        given = sorted(set(spec) & set(TRANSFER_KEYS))
+        if given and "{spec}" not in self._text("open_outgoing"):
+            raise Inconclusive(f"sut_control command: the open_outgoing template takes no "
+                               f"{{spec}}, which an outgoing queue with {', '.join(given)} "
+                               f"needs")
+        self.run("open_outgoing", format_name=format_name, state=state or "",
+                 spec=_compact(spec))
+
+    def set_incoming_transactional_transfer_info(self, path: str, entries: list[dict]
+                                                 ) -> None:
+        self.run("set_incoming_transactional_transfer_info",
+                 entries=json.dumps(list(entries), separators=(",", ":"), sort_keys=True),
+                 **self._values(path))
 
     def configure_queue_manager(self, spec: dict) -> dict:
         """The command prints the previous values (a JSON object) on its last line; without

@@ -15,7 +15,13 @@ replace the HTTP requests with what your implementation offers.
     reset
     commit_transaction XACTUOW | abort_transaction XACTUOW   (hex)
     set_cleanup_timer MS                          prints the previous duration (ms)
-    open_outgoing FORMAT_NAME STATE               STATE: an OutgoingQueue.State name, or ""
+    open_outgoing FORMAT_NAME STATE [SPEC]        STATE: an OutgoingQueue.State name, or "";
+                                                  SPEC: the JSON document of POST /outgoing
+                                                  (the State, NextHops, OutgoingTransferInfo
+                                                  and ConnectionHistory the suite needs)
+    set_incoming_transactional_transfer_info PATH ENTRIES
+                                                  ENTRIES: a JSON array (the queue's
+                                                  IncomingTransactionalTransferInfoCollection)
     configure_queue_manager SETTINGS              SETTINGS: a JSON object; prints the
                                                   previous values (a JSON object)
 
@@ -118,10 +124,16 @@ def run(url: str, action: str, args: list[str]) -> str | None:
         answer = call(url, "POST", "/settings", {"pending_request_cleanup_ms": int(args[0])})
         return str(answer["previous"])
     elif action == "open_outgoing":
-        spec = {"format_name": args[0]}
-        if len(args) > 1 and args[1]:
-            spec["state"] = args[1]
+        if len(args) > 2 and args[2]:  # the whole document: format name, state and the rest
+            spec = json.loads(args[2])
+        else:
+            spec = {"format_name": args[0]}
+            if len(args) > 1 and args[1]:
+                spec["state"] = args[1]
         call(url, "POST", "/outgoing", spec)
+    elif action == "set_incoming_transactional_transfer_info":
+        call(url, "POST", queue_path(args[0]) + "/incoming_transactional_transfer_info",
+             {"entries": json.loads(args[1])})
     elif action == "configure_queue_manager":
         return json.dumps(call(url, "POST", "/queue_manager", json.loads(args[0])))
     else:

@@ -22,15 +22,47 @@ listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
                                              "foreign_system", "directory_server_list"}:
                                             set these QueueManager attributes (MS-MQDMPR
                                             3.1.1.1) -> their previous values
-    POST   /outgoing                        {"format_name", "state"}: an outgoing queue, as an
-                                            application that opens a remote format name for
-                                            send makes one (Open Queue with SendAccess,
-                                            MS-MQDMPR 3.1.7.1.5, then Close Queue); "state"
-                                            (an OutgoingQueueState name, optional) stands for
-                                            the transfer protocol this server does not run
+    POST   /outgoing                        {"format_name", "state", "next_hops",
+                                             "outgoing_transfer_info", "connection_history"}:
+                                            an outgoing queue, as an application that opens a
+                                            remote format name for send makes one (Open Queue
+                                            with SendAccess, MS-MQDMPR 3.1.7.1.5, then Close
+                                            Queue); the other keys (optional) stand for the
+                                            transfer protocol this server does not run: they
+                                            set OutgoingQueue.State, .NextHops,
+                                            .OutgoingTransferInfoReference and
+                                            .ConnectionHistory (MS-MQDMPR 3.1.1.3, 3.1.1.4;
+                                            OUTGOING_KEYS below)
+    POST   /queues/<path>/incoming_transactional_transfer_info
+                                            {"entries": [...]}: the queue's
+                                            IncomingTransactionalTransferInfoCollection
+                                            (MS-MQDMPR 3.1.1.2, 3.1.1.5; INCOMING_KEYS below),
+                                            which the transfer protocol would keep
     POST   /settings                        {"pending_request_cleanup_ms": N} -> {"previous"}
     POST   /reset                           delete every queue the control API or the
                                             provisioning document created
+
+The transfer state is given by the ADM attributes' names in snake case (EodLastAck is
+``eod_last_ack``), with the value ranges of the properties that report them (MS-MQMR 3.1.4.1):
+
+* ``outgoing_transfer_info``: an object of OutgoingTransferInfo attributes (MS-MQDMPR 3.1.1.4),
+  each optional (omitted: 0): ``eod_first_non_ack``, ``eod_last_ack``, ``eod_last_non_ack``,
+  ``eod_next_seq`` (SEQUENCE_INFO, MS-MQMQ 2.2.5: {"seq_id": a 64-bit signed integer,
+  "seq_no", "prev_no": 32-bit unsigned}), ``eod_last_ack_count``, ``eod_no_ack_count``,
+  ``eod_no_read_count``, ``eod_resend_count``, ``eod_resend_interval`` (32-bit unsigned),
+  ``eod_last_ack_time``, ``eod_resend_time`` (seconds since 1970, 32-bit signed: VT_I4);
+* ``connection_history``: a list of {"status": a ConnectionHistory Status name (MS-MQDMPR
+  3.1.1.3: InProcess ... LowResource), "connection_history_time" (32-bit signed), "error" (an
+  HRESULT, 32-bit signed: 0x80004005 is -2147467259), "address_list": [addresses]};
+* ``next_hops``: a list of addresses (MS-MQMQ 2.1);
+* ``entries`` of an incoming queue: a list of {"format_name" (a format name, MS-MQMQ 2.1),
+  "sender_identifier" (a GUID), "sequence_identifier" ({"ordinal", "time_stamp"}: 32-bit
+  unsigned each, TxSequenceId of MS-MQMQ 2.2.18.1.2; every transactional message has one, so
+  it is never null), "sequence_number", "reject_count" (32-bit unsigned), "last_access_time"
+  (32-bit signed)}.
+
+A key outside these, or a value outside its range, is refused with a one-line error naming the
+key (``outgoing.outgoing_transfer_info.eod_last_ack.seq_no: ...``), before anything changes.
 
 ``<path>`` is URL-encoded. Every request runs under the queue manager's lock, like an RPC call,
 and a request that changes what the store keeps (``--store``) is written before it is answered.
@@ -51,12 +83,18 @@ from typing import Any
 from urllib.parse import unquote
 
 from mqconform.model.adm import (
+    SEQUENCE_INFO,
+    ConnectionHistoryEntry,
+    ConnectionHistoryStatus,
+    IncomingTransactionalTransferInfo,
     MessageDeliveryGuarantee,
     MessagePositionState,
     OutgoingQueue,
     OutgoingQueueState,
+    OutgoingTransferInfo,
     QueueAccessType,
     QueueShareMode,
+    TxSequenceId,
 )
 from mqconform.model.formats import FormatNameError, parse_format_name
 from mqconform.model.higher_layer import transaction_abort, transaction_commit
@@ -77,6 +115,143 @@ from mqconform.server.store import StoreWriteError
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
+
+#: the ranges of the numbers: VT_UI4 and VT_I4 (MS-MQMQ 2.2.12), LONGLONG (SEQUENCE_INFO.SeqID)
+U32 = (0, 0xFFFFFFFF)
+I32 = (-(1 << 31), (1 << 31) - 1)
+I64 = (-(1 << 63), (1 << 63) - 1)
+#: the keys of POST /outgoing
+OUTGOING_KEYS = ("format_name", "state", "next_hops", "outgoing_transfer_info",
+                 "connection_history")
+#: SEQUENCE_INFO (MS-MQMQ 2.2.5): SeqID, SeqNo, PrevNo
+SEQUENCE_INFO_KEYS = {"seq_id": I64, "seq_no": U32, "prev_no": U32}
+#: the OutgoingTransferInfo attributes (MS-MQDMPR 3.1.1.4) by key: a SEQUENCE_INFO, or the
+#: range of a number (a VT_I4 time, a VT_UI4 count of MS-MQMR 3.1.4.1)
+TRANSFER_INFO_KEYS: dict[str, Any] = {
+    "eod_first_non_ack": SEQUENCE_INFO, "eod_last_ack": SEQUENCE_INFO,
+    "eod_last_ack_count": U32, "eod_last_ack_time": I32, "eod_last_non_ack": SEQUENCE_INFO,
+    "eod_next_seq": SEQUENCE_INFO, "eod_no_ack_count": U32, "eod_no_read_count": U32,
+    "eod_resend_count": U32, "eod_resend_interval": U32, "eod_resend_time": I32}
+#: the members of a ConnectionHistory structure (MS-MQDMPR 3.1.1.3)
+CONNECTION_HISTORY_KEYS = ("status", "connection_history_time", "error", "address_list")
+#: the IncomingTransactionalTransferInfo attributes (MS-MQDMPR 3.1.1.5) but QueueReference
+INCOMING_KEYS = ("format_name", "sender_identifier", "sequence_identifier", "sequence_number",
+                 "last_access_time", "reject_count")
+#: TxSequenceId (MS-MQMQ 2.2.18.1.2): Ordinal, TimeStamp
+TX_SEQUENCE_ID_KEYS = ("ordinal", "time_stamp")
+
+
+def _integer(value: Any, where: str, bounds: tuple[int, int]) -> int:
+    lo, hi = bounds
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ProvisionError(f"{where}: an integer from {lo} to {hi}")
+    return value
+
+
+def _object(value: Any, where: str, keys: Any) -> dict:
+    """A JSON object with only these keys."""
+    if not isinstance(value, dict):
+        raise ProvisionError(f"{where}: a JSON object")
+    unknown = set(value) - set(keys)
+    if unknown:
+        raise ProvisionError(f"{where}: unknown key(s) {sorted(unknown)}")
+    return value
+
+
+def _list(value: Any, where: str) -> list:
+    if not isinstance(value, list):
+        raise ProvisionError(f"{where}: a JSON array")
+    return value
+
+
+def _addresses(value: Any, where: str, separator: str | None = None) -> list[str]:
+    """Address strings (MS-MQMQ 2.1): non-empty, without ``separator`` (the one
+    PROPID_MGMT_QUEUE_CONNECTION_HISTORY joins them with)."""
+    for i, address in enumerate(_list(value, where)):
+        if not isinstance(address, str) or not address or len(address) > 260 or (
+                separator is not None and separator in address):
+            without = f" without {separator!r}" if separator else ""
+            raise ProvisionError(f"{where}[{i}]: an address, a string of 1 to 260 "
+                                 f"characters{without}")
+    return list(value)
+
+
+def sequence_info(value: Any, where: str) -> SEQUENCE_INFO:
+    """A SEQUENCE_INFO (MS-MQMQ 2.2.5) from {"seq_id", "seq_no", "prev_no"} (omitted: 0)."""
+    spec = _object(value, where, SEQUENCE_INFO_KEYS)
+    return SEQUENCE_INFO(**{key: _integer(spec.get(key, 0), f"{where}.{key}", bounds)
+                            for key, bounds in SEQUENCE_INFO_KEYS.items()})
+
+
+def outgoing_transfer_info(value: Any, where: str) -> OutgoingTransferInfo:
+    """An OutgoingTransferInfo (MS-MQDMPR 3.1.1.4) from TRANSFER_INFO_KEYS (omitted: 0)."""
+    spec = _object(value, where, TRANSFER_INFO_KEYS)
+    info = OutgoingTransferInfo()
+    for key, kind in TRANSFER_INFO_KEYS.items():
+        if key in spec:
+            setattr(info, key, sequence_info(spec[key], f"{where}.{key}")
+                    if kind is SEQUENCE_INFO else _integer(spec[key], f"{where}.{key}", kind))
+    return info
+
+
+def connection_history(value: Any, where: str) -> list[ConnectionHistoryEntry]:
+    """OutgoingQueue.ConnectionHistory (MS-MQDMPR 3.1.1.3): each entry's Status is required
+    (it MUST have one of the values, MS-MQDMPR/3.1.1.3/R2); the time and Error are 0 and the
+    AddressList empty when omitted."""
+    entries = []
+    for i, item in enumerate(_list(value, where)):
+        at = f"{where}[{i}]"
+        spec = _object(item, at, CONNECTION_HISTORY_KEYS)
+        status = spec.get("status")
+        if status not in ConnectionHistoryStatus.__members__:
+            raise ProvisionError(f"{at}.status: one of "
+                                 f"{list(ConnectionHistoryStatus.__members__)}")
+        entries.append(ConnectionHistoryEntry(
+            status=ConnectionHistoryStatus[status],
+            connection_history_time=_integer(spec.get("connection_history_time", 0),
+                                             f"{at}.connection_history_time", I32),
+            error=_integer(spec.get("error", 0), f"{at}.error", I32),
+            address_list=_addresses(spec.get("address_list", []), f"{at}.address_list",
+                                    separator=",")))
+    return entries
+
+
+def incoming_transactional_transfer_info(value: Any, where: str
+                                         ) -> list[IncomingTransactionalTransferInfo]:
+    """IncomingTransactionalTransferInfo elements (MS-MQDMPR 3.1.1.5) from INCOMING_KEYS
+    (omitted: the empty format name, GUID_NULL, 0). SequenceIdentifier is the
+    TransactionalMessageSequenceIdentifier of the last message the remote queue manager sent,
+    a transactional one, which always has one (MS-MQDMPR 3.1.1.12): an object, never null
+    (omitted: Ordinal and TimeStamp 0)."""
+    entries = []
+    for i, item in enumerate(_list(value, where)):
+        at = f"{where}[{i}]"
+        spec = _object(item, at, INCOMING_KEYS)
+        entry = IncomingTransactionalTransferInfo()
+        if "format_name" in spec:
+            text = spec["format_name"]
+            try:
+                parse_format_name(text)
+            except FormatNameError as exc:
+                raise ProvisionError(f"{at}.format_name: {exc}") from None
+            entry.format_name = text
+        if "sender_identifier" in spec:
+            try:
+                entry.sender_identifier = uuid.UUID(spec["sender_identifier"])
+            except (TypeError, ValueError, AttributeError):
+                raise ProvisionError(f"{at}.sender_identifier: a GUID") from None
+        sequence = _object(spec.get("sequence_identifier", {}), f"{at}.sequence_identifier",
+                           TX_SEQUENCE_ID_KEYS)
+        entry.sequence_identifier = TxSequenceId(**{
+            key: _integer(sequence.get(key, 0), f"{at}.sequence_identifier.{key}", U32)
+            for key in TX_SEQUENCE_ID_KEYS})
+        entry.sequence_number = _integer(spec.get("sequence_number", 0),
+                                         f"{at}.sequence_number", U32)
+        entry.last_access_time = _integer(spec.get("last_access_time", 0),
+                                          f"{at}.last_access_time", I32)
+        entry.reject_count = _integer(spec.get("reject_count", 0), f"{at}.reject_count", U32)
+        entries.append(entry)
+    return entries
 
 
 class ControlApi:
@@ -231,10 +406,12 @@ class ControlApi:
     def open_outgoing(self, spec: dict) -> dict:
         """An OutgoingQueue for ``spec["format_name"]`` (a remote queue): Open Queue with
         SendAccess and DenyNone, then Close Queue (the queue stays in the QueueCollection, as
-        after an application sent to it). ``spec["state"]``, if given, is then put in
-        OutgoingQueue.State: the reference server runs no transfer protocol that would move
-        the queue there."""
-        unknown = set(spec) - {"format_name", "state"}
+        after an application sent to it). The reference server runs no transfer protocol that
+        would set the rest, so the spec can: ``state`` (OutgoingQueue.State), ``next_hops``,
+        ``outgoing_transfer_info`` (a new OutgoingTransferInfo for the queue, MS-MQDMPR
+        3.1.1.4; null: none) and ``connection_history`` (module doc). Every key is checked
+        before the queue is opened: a spec refused changes nothing."""
+        unknown = set(spec) - set(OUTGOING_KEYS)
         if unknown:
             raise ProvisionError(f"outgoing: unknown key(s) {sorted(unknown)}")
         text = spec.get("format_name")
@@ -248,6 +425,13 @@ class ControlApi:
         if state is not None and state not in OutgoingQueueState.__members__:
             raise ProvisionError(f"outgoing.state: not one of "
                                  f"{sorted(OutgoingQueueState.__members__)}")
+        next_hops = (_addresses(spec["next_hops"], "outgoing.next_hops")
+                     if "next_hops" in spec else None)
+        info = (outgoing_transfer_info(spec["outgoing_transfer_info"],
+                                       "outgoing.outgoing_transfer_info")
+                if spec.get("outgoing_transfer_info") is not None else None)
+        history = (connection_history(spec["connection_history"], "outgoing.connection_history")
+                   if "connection_history" in spec else None)
         with self.app.lock:
             opened = open_queue(self.env, name, QueueAccessType.SendAccess,
                                 QueueShareMode.DenyNone)
@@ -261,8 +445,34 @@ class ControlApi:
                 raise ProvisionError(f"outgoing: {text!r} names a local queue")
             if state is not None:
                 queue.state = OutgoingQueueState[state]
+            if next_hops is not None:
+                queue.next_hops = next_hops
+            if "outgoing_transfer_info" in spec:
+                if info is not None:
+                    info.outgoing_queue_reference = queue
+                queue.outgoing_transfer_info_reference = info
+            if history is not None:
+                queue.connection_history = history
             return {"format_name": queue.destination_format_name,
                     "state": queue.state.name if queue.state is not None else None}
+
+    def set_incoming_transactional_transfer_info(self, path: str, spec: dict) -> dict:
+        """Replace the IncomingTransactionalTransferInfoCollection of the queue at ``path``
+        (MS-MQDMPR 3.1.1.2) with ``spec["entries"]`` (module doc), each entry's QueueReference
+        the queue: what the transactional transfer of messages from remote queue managers
+        would have left (MS-MQDMPR 3.1.1.5)."""
+        _object(spec, "incoming_transactional_transfer_info", ("entries",))
+        if "entries" not in spec:
+            raise ProvisionError("incoming_transactional_transfer_info.entries: a JSON array "
+                                 "is required")
+        entries = incoming_transactional_transfer_info(
+            spec["entries"], "incoming_transactional_transfer_info.entries")
+        with self.app.lock:
+            queue = self._queue(path)
+            for entry in entries:
+                entry.queue_reference = queue
+            queue.incoming_transactional_transfer_info_collection = entries
+            return {"path": queue.pathname, "entries": len(entries)}
 
     def settings(self, spec: dict) -> dict:
         """Server settings a test needs to change: ``pending_request_cleanup_ms`` (the
@@ -353,6 +563,10 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                 if (method == "POST" and len(parts) == 3 and parts[0] == "queues"
                         and parts[2] == "messages"):
                     return self._done(201, api.send(parts[1], self._body()))
+                if (method == "POST" and len(parts) == 3 and parts[0] == "queues"
+                        and parts[2] == "incoming_transactional_transfer_info"):
+                    return self._done(200, api.set_incoming_transactional_transfer_info(
+                        parts[1], self._body()))
                 if (method == "POST" and len(parts) == 3 and parts[0] == "transactions"
                         and parts[2] in ("commit", "abort")):
                     try:

@@ -12,6 +12,13 @@ not make:
 * PROPID_MGMT_MSMQ_BYTES_IN_ALL_QUEUES: the type; the value is checked by its change when the
   scenario adds a queue (the sum of TotalBytes, MS-MQMR 3.1.4.1).
 
+Where the oracle would only agree with a server that shares its model, a scenario writes the
+value the documents give (``queue "O" has PROPID_MGMT_QUEUE_EOD_NEXT_SEQ of type VT_BLOB
+0807...``): the transfer state of an outgoing queue and the incoming transfers of a queue, which
+SUT control provisions as the ADM names them (MS-MQDMPR 3.1.1.3 to 3.1.1.5), and the formats
+MS-MQMQ gives their properties (SEQUENCE_INFO 2.2.5.1, TxSequenceID 2.2.18.1.2, the vectors of
+2.3.12.24 and 2.3.12.25 and the Status codes of the latter).
+
 PROPID_MGMT_MSMQ_CONNECTED depends on the queue manager's connection state, which the scenario
 reads first ("the client has noted the connection state"): the oracle is put in the same state,
 and the target is put back in it when the scenario ends, whatever happened (R_QMMgmtAction
@@ -24,6 +31,8 @@ tells the runtime it registers with (model.mqmr.QMMGMT_RPC_SETTINGS) and send th
 
 from __future__ import annotations
 
+import ast
+import re
 import struct
 import uuid
 from typing import Any
@@ -35,6 +44,7 @@ from mqconform.conformance import client as wc
 from mqconform.conformance.preconditions_mqmr import (
     configure_queue_manager,
     connector_queue,
+    incoming_transfers,
     outgoing_queue,
     queue_format,
     queue_with_subqueues,
@@ -55,10 +65,16 @@ from mqconform.model.mqmr import (
     QMMGMT_RPC_SETTINGS,
     QUEUE_PROPERTIES,
     VT_BLOB,
+    VT_CLSID,
     VT_EMPTY,
+    VT_I4,
+    VT_I8,
     VT_LPWSTR,
     VT_NULL,
     VT_UI4,
+    VT_UI8,
+    VT_VARIANT,
+    VT_VECTOR,
 )
 from mqconform.model.status import is_failure
 from mqconform.wire.impacket_ndr import (
@@ -77,6 +93,15 @@ QUEUE_IDS = {row.name: propid for propid, row in QUEUE_PROPERTIES.items()}
 VT_BY_NAME = {"VT_EMPTY": c.PropVariant(VT_EMPTY), "VT_UI4": c.PropVariant(VT_UI4, 5),
               "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL}
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
+#: the VARTYPEs a scenario names (MS-MQMQ 2.2.12), joined with " | " for a vector
+VARTYPE_NAMES = {"VT_NULL": VT_NULL, "VT_I4": VT_I4, "VT_UI4": VT_UI4, "VT_I8": VT_I8,
+                 "VT_UI8": VT_UI8, "VT_LPWSTR": VT_LPWSTR, "VT_BLOB": VT_BLOB,
+                 "VT_CLSID": VT_CLSID, "VT_VARIANT": VT_VARIANT, "VT_VECTOR": VT_VECTOR}
+#: what the value checks of the queue table hold a server to: the value of each row, computed
+#: from the attributes of the Queue and OutgoingQueue elements (and, for the EOD rows, of the
+#: OutgoingTransferInfo element: R17)
+QUEUE_VALUE_IDS = ("MS-MQMR/3.1.4.1/R20", "MS-MQMR/3.1.4.1/R27")
+EOD_VALUE_IDS = ("MS-MQMR/3.1.4.1/R17", *QUEUE_VALUE_IDS)
 
 
 @pytest.fixture
@@ -116,6 +141,86 @@ def _names(text: str) -> list[str]:
 
 def _bodies(text: str) -> list[bytes]:
     return [name.encode() for name in _names(text)]
+
+
+def _snake(name: str) -> str:
+    """An ADM attribute or structure member as the control API names it: EodFirstNonAck ->
+    eod_first_non_ack, SeqID -> seq_id, TimeStamp -> time_stamp."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _literal(text: str, where: str) -> Any:
+    """A value as a scenario writes it: a number (decimal or 0x hex, negative for a signed
+    one), a quoted string, a list, or an object of document-spelled members
+    ({"SeqID": 0x0102030405060708, "SeqNo": 10, "PrevNo": 9})."""
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        raise AssertionError(f"{where}: {text!r} is not a value the scenario can read") \
+            from None
+
+
+def _adm(value: Any) -> Any:
+    """A scenario's value as the control API takes it: the members of a structure named in
+    snake case."""
+    if isinstance(value, dict):
+        return {_snake(key): _adm(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_adm(item) for item in value]
+    return value
+
+
+def _rows(datatable: list[list[str]]) -> list[dict[str, str]]:
+    """A scenario's table as one mapping per row, by the header's names."""
+    header, *rows = datatable
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def _vartype(text: str) -> int:
+    """``VT_UI4``, ``VT_VECTOR | VT_LPWSTR``: a VARTYPE by the names of MS-MQMQ 2.2.12."""
+    vt = 0
+    for part in text.split("|"):
+        if part.strip() not in VARTYPE_NAMES:
+            raise AssertionError(f"{part.strip()!r} is not a VARTYPE the scenarios name")
+        vt |= VARTYPE_NAMES[part.strip()]
+    return vt
+
+
+def _plain(vt: int, value: Any) -> Any:
+    """A value as the scenarios write it: a GUID as its lower-case text, a BLOB as bytes."""
+    if vt & VT_VECTOR and vt != VT_VECTOR | VT_VARIANT:
+        return [_plain(vt & ~VT_VECTOR, item) for item in value or []]
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if vt == VT_BLOB and value is not None:
+        return bytes(value)
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A value for a message: octets in hex, numbers in decimal and, past 0xFFFF, in hex."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex().upper() or "(no octets)"
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(item) for item in value) + "]"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 0xFFFF:
+        return f"{value} ({'-' if value < 0 else ''}0x{abs(value):X})"
+    return repr(value)
+
+
+def _written(vt: int, text: str, where: str) -> Any:
+    """The value a scenario writes for a VARTYPE: the octets in hex for a VT_BLOB (spaces
+    between groups allowed), else a literal (GUIDs as text, compared without regard to
+    case)."""
+    if vt == VT_BLOB:
+        try:
+            return bytes.fromhex(text.replace(" ", ""))
+        except ValueError:
+            raise AssertionError(f"{where}: {text!r} is not hexadecimal octets") from None
+    value = _literal(text, where)
+    if vt & 0xFFF == VT_CLSID:
+        value = [v.lower() for v in value] if isinstance(value, list) else value.lower()
+    return value
 
 
 def _queue(mgmt: dict, label: str) -> dict:
@@ -383,6 +488,55 @@ def outgoing_multicast(mq, mgmt, label, address):
     mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
 
 
+@given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue in state '
+                  r'(?P<state>\w+) whose OutgoingTransferInfo is$'))
+def outgoing_with_transfer_info(mq, mgmt, label, state, datatable):
+    """An outgoing queue whose OutgoingTransferInfoReference is an OutgoingTransferInfo with
+    the attributes of the table (MS-MQDMPR 3.1.1.4: ``| attribute | value |``, the attribute
+    as the document spells it, a SEQUENCE_INFO as an object of SeqID, SeqNo and PrevNo);
+    Inconclusive where SUT control cannot make one."""
+    info = {_snake(row["attribute"]): _adm(_literal(row["value"], row["attribute"]))
+            for row in _rows(datatable)}
+    name, fmt = outgoing_queue(mq, state=state, outgoing_transfer_info=info)
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue in state '
+                  r'(?P<state>\w+) whose ConnectionHistory is$'))
+def outgoing_with_history(mq, mgmt, label, state, datatable):
+    """An outgoing queue whose ConnectionHistory holds one entry per row (MS-MQDMPR 3.1.1.3:
+    ``| Status | ConnectionHistoryTime | Error | AddressList |``, a Status by its name);
+    Inconclusive where SUT control cannot make one."""
+    history = [{_snake(key): text if key == "Status" else _literal(text, key)
+                for key, text in row.items()} for row in _rows(datatable)]
+    name, fmt = outgoing_queue(mq, state=state, connection_history=history)
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue in state '
+                  r'(?P<state>\w+) with NextHops (?P<hops>\[.*\])$'))
+def outgoing_with_next_hops(mq, mgmt, label, state, hops):
+    """An outgoing queue whose NextHops are these addresses (MS-MQDMPR 3.1.1.3); Inconclusive
+    where SUT control cannot make one."""
+    name, fmt = outgoing_queue(mq, state=state, next_hops=_literal(hops, "NextHops"))
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.re(r'a transactional queue "(?P<label>[^"]+)" whose '
+                  r'IncomingTransactionalTransferInfoCollection is$'))
+def queue_with_incoming_transfers(mq, mgmt, label, datatable):
+    """A new transactional queue whose IncomingTransactionalTransferInfoCollection holds one
+    element per row (MS-MQDMPR 3.1.1.5: ``| FormatName | SenderIdentifier |
+    SequenceIdentifier | SequenceNumber | LastAccessTime | RejectCount |``, a
+    SequenceIdentifier as an object of Ordinal and TimeStamp); Inconclusive where SUT control
+    cannot set one."""
+    _add_local(mq, mgmt, label, [], True)
+    texts = ("FormatName", "SenderIdentifier")
+    entries = [{_snake(key): text if key in texts else _adm(_literal(text, key))
+                for key, text in row.items()} for row in _rows(datatable)]
+    incoming_transfers(mq, mgmt["queues"][label]["path"], entries)
+
+
 @given(parsers.re(r'the client has opened queue "(?P<label>[^"]+)" with (?P<access>\w+)'
                   r'(?P<deny> and MQ_DENY_RECEIVE_SHARE)?$'))
 def opened(mq, mgmt, label, access, deny):
@@ -610,6 +764,58 @@ def queue_property_is(mq, mgmt, label, name, text, number):
     want = text if text is not None else int(number)
     mq.assert_that(got.value == want, f"{name} of queue {label!r} is {got.value!r}, "
                                       f"not {want!r}")
+
+
+@then(parsers.re(r'queue "(?P<label>[^"]+)" has (?P<name>PROPID_MGMT_QUEUE_\w+) of type '
+                 r'(?P<vt>VT_\w+(?: \| VT_\w+)?)(?: (?P<value>[^|].*))?$'))
+def queue_property_typed(mq, mgmt, label, name, vt, value):
+    """The property's VARTYPE and value as the scenario writes them from the documents (a
+    VT_BLOB in hex octets, VT_NULL with no value), besides the oracle's."""
+    got = _value(mq, mgmt, _object(mgmt, f'queue "{label}"'), name)
+    want_vt = _vartype(vt)
+    mq.assert_that(got.vt == want_vt, f"{name} of queue {label!r} has the VARTYPE "
+                                      f"0x{got.vt:04X}, the documents give {vt} "
+                                      f"(0x{want_vt:04X})", "MS-MQMR/3.1.4.1/R7")
+    if (want_vt == VT_NULL) != (value is None):
+        raise AssertionError(f"the scenario gives {name} a VT_NULL with a value, or another "
+                             f"VARTYPE without one")
+    if want_vt == VT_NULL:
+        return
+    want = _written(want_vt, value, name)
+    mq.assert_that(_plain(got.vt, got.value) == want,
+                   f"{name} of queue {label!r} is {_shown(_plain(got.vt, got.value))}, the "
+                   f"documents give {_shown(want)}",
+                   EOD_VALUE_IDS if name.startswith("PROPID_MGMT_QUEUE_EOD_") else QUEUE_VALUE_IDS)
+
+
+@then(parsers.re(r'queue "(?P<label>[^"]+)" has (?P<name>PROPID_MGMT_QUEUE_\w+), a VT_VECTOR '
+                 r'\| VT_VARIANT of$'))
+def queue_property_vectors(mq, mgmt, label, name, datatable):
+    """A VT_VECTOR | VT_VARIANT property whose items are vectors (MS-MQMQ 2.3.12.24,
+    2.3.12.25): the table lists its first items in order (``| item | vector of | entries |``:
+    the item's name in MS-MQMQ, the VARTYPE of its entries, and the entries), each checked for
+    its VARTYPE and entries; the oracle checks the whole value."""
+    got = _value(mq, mgmt, _object(mgmt, f'queue "{label}"'), name)
+    mq.assert_that(got.vt == VT_VECTOR | VT_VARIANT,
+                   f"{name} of queue {label!r} has the VARTYPE 0x{got.vt:04X}, the documents "
+                   f"give VT_VECTOR | VT_VARIANT (0x{VT_VECTOR | VT_VARIANT:04X})",
+                   "MS-MQMR/3.1.4.1/R7")
+    items, rows = list(got.value or []), _rows(datatable)
+    mq.assert_that(len(items) >= len(rows), f"{name} of queue {label!r} holds {len(items)} "
+                                            f"items, fewer than the {len(rows)} the documents "
+                                            f"give first", QUEUE_VALUE_IDS)
+    for index, (item, row) in enumerate(zip(items, rows, strict=False)):
+        what = f"{name} of queue {label!r}, item {index} ({row['item']})"
+        want_vt = VT_VECTOR | _vartype(row["vector of"])
+        vt = item.vt if isinstance(item, c.PropVariant) else None
+        mq.assert_that(vt == want_vt, f"{what}: the VARTYPE "
+                                      f"{'none' if vt is None else f'0x{vt:04X}'}, the "
+                                      f"documents give VT_VECTOR | {row['vector of']} "
+                                      f"(0x{want_vt:04X})", "MS-MQMR/3.1.4.1/R7")
+        want = _written(want_vt, row["entries"], what)
+        mq.assert_that(_plain(item.vt, item.value) == want,
+                       f"{what}: {_shown(_plain(item.vt, item.value))}, the documents give "
+                       f"{_shown(want)}", QUEUE_VALUE_IDS)
 
 
 #: errata tidy-purges-queues: the two readings of TIDY (``mqconform spec errata``)

@@ -243,6 +243,175 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
       | Waiting        | WAITING         |
       | OnHold         | ONHOLD          |
 
+  # NextHops (MS-MQDMPR 3.1.1.3), which the transfer protocol sets, is what the row gives while
+  # the queue is Connected (not multicast) or Waiting.
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario Outline: PROPID_MGMT_QUEUE_NEXTHOPS lists the NextHops of an outgoing queue in state <state>
+    Given an outgoing queue "O" to a remote queue in state <state> with NextHops ["10.1.2.3", "10.1.2.4"]
+    When the client asks queue "O" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_NEXTHOPS of type VT_VECTOR | VT_LPWSTR ["10.1.2.3", "10.1.2.4"]
+    And queue "O" has PROPID_MGMT_QUEUE_STATE of type VT_LPWSTR "<value>"
+
+    Examples:
+      | state     | value     |
+      | Connected | CONNECTED |
+      | Waiting   | WAITING   |
+
+  # In the other states the row gives no value: the entry stays VT_NULL, as the client sent it
+  # (model/mqmr.py choice 2, spec/choices.yaml).
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario Outline: PROPID_MGMT_QUEUE_NEXTHOPS has no value for an outgoing queue in state <state>
+    Given an outgoing queue "O" to a remote queue in state <state> with NextHops ["10.1.2.3", "10.1.2.4"]
+    When the client asks queue "O" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_NEXTHOPS of type VT_NULL
+    And queue "O" has PROPID_MGMT_QUEUE_STATE of type VT_LPWSTR "<value>"
+
+    Examples:
+      | state          | value           |
+      | Disconnected   | DISCONNECTED    |
+      | Disconnecting  | DISCONNECTING   |
+      | Inactive       | INACTIVE        |
+      | Locked         | LOCKED          |
+      | NeedValidation | NEED VALIDATION |
+      | OnHold         | ONHOLD          |
+
+  # ------------------------------------------------------------------ the EOD properties
+
+  # The EOD rows read the outgoing queue's OutgoingTransferInfo (MS-MQDMPR 3.1.1.4), which the
+  # transfer protocol keeps and SUT control provisions. A SEQUENCE_INFO is reported as its 16
+  # octets (MS-MQMQ 2.2.5.1): SeqID, a 64-bit signed integer, then SeqNo and PrevNo, 32-bit
+  # unsigned, each little-endian; a time is a VT_I4, a count a VT_UI4.
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R17 @MS-MQMR/3.1.4.1/R20
+  @MS-MQMR/3.1.4.1/R27
+  Scenario: The EOD properties of an outgoing queue report its OutgoingTransferInfo
+    Given an outgoing queue "O" to a remote queue in state Connected whose OutgoingTransferInfo is
+      | attribute         | value                                                    |
+      | EodFirstNonAck    | {"SeqID": 0x0102030405060708, "SeqNo": 11, "PrevNo": 10} |
+      | EodLastAck        | {"SeqID": 0x0102030405060708, "SeqNo": 10, "PrevNo": 9}  |
+      | EodLastAckCount   | 2                                                        |
+      | EodLastAckTime    | 1700000100                                               |
+      | EodLastNonAck     | {"SeqID": 0x0102030405060708, "SeqNo": 13, "PrevNo": 12} |
+      | EodNextSeq        | {"SeqID": 0x0102030405060708, "SeqNo": 14, "PrevNo": 13} |
+      | EodNoAckCount     | 1                                                        |
+      | EodNoReadCount    | 4                                                        |
+      | EodResendCount    | 5                                                        |
+      | EodResendInterval | 30                                                       |
+      | EodResendTime     | 1700000200                                               |
+    When the client asks queue "O" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK of type VT_BLOB 0807060504030201 0A000000 09000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK_TIME of type VT_I4 1700000100
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK_COUNT of type VT_UI4 2
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_FIRST_NON_ACK of type VT_BLOB 0807060504030201 0B000000 0A000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_NON_ACK of type VT_BLOB 0807060504030201 0D000000 0C000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_NEXT_SEQ of type VT_BLOB 0807060504030201 0E000000 0D000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_NO_READ_COUNT of type VT_UI4 4
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_NO_ACK_COUNT of type VT_UI4 1
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_RESEND_TIME of type VT_I4 1700000200
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_RESEND_INTERVAL of type VT_UI4 30
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_RESEND_COUNT of type VT_UI4 5
+
+  # EOD_LAST_ACK has a value only while EodNoAckCount > 0; otherwise the row gives none and the
+  # entry stays VT_NULL (model/mqmr.py choice 2). The SeqID is signed: -2 is FEFFFFFFFFFFFFFF.
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R17 @MS-MQMR/3.1.4.1/R20
+  @MS-MQMR/3.1.4.1/R27
+  Scenario: PROPID_MGMT_QUEUE_EOD_LAST_ACK has no value while every message sent is acknowledged
+    Given an outgoing queue "O" to a remote queue in state Inactive whose OutgoingTransferInfo is
+      | attribute       | value                                       |
+      | EodFirstNonAck  | {"SeqID": -2, "SeqNo": 4, "PrevNo": 3}      |
+      | EodLastAck      | {"SeqID": -2, "SeqNo": 3, "PrevNo": 2}      |
+      | EodLastAckCount | 1                                           |
+      | EodLastAckTime  | 1700000000                                  |
+      | EodNextSeq      | {"SeqID": -2, "SeqNo": 4, "PrevNo": 3}      |
+      | EodNoAckCount   | 0                                           |
+    When the client asks queue "O" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK of type VT_NULL
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_NO_ACK_COUNT of type VT_UI4 0
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK_COUNT of type VT_UI4 1
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_ACK_TIME of type VT_I4 1700000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_FIRST_NON_ACK of type VT_BLOB FEFFFFFFFFFFFFFF 04000000 03000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_NEXT_SEQ of type VT_BLOB FEFFFFFFFFFFFFFF 04000000 03000000
+    And queue "O" has PROPID_MGMT_QUEUE_EOD_LAST_NON_ACK of type VT_BLOB 0000000000000000 00000000 00000000
+
+  # EOD_SOURCE_INFO reads the queue's IncomingTransactionalTransferInfoCollection (MS-MQDMPR
+  # 3.1.1.5) as the six vectors of MS-MQMQ 2.3.12.24, one entry per element; a Sequence ID is
+  # the TxSequenceID as a 64-bit value, TimeStamp high and Ordinal low (MS-MQMQ 2.2.18.1.2).
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario: PROPID_MGMT_QUEUE_EOD_SOURCE_INFO reports the transactional transfers into a queue
+    Given a transactional queue "T" whose IncomingTransactionalTransferInfoCollection is
+      | FormatName                                    | SenderIdentifier                     | SequenceIdentifier                    | SequenceNumber | LastAccessTime | RejectCount |
+      | DIRECT=HTTP://192.0.2.10/msmq/private$/orders | 0b0b0b0b-0000-4000-8000-000000000002 | {"Ordinal": 7, "TimeStamp": 0x65000000} | 12             | 1700000000     | 2           |
+      | PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427    | 0C0C0C0C-0000-4000-8000-000000000003 | {"Ordinal": 1, "TimeStamp": 0x65000100} | 3              | 1700000300     | 0           |
+    When the client asks queue "T" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "T" has PROPID_MGMT_QUEUE_EOD_SOURCE_INFO, a VT_VECTOR | VT_VARIANT of
+      | item                 | vector of | entries                                                                                          |
+      | Format name          | VT_LPWSTR | ["DIRECT=HTTP://192.0.2.10/msmq/private$/orders", "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427"] |
+      | Sender ID            | VT_CLSID  | ["0b0b0b0b-0000-4000-8000-000000000002", "0c0c0c0c-0000-4000-8000-000000000003"]                 |
+      | Sequence ID          | VT_UI8    | [0x6500000000000007, 0x6500010000000001]                                                         |
+      | Sequence number      | VT_UI4    | [12, 3]                                                                                          |
+      | Last access time     | VT_I4     | [1700000000, 1700000300]                                                                         |
+      | Message reject count | VT_UI4    | [2, 0]                                                                                           |
+
+  # ------------------------------------------------------------------ the connection history
+
+  # CONNECTION_HISTORY reads OutgoingQueue.ConnectionHistory (MS-MQDMPR 3.1.1.3) as the vectors
+  # of MS-MQMQ 2.3.12.25: the Status codes, the times and the error values (the fourth item,
+  # the addresses, is compared with the oracle: model/mqmr.py choice 6). The Status codes are
+  # MS-MQMQ's, row for row the Status values of MS-MQDMPR 3.1.1.3. An Error is an HRESULT,
+  # signed: 0x80004005 is -2147467259.
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  @MS-MQDMPR/3.1.1.3/R2
+  Scenario Outline: PROPID_MGMT_QUEUE_CONNECTION_HISTORY reports the Status <status> as <code>
+    Given an outgoing queue "O" to a remote queue in state Waiting whose ConnectionHistory is
+      | Status   | ConnectionHistoryTime | Error   | AddressList  |
+      | <status> | 1700000000            | <error> | ["10.1.2.3"] |
+    When the client asks queue "O" for PROPID_MGMT_QUEUE_CONNECTION_HISTORY
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_CONNECTION_HISTORY, a VT_VECTOR | VT_VARIANT of
+      | item                               | vector of | entries      |
+      | Status                             | VT_UI4    | [<code>]     |
+      | Time at which the failure occurred | VT_I4     | [1700000000] |
+      | Error indicator                    | VT_I4     | [<error>]    |
+
+    Examples:
+      | status                       | code       | error       |
+      | InProcess                    | 0x00000000 | 0           |
+      | EstablishPacketReceived      | 0x00000001 | 0           |
+      | Established                  | 0x00000002 | 0           |
+      | UnknownFailure               | 0x80000000 | -2147467259 |
+      | PingFailure                  | 0x80000001 | -2147467259 |
+      | SocketCreateFailure          | 0x80000002 | -2147467259 |
+      | SocketBindFailure            | 0x80000003 | -2147467259 |
+      | SocketConnectFailure         | 0x80000004 | -2147467259 |
+      | TcpNotEnabled                | 0x80000005 | -2147467259 |
+      | SocketSendFailure            | 0x80000006 | -2147467259 |
+      | ConnectionNotReady           | 0x80000007 | -2147467259 |
+      | DnsFailure                   | 0x80000008 | -2147467259 |
+      | CertificateValidationFailure | 0x80000009 | -2147467259 |
+      | ConnectionLimitReached       | 0x8000000A | -2147467259 |
+      | ConnectionRefused            | 0x8000000B | -2147467259 |
+      | RoutingDataNotAvailable      | 0x8000000C | -2147467259 |
+      | LowResource                  | 0x8000000D | -2147467259 |
+
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario: PROPID_MGMT_QUEUE_CONNECTION_HISTORY lists every entry of the ConnectionHistory in order
+    Given an outgoing queue "O" to a remote queue in state Connected whose ConnectionHistory is
+      | Status               | ConnectionHistoryTime | Error       | AddressList              |
+      | InProcess            | 1700000000            | 0           | ["10.1.2.3", "10.1.2.4"] |
+      | SocketConnectFailure | 1700000005            | -2147014835 | ["10.1.2.3"]             |
+      | Established          | 1700000060            | 0           | ["10.1.2.4"]             |
+    When the client asks queue "O" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_CONNECTION_HISTORY, a VT_VECTOR | VT_VARIANT of
+      | item                               | vector of | entries                              |
+      | Status                             | VT_UI4    | [0x00000000, 0x80000004, 0x00000002] |
+      | Time at which the failure occurred | VT_I4     | [1700000000, 1700000005, 1700000060] |
+      | Error indicator                    | VT_I4     | [0, -2147014835, 0]                  |
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R31 @MS-MQMR/3.1.4.1/R32
   Scenario: A connector queue is reported with PROPID_MGMT_QUEUE_TYPE "CONNECTOR"
     Given a connector queue "C"

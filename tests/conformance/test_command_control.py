@@ -38,7 +38,9 @@ def templates(url: str) -> dict[str, list[str]]:
         "commit_transaction": [*script, "commit_transaction", "{transaction}"],
         "abort_transaction": [*script, "abort_transaction", "{transaction}"],
         "set_cleanup_timer": [*script, "set_cleanup_timer", "{ms}"],
-        "open_outgoing": [*script, "open_outgoing", "{format_name}", "{state}"],
+        "open_outgoing": [*script, "open_outgoing", "{format_name}", "{state}", "{spec}"],
+        "set_incoming_transactional_transfer_info": [
+            *script, "set_incoming_transactional_transfer_info", "{path}", "{entries}"],
         "configure_queue_manager": [*script, "configure_queue_manager", "{settings}"],
     }
 
@@ -86,3 +88,44 @@ def test_command_templates_get_the_reference_adapters_verdicts(tmp_path, monkeyp
         if c["verdict"] == "inconclusive"][:10]
     assert {c["case"]: c["verdict"] for c in by_command["cases"]} == verdicts
     assert by_api["summary"]["pass"] >= 400 and by_api["summary"]["fail"] == 0
+
+
+def test_a_target_whose_control_cannot_make_the_transfer_state_gets_inconclusive_cases(
+        tmp_path):
+    """The scenarios that need an outgoing queue's transfer state or a queue's incoming
+    transfers (MS-MQMR 3.1.4.1's NEXTHOPS, EOD and CONNECTION_HISTORY rows) are inconclusive,
+    never passed, where the open_outgoing template takes no {spec} and there is no
+    set_incoming_transactional_transfer_info template; a queue in a State alone is still made
+    (PROPID_MGMT_QUEUE_STATE's scenarios pass)."""
+    import os
+
+    server = start(port=0, control_port=0)
+    try:
+        host, port = server.rpc.address
+        chost, cport = server.control.address
+        commands = templates(f"http://{chost}:{cport}")
+        commands["open_outgoing"] = commands["open_outgoing"][:-1]  # without {spec}
+        del commands["set_incoming_transactional_transfer_info"]
+        path = tmp_path / "target.yaml"
+        path.write_text(yaml.safe_dump({
+            "endpoint": f"ncacn_ip_tcp:{host}[{port}]", "name": "no-transfer-state",
+            "sut_control": {"kind": "command", "commands": commands}}))
+        out = subprocess.run(
+            [sys.executable, "-m", "mqconform.cli", "run", "--target", str(path),
+             "--report-dir", str(tmp_path / "out"), "--", "-k",
+             "NEXTHOPS or EOD_LAST_ACK or EOD_SOURCE_INFO or outgoingtransferinfo "
+             "or CONNECTION_HISTORY or STATE_of_an_outgoing"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600, env=dict(os.environ))
+    finally:
+        server.stop()
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    verdicts = {c["case"].split("::")[-1]: (c["verdict"], c["messages"][:1])
+                for c in results["cases"]}
+    transfer = {case: v for case, v in verdicts.items() if "state_of_an_outgoing" not in case}
+    states = {case: v for case, v in verdicts.items() if "state_of_an_outgoing" in case}
+    assert len(transfer) == 29 and len(states) == 8, (sorted(verdicts), out.stdout[-2000:])
+    assert {v for v, _ in transfer.values()} == {"inconclusive"}, transfer
+    assert any("takes no {spec}" in m[0] for _, m in transfer.values() if m)
+    assert any("set_incoming_transactional_transfer_info" in m[0]
+               for _, m in transfer.values() if m)
+    assert {v for v, _ in states.values()} == {"pass"}, states

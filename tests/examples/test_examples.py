@@ -149,3 +149,44 @@ def test_the_windows_commands_pass_each_value_as_one_argument_unquoted(tmp_path)
     ps1 = (EXAMPLES / "windows-sut.ps1").read_text(encoding="utf-8")
     for action in ("create_queue", "send_message", "delete_queue", "reset"):
         assert f"'{action}'" in ps1
+
+
+def test_the_reference_sut_script_provisions_the_transfer_state(tmp_path):
+    """examples/reference_sut.py carries open_outgoing's {spec} and the incoming transfers'
+    {entries} to the control API as they are: the ADM holds what the suite asked for."""
+    from mqconform.conformance.sut import outgoing_spec
+    from mqconform.server.main import start
+
+    running = start(host="127.0.0.1", port=0, control_port=0)
+    try:
+        host, port = running.control.address
+        url = f"http://{host}:{port}"
+        remote = "DIRECT=TCP:192.0.2.20\\private$\\orders"
+        spec = outgoing_spec(remote, "Waiting", next_hops=["10.1.2.3"],
+                             outgoing_transfer_info={"eod_no_ack_count": 2},
+                             connection_history=[{"status": "ConnectionRefused"}])
+        control = CommandControl({
+            "create_queue": [sys.executable, str(EXAMPLES / "reference_sut.py"), url,
+                             "create_queue", "{path}", "{transactional}"],
+            "open_outgoing": [sys.executable, str(EXAMPLES / "reference_sut.py"), url,
+                              "open_outgoing", "{format_name}", "{state}", "{spec}"],
+            "set_incoming_transactional_transfer_info": [
+                sys.executable, str(EXAMPLES / "reference_sut.py"), url,
+                "set_incoming_transactional_transfer_info", "{path}", "{entries}"]})
+        control.open_outgoing(remote, "Waiting", **{k: spec[k] for k in (
+            "next_hops", "outgoing_transfer_info", "connection_history")})
+        control.create_queue("private$\\in", transactional=True)
+        control.set_incoming_transactional_transfer_info(
+            "private$\\in", [{"sequence_number": 5, "reject_count": 1}])
+        qm = running.handler.env.local_queue_manager
+        [queue] = [q for q in qm.queue_collection
+                   if getattr(q, "destination_format_name", "") == remote]
+        assert (queue.state.name, queue.next_hops,
+                queue.outgoing_transfer_info_reference.eod_no_ack_count,
+                [e.status.name for e in queue.connection_history]) == (
+            "Waiting", ["10.1.2.3"], 2, ["ConnectionRefused"])
+        [local] = [q for q in qm.queue_collection if q.pathname == "MQREF\\private$\\in"]
+        assert [(e.sequence_number, e.reject_count)
+                for e in local.incoming_transactional_transfer_info_collection] == [(5, 1)]
+    finally:
+        running.stop()

@@ -298,6 +298,74 @@ def test_eod_last_ack_needs_unacknowledged_messages(rig):
     assert rig.value(queue_object(REMOTE), mqmr.PROPID_MGMT_QUEUE_EOD_LAST_ACK) == NULL
 
 
+@pytest.mark.req("MS-MQMR/3.1.4.1/R17", "MS-MQMR/3.1.4.1/R20")
+def test_eod_last_ack_has_its_octets_from_one_unacknowledged_message_on(rig):
+    """EodNoAckCount > 0: one message awaiting its order acknowledgment is enough."""
+    rig.info.eod_no_ack_count = 1
+    rig.info.eod_last_ack = SEQUENCE_INFO(0x0102030405060708, 10, 9)
+    assert rig.value(queue_object(REMOTE), mqmr.PROPID_MGMT_QUEUE_EOD_LAST_ACK) == PV(
+        VT_BLOB, bytes.fromhex("0807060504030201 0A000000 09000000"))
+
+
+@pytest.mark.parametrize("info, octets", [
+    (SEQUENCE_INFO(0x0102030405060708, 11, 10), "0807060504030201 0B000000 0A000000"),
+    (SEQUENCE_INFO(-2, 0xFFFFFFFF, 0), "FEFFFFFFFFFFFFFF FFFFFFFF 00000000"),
+    (SEQUENCE_INFO(-(1 << 63), 1, 0xFFFFFFFE), "0000000000000080 01000000 FEFFFFFF"),
+    (SEQUENCE_INFO(), "0000000000000000 00000000 00000000")])
+def test_a_sequence_info_is_the_16_octets_of_ms_mqmq_2_2_5_1(info, octets):
+    """SeqID a 64-bit signed integer, SeqNo and PrevNo 32-bit unsigned, little-endian."""
+    assert mqmr.sequence_info_bytes(info) == bytes.fromhex(octets)
+
+
+@pytest.mark.parametrize("sequence_id, value", [
+    (TxSequenceId(ordinal=7, time_stamp=0x65000000), 0x6500000000000007),
+    (TxSequenceId(ordinal=0xFFFFFFFF, time_stamp=0), 0x00000000FFFFFFFF),
+    (TxSequenceId(ordinal=0, time_stamp=0xFFFFFFFF), 0xFFFFFFFF00000000)])
+def test_a_tx_sequence_id_is_its_time_stamp_high_and_its_ordinal_low(sequence_id, value):
+    """MS-MQMQ 2.2.18.1.2: a 64-bit unsigned value, Ordinal the low-order bytes."""
+    assert mqmr.tx_sequence_id_value(sequence_id) == value
+
+
+#: MS-MQMQ 2.3.12.25: the Status codes, in the order of MS-MQDMPR 3.1.1.3's Status values
+STATUS_CODES = [
+    ("InProcess", 0x00000000), ("EstablishPacketReceived", 0x00000001),
+    ("Established", 0x00000002), ("UnknownFailure", 0x80000000), ("PingFailure", 0x80000001),
+    ("SocketCreateFailure", 0x80000002), ("SocketBindFailure", 0x80000003),
+    ("SocketConnectFailure", 0x80000004), ("TcpNotEnabled", 0x80000005),
+    ("SocketSendFailure", 0x80000006), ("ConnectionNotReady", 0x80000007),
+    ("DnsFailure", 0x80000008), ("CertificateValidationFailure", 0x80000009),
+    ("ConnectionLimitReached", 0x8000000A), ("ConnectionRefused", 0x8000000B),
+    ("RoutingDataNotAvailable", 0x8000000C), ("LowResource", 0x8000000D)]
+
+
+def test_the_status_codes_cover_every_status_value_in_document_order():
+    assert [name for name, _ in STATUS_CODES] == list(ConnectionHistoryStatus.__members__)
+
+
+@pytest.mark.req("MS-MQMR/3.1.4.1/R20", "MS-MQDMPR/3.1.1.3/R2")
+@pytest.mark.parametrize("name, code", STATUS_CODES)
+def test_connection_history_reports_each_status_with_its_ms_mqmq_code(rig, name, code):
+    rig.outgoing.connection_history = [ConnectionHistoryEntry(
+        status=ConnectionHistoryStatus[name], connection_history_time=1_700_000_000,
+        error=-2147467259, address_list=["10.1.2.3"])]
+    value = rig.value(queue_object(REMOTE), mqmr.PROPID_MGMT_QUEUE_CONNECTION_HISTORY)
+    assert value == PV(VT_VECTOR | VT_VARIANT, [
+        PV(VT_VECTOR | VT_UI4, [code]), PV(VT_VECTOR | VT_I4, [1_700_000_000]),
+        PV(VT_VECTOR | VT_I4, [-2147467259]), PV(VT_VECTOR | VT_LPWSTR, ["10.1.2.3"])])
+
+
+def test_an_outgoing_queue_without_an_outgoing_transfer_info_reports_no_eod_value(rig):
+    """Choice 2: the rows read OutgoingTransferInfoReference, which is NULL; the entries stay
+    VT_NULL (SOURCE_INFO reads the queue's own collection, empty here)."""
+    rig.outgoing.outgoing_transfer_info_reference = None
+    outcome = rig.get(queue_object(REMOTE), *range(13, 25))
+    assert outcome.status == MQ_OK
+    *eod, source_info = outcome.result.apVar
+    assert eod == [NULL] * 11
+    assert source_info == PV(VT_VECTOR | VT_VARIANT, [
+        PV(VT_VECTOR | vt, []) for vt in (VT_LPWSTR, VT_CLSID, VT_UI8, VT_UI4, VT_I4, VT_UI4)])
+
+
 @pytest.mark.req("MS-MQMR/3.1.4.1/R28", "MS-MQMR/3.1.4.1/R29", "MS-MQMR/3.1.4.1/R30",
                  "MS-MQMR/3.1.4.1/R31", "MS-MQMR/3.1.4.1/R32")
 @pytest.mark.parametrize("queue_type, multicast, expected", [

@@ -187,3 +187,255 @@ def test_the_settings_say_which_allowed_choices_the_server_serves(choices):
         assert request(r, "GET", "/settings")[1] == settings
     finally:
         r.stop()
+
+
+# ------------------------------------------------------------------ the transfer state
+
+REMOTE = "DIRECT=TCP:192.0.2.20\\private$\\orders"
+SENDER = "0b0b0b0b-0000-4000-8000-000000000002"
+
+
+def queue_info(running, format_name: str, props: tuple[int, ...]) -> list:
+    """R_QMMgmtGetInfo over RPC, as a client of the server reads the properties."""
+    from mqconform.conformance.client import RpcClient
+    from mqconform.model import calls as c
+    from mqconform.model.formats import (
+        MgmtObject,
+        MgmtObjectType,
+        parse_format_name,
+        to_queue_format,
+    )
+    from mqconform.model.mqmr import VT_NULL
+
+    mgmt = MgmtObject(MgmtObjectType.MGMT_QUEUE, to_queue_format(parse_format_name(format_name)))
+    cl = RpcClient(timeout=10)
+    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
+    try:
+        out = cl.call(c.R_QMMgmtGetInfo(pObjectFormat=mgmt, cp=len(props), aProp=props,
+                                        apVar=(c.PropVariant(VT_NULL),) * len(props)))
+    finally:
+        cl.close()
+    assert out.status == 0, hex(out.status)
+    return list(out.apVar)
+
+
+@pytest.mark.req("MS-MQMR/3.1.4.1/R17", "MS-MQMR/3.1.4.1/R20", "MS-MQMR/3.1.4.1/R27")
+def test_an_outgoing_queue_has_the_transfer_state_post_outgoing_gives_it(running):
+    """POST /outgoing sets the State, NextHops, OutgoingTransferInfo and ConnectionHistory of
+    the outgoing queue, and R_QMMgmtGetInfo reports them over RPC as MS-MQMR 3.1.4.1 and
+    MS-MQMQ give them: SEQUENCE_INFO octets, VT_I4 times, VT_UI4 counts, the Status codes."""
+    from mqconform.model import mqmr
+    from mqconform.model.calls import PropVariant as PV
+
+    status, answer = request(running, "POST", "/outgoing", {
+        "format_name": REMOTE, "state": "Connected", "next_hops": ["10.1.2.3", "10.1.2.4"],
+        "outgoing_transfer_info": {
+            "eod_first_non_ack": {"seq_id": 0x0102030405060708, "seq_no": 11, "prev_no": 10},
+            "eod_last_ack": {"seq_id": -2, "seq_no": 10, "prev_no": 9},
+            "eod_last_ack_count": 2, "eod_last_ack_time": 1_700_000_100,
+            "eod_last_non_ack": {"seq_id": 0x0102030405060708, "seq_no": 13},
+            "eod_next_seq": {"seq_id": 0x0102030405060708, "seq_no": 14, "prev_no": 13},
+            "eod_no_ack_count": 1, "eod_no_read_count": 4, "eod_resend_count": 5,
+            "eod_resend_interval": 30, "eod_resend_time": -1},
+        "connection_history": [
+            {"status": "UnknownFailure", "connection_history_time": 1_700_000_000,
+             "error": -2147467259, "address_list": ["10.1.2.3", "10.1.2.4"]},
+            {"status": "Established", "connection_history_time": 1_700_000_060}]})
+    assert (status, answer) == (201, {"format_name": REMOTE, "state": "Connected"})
+    values = queue_info(running, REMOTE, tuple(range(11, 26)))
+    assert values == [
+        PV(mqmr.VT_LPWSTR, "CONNECTED"),
+        PV(mqmr.VT_VECTOR | mqmr.VT_LPWSTR, ["10.1.2.3", "10.1.2.4"]),
+        PV(mqmr.VT_BLOB, bytes.fromhex("FEFFFFFFFFFFFFFF 0A000000 09000000")),
+        PV(mqmr.VT_I4, 1_700_000_100),
+        PV(mqmr.VT_UI4, 2),
+        PV(mqmr.VT_BLOB, bytes.fromhex("0807060504030201 0B000000 0A000000")),
+        PV(mqmr.VT_BLOB, bytes.fromhex("0807060504030201 0D000000 00000000")),
+        PV(mqmr.VT_BLOB, bytes.fromhex("0807060504030201 0E000000 0D000000")),
+        PV(mqmr.VT_UI4, 4),
+        PV(mqmr.VT_UI4, 1),
+        PV(mqmr.VT_I4, -1),
+        PV(mqmr.VT_UI4, 30),
+        PV(mqmr.VT_UI4, 5),
+        PV(mqmr.VT_VECTOR | mqmr.VT_VARIANT, [
+            PV(mqmr.VT_VECTOR | vt, []) for vt in (mqmr.VT_LPWSTR, mqmr.VT_CLSID, mqmr.VT_UI8,
+                                                   mqmr.VT_UI4, mqmr.VT_I4, mqmr.VT_UI4)]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_VARIANT, [
+            PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [0x80000000, 0x00000002]),
+            PV(mqmr.VT_VECTOR | mqmr.VT_I4, [1_700_000_000, 1_700_000_060]),
+            PV(mqmr.VT_VECTOR | mqmr.VT_I4, [-2147467259, 0]),
+            PV(mqmr.VT_VECTOR | mqmr.VT_LPWSTR, ["10.1.2.3,10.1.2.4", ""])])]
+    [queue] = [q for q in running.handler.env.local_queue_manager.queue_collection
+               if getattr(q, "destination_format_name", "") == REMOTE]
+    assert queue.outgoing_transfer_info_reference.outgoing_queue_reference is queue
+
+
+def test_posting_an_outgoing_queue_again_replaces_only_what_the_spec_gives(running):
+    """The same format name opens the same outgoing queue: a second POST /outgoing changes the
+    keys it gives and keeps the others; "outgoing_transfer_info": null removes it."""
+    request(running, "POST", "/outgoing", {
+        "format_name": REMOTE, "state": "Waiting", "next_hops": ["10.1.2.3"],
+        "outgoing_transfer_info": {"eod_no_ack_count": 3},
+        "connection_history": [{"status": "PingFailure"}]})
+    assert request(running, "POST", "/outgoing", {"format_name": REMOTE, "state": "OnHold"}
+                   )[1] == {"format_name": REMOTE, "state": "OnHold"}
+    [queue] = [q for q in running.handler.env.local_queue_manager.queue_collection
+               if getattr(q, "destination_format_name", "") == REMOTE]
+    assert queue.next_hops == ["10.1.2.3"]
+    assert queue.outgoing_transfer_info_reference.eod_no_ack_count == 3
+    assert [e.status.name for e in queue.connection_history] == ["PingFailure"]
+    request(running, "POST", "/outgoing", {"format_name": REMOTE, "next_hops": [],
+                                           "outgoing_transfer_info": None,
+                                           "connection_history": []})
+    assert (queue.next_hops, queue.outgoing_transfer_info_reference,
+            queue.connection_history) == ([], None, [])
+    assert queue.state.name == "OnHold"
+
+
+@pytest.mark.req("MS-MQMR/3.1.4.1/R20", "MS-MQMR/3.1.4.1/R27")
+def test_a_queue_has_the_incoming_transactional_transfers_the_control_api_gives_it(running):
+    """POST /queues/<path>/incoming_transactional_transfer_info replaces the queue's
+    IncomingTransactionalTransferInfoCollection; R_QMMgmtGetInfo reports it as the six vectors
+    of MS-MQMQ 2.3.12.24 (the TxSequenceID as TimeStamp high, Ordinal low: 2.2.18.1.2)."""
+    import uuid
+
+    from mqconform.model import mqmr
+    from mqconform.model.calls import PropVariant as PV
+
+    assert request(running, "POST", "/queues", {"path": "private$\\in",
+                                                "transactional": True})[0] == 201
+    path = "/queues/private$%5Cin/incoming_transactional_transfer_info"
+    status, answer = request(running, "POST", path, {"entries": [
+        {"format_name": "DIRECT=TCP:192.0.2.10\\private$\\in", "sender_identifier": SENDER,
+         "sequence_identifier": {"ordinal": 7, "time_stamp": 0x65000000},
+         "sequence_number": 12, "last_access_time": 1_700_000_000, "reject_count": 2},
+        {"format_name": "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427",
+         "sequence_identifier": {"ordinal": 0xFFFFFFFF, "time_stamp": 0xFFFFFFFF},
+         "sequence_number": 0xFFFFFFFF, "last_access_time": -5},
+        {}]})
+    assert (status, answer) == (200, {"path": "MQREF\\private$\\in", "entries": 3})
+    [value] = queue_info(running, "DIRECT=OS:MQREF\\private$\\in",
+                         (mqmr.PROPID_MGMT_QUEUE_EOD_SOURCE_INFO,))
+    assert value == PV(mqmr.VT_VECTOR | mqmr.VT_VARIANT, [
+        PV(mqmr.VT_VECTOR | mqmr.VT_LPWSTR, ["DIRECT=TCP:192.0.2.10\\private$\\in",
+                                             "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427", ""]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_CLSID, [uuid.UUID(SENDER)] + [uuid.UUID(int=0)] * 2),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI8, [0x6500000000000007, 0xFFFFFFFFFFFFFFFF, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [12, 0xFFFFFFFF, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_I4, [1_700_000_000, -5, 0]),
+        PV(mqmr.VT_VECTOR | mqmr.VT_UI4, [2, 0, 0])])
+    assert request(running, "POST", path, {"entries": []}) == (
+        200, {"path": "MQREF\\private$\\in", "entries": 0})
+    [value] = queue_info(running, "DIRECT=OS:MQREF\\private$\\in",
+                         (mqmr.PROPID_MGMT_QUEUE_EOD_SOURCE_INFO,))
+    assert all(item.value == [] for item in value.value)
+
+
+OUTGOING_REFUSED = [
+    ({"outgoing_transfer_info": [1]}, "outgoing.outgoing_transfer_info: a JSON object"),
+    ({"outgoing_transfer_info": {"eod_nope": 1}},
+     "outgoing.outgoing_transfer_info: unknown key(s) ['eod_nope']"),
+    ({"outgoing_transfer_info": {"eod_last_ack": {"seq_no": -1}}},
+     "outgoing.outgoing_transfer_info.eod_last_ack.seq_no: an integer from 0 to 4294967295"),
+    ({"outgoing_transfer_info": {"eod_next_seq": {"seq_id": 1 << 63}}},
+     "outgoing.outgoing_transfer_info.eod_next_seq.seq_id: an integer from "
+     "-9223372036854775808 to 9223372036854775807"),
+    ({"outgoing_transfer_info": {"eod_first_non_ack": {"seqno": 1}}},
+     "outgoing.outgoing_transfer_info.eod_first_non_ack: unknown key(s) ['seqno']"),
+    ({"outgoing_transfer_info": {"eod_last_non_ack": 5}},
+     "outgoing.outgoing_transfer_info.eod_last_non_ack: a JSON object"),
+    ({"outgoing_transfer_info": {"eod_no_ack_count": True}},
+     "outgoing.outgoing_transfer_info.eod_no_ack_count: an integer from 0 to 4294967295"),
+    ({"outgoing_transfer_info": {"eod_resend_interval": 1 << 32}},
+     "outgoing.outgoing_transfer_info.eod_resend_interval: an integer from 0 to 4294967295"),
+    ({"outgoing_transfer_info": {"eod_last_ack_time": 1 << 31}},
+     "outgoing.outgoing_transfer_info.eod_last_ack_time: an integer from -2147483648 to "
+     "2147483647"),
+    ({"outgoing_transfer_info": {"eod_resend_time": "soon"}},
+     "outgoing.outgoing_transfer_info.eod_resend_time: an integer from -2147483648 to "
+     "2147483647"),
+    ({"connection_history": {}}, "outgoing.connection_history: a JSON array"),
+    ({"connection_history": [{"error": 0}]}, "outgoing.connection_history[0].status: one of "),
+    ({"connection_history": [{"status": "Sleeping"}]},
+     "outgoing.connection_history[0].status: one of "),
+    ({"connection_history": [{"status": "PingFailure", "when": 1}]},
+     "outgoing.connection_history[0]: unknown key(s) ['when']"),
+    ({"connection_history": [{"status": "PingFailure", "error": 0x80004005}]},
+     "outgoing.connection_history[0].error: an integer from -2147483648 to 2147483647"),
+    ({"connection_history": [{"status": "PingFailure", "connection_history_time": 1.5}]},
+     "outgoing.connection_history[0].connection_history_time: an integer from"),
+    ({"connection_history": [{"status": "PingFailure"}, {"status": "PingFailure",
+                                                        "address_list": ["a,b"]}]},
+     "outgoing.connection_history[1].address_list[0]: an address, a string of 1 to 260 "
+     "characters without ','"),
+    ({"next_hops": "10.0.0.1"}, "outgoing.next_hops: a JSON array"),
+    ({"next_hops": ["10.0.0.1", ""]},
+     "outgoing.next_hops[1]: an address, a string of 1 to 260 characters"),
+    ({"state": "Sleeping"}, "outgoing.state: not one of"),
+    ({"hops": []}, "outgoing: unknown key(s) ['hops']"),
+]
+
+
+@pytest.mark.parametrize("spec,error", OUTGOING_REFUSED)
+def test_a_refused_outgoing_spec_names_its_key_and_changes_nothing(running, spec, error):
+    status, answer = request(running, "POST", "/outgoing", {"format_name": REMOTE, **spec})
+    assert status == 400 and answer["error"].startswith(error), answer
+    assert "\n" not in answer["error"]
+    assert not [q for q in running.handler.env.local_queue_manager.queue_collection
+                if getattr(q, "destination_format_name", "") == REMOTE]
+
+
+INCOMING_REFUSED = [
+    ({}, "incoming_transactional_transfer_info.entries: a JSON array is required"),
+    ({"entries": [], "more": 1}, "incoming_transactional_transfer_info: unknown key(s) "
+                                 "['more']"),
+    ({"entries": {}}, "incoming_transactional_transfer_info.entries: a JSON array"),
+    ({"entries": [7]}, "incoming_transactional_transfer_info.entries[0]: a JSON object"),
+    ({"entries": [{"queue_reference": "x"}]},
+     "incoming_transactional_transfer_info.entries[0]: unknown key(s) ['queue_reference']"),
+    ({"entries": [{"format_name": "NOPE=x"}]},
+     "incoming_transactional_transfer_info.entries[0].format_name: "),
+    ({"entries": [{"format_name": 5}]},
+     "incoming_transactional_transfer_info.entries[0].format_name: "),
+    ({"entries": [{}, {"sender_identifier": "nope"}]},
+     "incoming_transactional_transfer_info.entries[1].sender_identifier: a GUID"),
+    ({"entries": [{"sender_identifier": 5}]},
+     "incoming_transactional_transfer_info.entries[0].sender_identifier: a GUID"),
+    ({"entries": [{"sequence_identifier": None}]},
+     "incoming_transactional_transfer_info.entries[0].sequence_identifier: a JSON object"),
+    ({"entries": [{"sequence_identifier": {"ordinal": -1}}]},
+     "incoming_transactional_transfer_info.entries[0].sequence_identifier.ordinal: an integer "
+     "from 0 to 4294967295"),
+    ({"entries": [{"sequence_identifier": {"timestamp": 1}}]},
+     "incoming_transactional_transfer_info.entries[0].sequence_identifier: unknown key(s) "
+     "['timestamp']"),
+    ({"entries": [{"sequence_number": 1.5}]},
+     "incoming_transactional_transfer_info.entries[0].sequence_number: an integer from 0 to "
+     "4294967295"),
+    ({"entries": [{"last_access_time": "now"}]},
+     "incoming_transactional_transfer_info.entries[0].last_access_time: an integer from "
+     "-2147483648 to 2147483647"),
+    ({"entries": [{"reject_count": 1 << 32}]},
+     "incoming_transactional_transfer_info.entries[0].reject_count: an integer from 0 to "
+     "4294967295"),
+]
+
+
+@pytest.mark.parametrize("spec,error", INCOMING_REFUSED)
+def test_a_refused_incoming_spec_names_its_key_and_changes_nothing(running, spec, error):
+    request(running, "POST", "/queues", {"path": "private$\\in"})
+    path = "/queues/private$%5Cin/incoming_transactional_transfer_info"
+    assert request(running, "POST", path, {"entries": [{"reject_count": 1}]})[0] == 200
+    status, answer = request(running, "POST", path, spec)
+    assert status == 400 and answer["error"].startswith(error), answer
+    assert "\n" not in answer["error"]
+    [queue] = [q for q in running.handler.env.local_queue_manager.queue_collection
+               if q.pathname == "MQREF\\private$\\in"]
+    assert [e.reject_count for e in queue.incoming_transactional_transfer_info_collection] == [1]
+
+
+def test_incoming_transfers_of_a_queue_that_does_not_exist_answer_404(running):
+    status, answer = request(running, "POST",
+                             "/queues/private$%5Cnope/incoming_transactional_transfer_info",
+                             {"entries": []})
+    assert status == 404 and "no queue" in answer["error"]
