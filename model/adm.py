@@ -13,7 +13,9 @@ The classes follow the documents section by section. How to read them:
   b"", Booleans False, GUIDs GUID_NULL, lists empty, references None, and an enumeration
   without an initial value None ("not set yet"; the event that creates the element sets it).
 * References to other elements are plain Python references; a collection of elements is a list
-  (a dict only for PendingRequestTable, which the document calls a hash table). References and
+  (a dict only for PendingRequestTable, which the document calls a hash table; an ordered set
+  with an index, model/refs.py, for a queue's descriptors and a descriptor's cursors, which
+  every open and close looks into). References and
   collections of elements are left out of ``repr``: the elements form a graph.
 * Enumerations are :class:`Enumeration` classes named as the document names them; one defined
   inline in an attribute's description is named ``<Element><Attribute>`` with a repeated word
@@ -39,6 +41,7 @@ from enum import Enum, auto
 from typing import Any, NamedTuple
 
 from mqconform.model.positionlist import MessagePositionList
+from mqconform.model.refs import CursorCollection, DescriptorCollection
 
 # ---------------------------------------------------------------------------------------------
 # Shared types
@@ -289,7 +292,9 @@ class Queue(DirectoryObject):
     # ordered by arrival time within priority, Head is End when empty: model/positionlist.py
     message_position_list: MessagePositionList = field(default_factory=MessagePositionList,
                                                        repr=False)
-    open_queue_descriptor_collection: list[OpenQueueDescriptor] = refs()
+    #: counted by ShareMode and AccessType for Open Queue's checks (model/refs.py)
+    open_queue_descriptor_collection: DescriptorCollection = field(
+        default_factory=DescriptorCollection, repr=False)
     #: LookupIdentifier -> MessagePosition of the positions in the list (model/message_ops.py)
     _positions_by_lookup_id: dict[int, MessagePosition] | None = bookkeeping()
     #: Message Position Available released the next reader already (model/internal.py)
@@ -840,9 +845,11 @@ class OpenQueueDescriptor:
     # not created for Remote Read unless an event says so (the document gives no default)
     remote_read_state: OpenQueueDescriptorRemoteReadState = (
         OpenQueueDescriptorRemoteReadState.None_)
-    cursor_collection: list[Cursor] = refs()
+    #: with its cursors by Handle (model/refs.py)
+    cursor_collection: CursorCollection = field(default_factory=CursorCollection, repr=False)
     waiting_message_read_operation_collection: list[WaitingMessageReadOperation] = refs()  # FIFO
     _context_handle: bytes | None = bookkeeping()  # the RemoteRead context handle (mqrr.py)
+    _move_context: int | None = bookkeeping()  # R_OpenQueueForMove's pMoveContext (mqrr.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -963,10 +970,80 @@ class PendingRequestEntry:
 @dataclass(eq=False)
 class PendingRequestTable:
     """MS-MQRR 3.1.1.3 PendingRequestTable: a hash table of PendingRequestEntry instances keyed
-    on {RequestId, QueueContextHandle}; here ``entries[(request_id, queue_context_handle)]``."""
+    on {RequestId, QueueContextHandle}; here ``entries[(request_id, queue_context_handle)]``.
+    ``keys_of(handle)``: the keys of one QueueContextHandle's entries, in the order they were
+    added (R_CloseQueue, R_EndReceive and the rundown look for them: MS-MQRR 3.1.4.3 R13,
+    3.1.4.9, 3.1.6.2 R6), without walking every client's entries."""
 
-    entries: dict[tuple[int, bytes], PendingRequestEntry] = field(default_factory=dict,
-                                                                  repr=False)
+    entries: dict[tuple[int, bytes], PendingRequestEntry] = field(
+        default_factory=lambda: PendingRequestEntries(), repr=False)
+
+    def keys_of(self, queue_context_handle: bytes) -> list[tuple[int, bytes]]:
+        return self.entries.keys_of(queue_context_handle)
+
+
+class PendingRequestEntries(dict):
+    """The table's dict, indexed by QueueContextHandle as it changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._by_handle: dict[bytes, dict[tuple[int, bytes], None]] = {}
+
+    def __setitem__(self, key: tuple[int, bytes], entry: PendingRequestEntry) -> None:
+        super().__setitem__(key, entry)
+        self._by_handle.setdefault(bytes(key[1]), {})[key] = None
+
+    def __delitem__(self, key: tuple[int, bytes]) -> None:
+        super().__delitem__(key)
+        self._unindex(key)
+
+    _MISSING = object()
+
+    def pop(self, key: tuple[int, bytes], default: Any = _MISSING) -> Any:
+        if key in self:
+            entry = super().pop(key)
+            self._unindex(key)
+            return entry
+        if default is PendingRequestEntries._MISSING:
+            raise KeyError(key)
+        return default
+
+    def clear(self) -> None:
+        super().clear()
+        self._by_handle.clear()
+
+    def keys_of(self, handle: bytes) -> list[tuple[int, bytes]]:
+        return list(self._by_handle.get(bytes(handle), ()))
+
+    def _unindex(self, key: tuple[int, bytes]) -> None:
+        keys = self._by_handle.get(bytes(key[1]))
+        if keys is not None:
+            keys.pop(key, None)
+            if not keys:
+                del self._by_handle[bytes(key[1])]
+
+    def __reduce__(self) -> tuple:
+        return (_pending_entries, (list(self.items()),))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # keep the index true
+        for key, entry in dict(*args, **kwargs).items():
+            self[key] = entry
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self) -> tuple[Any, Any]:
+        key = next(reversed(self))
+        return key, self.pop(key)
+
+
+def _pending_entries(items: list) -> PendingRequestEntries:
+    table = PendingRequestEntries()
+    for key, entry in items:
+        table[key] = entry
+    return table
 
 
 class LocalMessageType(Enumeration):

@@ -484,11 +484,9 @@ class RemoteReadServer:
         desc._context_handle = context
         return context
 
-    def _cursor(self, desc: OpenQueueDescriptor, handle: int) -> Any:
-        for cursor in desc.cursor_collection:
-            if cursor.handle == handle:
-                return cursor
-        return None
+    @staticmethod
+    def _cursor(desc: OpenQueueDescriptor, handle: int) -> Any:
+        return desc.cursor_collection.find(handle)
 
     # ------------------------------------------------------------------ 3.1.4.1
     def r_getserverport(self, call: c.R_GetServerPort) -> Outcome:
@@ -580,6 +578,7 @@ class RemoteReadServer:
             # bits), so that no two open handles share one
             move_context = int.from_bytes(context[-8:], "little") or desc.handle
             self._move_contexts[move_context] = desc
+            desc._move_context = move_context
             return Outcome(c.R_OpenQueueForMoveResult(pMoveContext=move_context,
                                                       pphContext=context),
                            _first(steps["context"]))
@@ -604,7 +603,7 @@ class RemoteReadServer:
         close_queue(self.env,  # MS-MQRR/3.1.4.3/R11
                     desc)  # MS-MQRR/3.1.4.3/R12
         # MS-MQRR/3.1.4.3/R13: remove the pending requests of this handle
-        for key in [k for k in self.pending_request_table.entries if k[1] == call.pphContext]:
+        for key in self.pending_request_table.keys_of(bytes(call.pphContext)):
             entry = self._remove_entry(key)
             # choice 4: a received, unacknowledged message stays as Dequeue Message Begin left
             # it, unless env.choices returns it to the queue as the rundown does (3.1.6.2)
@@ -620,8 +619,9 @@ class RemoteReadServer:
 
     def _forget(self, desc: OpenQueueDescriptor, context: bytes) -> None:
         self._contexts.pop(bytes(context), None)
-        for key in [k for k, v in self._move_contexts.items() if v is desc]:
-            del self._move_contexts[key]
+        move_context = desc._move_context
+        if move_context is not None and self._move_contexts.get(move_context) is desc:
+            del self._move_contexts[move_context]
 
     # ------------------------------------------------------------------ 3.1.4.4 / 3.1.4.5
     def r_createcursor(self, call: c.R_CreateCursor) -> Outcome:
@@ -877,7 +877,7 @@ class RemoteReadServer:
             # fault before the method runs; the method itself is given no status for it
             return status_only(result_type, MQ_ERROR_INVALID_PARAMETER, _first(steps["ack"]),
                                any_failure=True)
-        if not any(k[1] == context for k in self.pending_request_table.entries):  # no_entries
+        if not self.pending_request_table.keys_of(context):  # no_entries
             # a NULL, closed or unknown handle never reaches the method over RPC: the runtime
             # refuses it first (strict context handles, MS-MQRR 2.2.4), with a fault
             return status_only(result_type, MQ_ERROR_INVALID_HANDLE, _first(steps["no_entries"]),
@@ -1045,8 +1045,7 @@ class RemoteReadServer:
             return MQ_ERROR_INVALID_HANDLE
         close_queue(self.env,  # MS-MQRR/3.1.6.2/R4
                     desc)  # MS-MQRR/3.1.6.2/R5
-        for key in [k for k in self.pending_request_table.entries  # MS-MQRR/3.1.6.2/R6
-                    if k[1] == bytes(context)]:
+        for key in self.pending_request_table.keys_of(bytes(context)):  # MS-MQRR/3.1.6.2/R6
             entry = self.pending_request_table.entries[key]
             message = self._message_by_lookup_id(  # MS-MQRR/3.1.6.2/R7
                 desc, entry.lookup_identifier) if entry.lookup_identifier else None

@@ -82,6 +82,7 @@ from mqconform.model.formats import (
 )
 from mqconform.model.internal import waiting_message_read_timer_stop
 from mqconform.model.positionlist import MessagePositionList
+from mqconform.model.refs import DescriptorCollection
 from mqconform.model.runtime import Environment
 from mqconform.model.status import (
     MQ_ERROR_ILLEGAL_FORMATNAME,
@@ -362,8 +363,7 @@ def close_cursor(cursor: Cursor) -> None:
     for read_op in list(readers):  # MS-MQDMPR/3.1.7.1.2/R3
         if read_op.cursor_reference is cursor:  # MS-MQDMPR/3.1.7.1.2/R4
             readers.remove(read_op)  # MS-MQDMPR/3.1.7.1.2/R5
-    if cursor in queue_desc.cursor_collection:
-        queue_desc.cursor_collection.remove(cursor)  # MS-MQDMPR/3.1.7.1.2/R6
+    queue_desc.cursor_collection.discard(cursor)  # MS-MQDMPR/3.1.7.1.2/R6
 
 
 # ---------------------------------------------------------------------------------------------
@@ -656,7 +656,7 @@ def create_queue(env: Environment, queue: Queue, skip_directory: bool = False
     new_queue.subqueue_collection = []
     new_queue.incoming_transactional_transfer_info_collection = []
     new_queue.message_position_list = MessagePositionList()
-    new_queue.open_queue_descriptor_collection = []
+    new_queue.open_queue_descriptor_collection = DescriptorCollection()
     # CreateTime and ModifyTime count seconds since 1970; env.now counts milliseconds
     new_queue.create_time = new_queue.modify_time = env.now // 1000
     # choice 6: the ComputerName stands in when the queue manager has no qualified name
@@ -829,8 +829,10 @@ EXPAND_FAILED = MQ_ERROR_ILLEGAL_FORMATNAME
 
 
 def _has_descriptor(queue: Queue, share_mode: QueueShareMode, *access: QueueAccessType) -> bool:
-    return any(d.share_mode is share_mode and d.access_type in access
-               for d in queue.open_queue_descriptor_collection)
+    """Is one of the queue's open descriptors of ``share_mode`` and one of ``access``? Counted
+    by the collection (model/refs.py), not walked: an open costs the same however many
+    handles are open on the queue."""
+    return queue.open_queue_descriptor_collection.has(share_mode, *access)
 
 
 def open_queue(env: Environment, format_name: FormatName | str,
@@ -1004,8 +1006,7 @@ def close_queue(env: Environment, queue_desc: OpenQueueDescriptor) -> None:
     for cursor_obj in list(queue_desc.cursor_collection):  # MS-MQDMPR/3.1.7.1.6/R14
         close_cursor(cursor_obj)  # MS-MQDMPR/3.1.7.1.6/R15 MS-MQDMPR/3.1.7.1.6/R16
     descriptors = queue_desc.queue_reference.open_queue_descriptor_collection
-    if queue_desc in descriptors:
-        descriptors.remove(queue_desc)  # MS-MQDMPR/3.1.7.1.6/R17
+    descriptors.discard(queue_desc)  # MS-MQDMPR/3.1.7.1.6/R17
 
 
 def cancel_waiting_message_read_request(env: Environment, queue: Queue, tag: Any,
