@@ -18,11 +18,29 @@ What the host owns, beyond the two servers:
   one, a move context that does not exist (the model answers it as 3.1.4.10 says).
 - **Rundown** (MS-MQRR 3.1.6.2): when the last member of a group leaves, every context handle
   the group still holds is run down, so no message stays locked for a client that is gone.
+  ``leave`` runs it whole; ``depart`` takes the group out of use at once (its handles are
+  then held by no group: every call naming one is refused) and returns a ``Rundown`` that
+  ``run_down`` carries out a bounded amount at a time, so a server can let other clients'
+  calls run between the parts. The result is the same: every handle run down, every pending
+  request ended, every received and unacknowledged message back in its queue.
+- **Handle limits**: a group may hold at most ``handle_limit`` context handles and cursors
+  together (None: no limit). Past it, R_OpenQueue, R_OpenQueueForMove and R_CreateCursor fail
+  before the model runs them, and nothing is created (choice 1).
 - **Calls outside any group** (``group=None``): the suite's oracle, which is handed the handles
   to use by the suite itself, calls without strict-handle checks.
 
 Tokens of waiting calls are the host's: ``call`` returns ``Pending(token)`` and the call's
 Outcome comes back with that token from ``completions()``.
+
+Where the documents leave the server a choice (spec/choices.yaml):
+
+1. The documents set no bound on the context handles and cursors one client may hold (MS-MQRR
+   3.1.4.2, 3.1.4.4, 3.1.4.11; 3.1.4.2's pClientId MAY limit the number of callers, not what
+   each holds). A server's memory is not unbounded: past ``handle_limit`` the opening call
+   fails with MQ_ERROR_INSUFFICIENT_RESOURCES (MS-MQMQ 2.4: "Not enough resources to perform
+   the operation"), a failure HRESULT as MS-MQRR 3.1.4.2 R20, 3.1.4.4 R7 and 3.1.4.11 R25
+   ask (the client treats every failure alike), thrown by the void R_OpenQueue and
+   R_OpenQueueForMove and returned by R_CreateCursor.
 """
 
 from __future__ import annotations
@@ -36,8 +54,9 @@ from typing import Any
 from mqconform.model import calls as c
 from mqconform.model.mqmr import QMMgmtServer
 from mqconform.model.mqrr import RemoteReadServer
-from mqconform.model.outcome import Outcome
+from mqconform.model.outcome import Outcome, status_only
 from mqconform.model.runtime import Environment, Pending
+from mqconform.model.status import MQ_ERROR_INSUFFICIENT_RESOURCES
 
 #: C706 appendix E nca_s_fault_context_mismatch: a context handle the association does not hold
 NCA_S_FAULT_CONTEXT_MISMATCH = 0x1C00001A
@@ -50,6 +69,9 @@ OPENING_CALLS = (c.R_OpenQueue, c.R_OpenQueueForMove)
 #: a move context no group is ever given: ids start at 1 (model/runtime.py SequentialIds;
 #: server/app.py UnguessableIds never gives 0)
 NO_MOVE_CONTEXT = 0
+#: the calls that create what ``handle_limit`` counts, with the rule of their failure (choice 1)
+LIMITED_CALLS = {c.R_OpenQueue: "MS-MQRR/3.1.4.2/R20", c.R_OpenQueueForMove: "MS-MQRR/3.1.4.11/R25",
+                 c.R_CreateCursor: "MS-MQRR/3.1.4.4/R7"}
 
 
 @dataclass(frozen=True)
@@ -70,20 +92,69 @@ class AssociationGroup:
     id: Hashable
     members: set[Hashable] = field(default_factory=set)
     contexts: dict[bytes, int] = field(default_factory=dict)
+    #: the move contexts of ``contexts`` (the nonzero values)
+    moves: set[int] = field(default_factory=set)
+    #: how many cursors each context handle has (R_CreateCursor, R_CloseCursor)
+    cursors: dict[bytes, int] = field(default_factory=dict)
+    #: context handles and cursors held: what ``handle_limit`` bounds
+    held: int = 0
 
     def holds(self, context: bytes) -> bool:
         return context in self.contexts
 
     def move_contexts(self) -> set[int]:
-        return {m for m in self.contexts.values() if m}
+        return self.moves
+
+    def add_context(self, context: bytes, move_context: int) -> None:
+        if context in self.contexts:
+            return
+        self.contexts[context] = move_context
+        if move_context:
+            self.moves.add(move_context)
+        self.held += 1
+
+    def drop_context(self, context: bytes) -> None:
+        if context not in self.contexts:
+            return
+        move_context = self.contexts.pop(context)
+        self.moves.discard(move_context)
+        self.held -= 1 + self.cursors.pop(context, 0)
+
+    def count_cursor(self, context: bytes, n: int) -> None:
+        if context in self.contexts:
+            self.cursors[context] = self.cursors.get(context, 0) + n
+            self.held += n
+
+
+@dataclass
+class Rundown:
+    """A departed group's rundown (MS-MQRR 3.1.6.2) in progress: the context handles left to
+    run down, in the order the group was given them; ``cursors``: the cursors of the handle
+    at ``contexts[next]`` still to close, when it has more than one part may close."""
+
+    group: AssociationGroup
+    contexts: list[bytes]
+    next: int = 0
+    cursors: list[Any] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.next >= len(self.contexts)
+
+    @property
+    def done(self) -> int:
+        """How many handles have been run down."""
+        return self.next
 
 
 class QueueManagerHost:
     """RemoteReadServer and QMMgmtServer on one Environment, and their association groups
     (module doc)."""
 
-    def __init__(self, env: Environment, port: int = 2103):
+    def __init__(self, env: Environment, port: int = 2103, handle_limit: int | None = None):
         self.env = env
+        #: the most context handles and cursors one group may hold (choice 1); None: no limit
+        self.handle_limit = handle_limit
         self.remote_read: Any = RemoteReadServer(env, port=port)
         self.qmmgmt: Any = QMMgmtServer(env)
         self.groups: dict[Hashable, AssociationGroup] = {}
@@ -103,19 +174,54 @@ class QueueManagerHost:
     def leave(self, group: Hashable, member: Hashable) -> int:
         """``member`` has gone; when it was the group's last, the rundown of MS-MQRR 3.1.6.2
         runs for every context handle the group holds. Returns how many were run down."""
+        rundown = self.depart(group, member)
+        if rundown is None:
+            return 0
+        while not self.run_down(rundown, 1 << 30):
+            pass
+        return rundown.done
+
+    def depart(self, group: Hashable, member: Hashable) -> Rundown | None:
+        """``member`` has gone. When it was the group's last, the group is taken out of use
+        now (no call can name its handles from here on: they belong to no group) and the
+        rundown of its handles is returned, to be carried out by ``run_down``; else None."""
         found = self.groups.get(group)
         if found is None:
-            return 0
+            return None
         found.members.discard(member)
         if found.members:
-            return 0
+            return None
         del self.groups[group]
         for token, (owner, _) in list(self._waiting.items()):
             if owner == group:
                 del self._waiting[token]
-        for context in list(found.contexts):
-            self.remote_read.rundown(context)  # MS-MQRR/3.1.6.2/R1
-        return len(found.contexts)
+        return Rundown(found, list(found.contexts))
+
+    def run_down(self, rundown: Rundown, budget: int) -> bool:
+        """Carry ``rundown`` on by about ``budget`` units of work (a handle, or a cursor
+        closed); True once every handle is run down. A handle with more cursors than a part
+        may close has them closed over several parts first, as Close Queue would close them
+        (MS-MQDMPR 3.1.7.1.6: its waits ended, R9-R13, then its cursors closed, R14-R16),
+        before the handle's own rundown."""
+        server = self.remote_read
+        while not rundown.finished and budget > 0:
+            context = rundown.contexts[rundown.next]
+            desc = server.descriptor(context)
+            cursors = len(desc.cursor_collection) if desc is not None else 0
+            if cursors >= budget:
+                if rundown.cursors is None:
+                    server.end_waits(desc)
+                    rundown.cursors = list(desc.cursor_collection)
+                part = rundown.cursors[-budget:]
+                del rundown.cursors[-budget:]
+                server.close_cursors(part)
+                return False
+            server.rundown(context)  # MS-MQRR/3.1.6.2/R1
+            rundown.group.drop_context(context)
+            rundown.next += 1
+            rundown.cursors = None
+            budget -= 1 + cursors
+        return rundown.finished
 
     def check(self, group: AssociationGroup, call: c.Call) -> Refused | None:
         """MS-MQRR 2.2.4.1/2.2.4.2: "The context handle MUST NOT be type_strict, but it MUST
@@ -163,6 +269,9 @@ class QueueManagerHost:
         """Route an admitted call to RemoteRead or qmmgmt; the handles it gives or takes are
         the group's. ``token``: the token a wait is to come back with (the host's own next
         one by default)."""
+        over = self._over_limit(group, call)
+        if over is not None:
+            return over
         if call.interface == c.REMOTEREAD:
             out = self.remote_read.call(call, token=next(self._tokens) if token is None
                                         else token)
@@ -174,15 +283,31 @@ class QueueManagerHost:
         self._record(self.groups.get(group) if group is not None else None, call, out)
         return out
 
+    def _over_limit(self, group: Hashable | None, call: c.Call) -> Outcome | None:
+        """Choice 1: the failure of a call that would take its group past ``handle_limit``."""
+        rule = LIMITED_CALLS.get(type(call))
+        if rule is None or self.handle_limit is None or group is None:
+            return None
+        joined = self.groups.get(group)
+        if joined is None or joined.held < self.handle_limit:
+            return None
+        void = isinstance(call, OPENING_CALLS)  # R_OpenQueue* throw their failure
+        return status_only(c.RESULTS[type(call)], MQ_ERROR_INSUFFICIENT_RESOURCES, rule,
+                           any_failure=True, raised=void)
+
     def _record(self, group: AssociationGroup | None, call: c.Call, out: Outcome) -> None:
         """The handles a call gave its group, or took from it."""
         result = out.result
         if group is None or result.raised:
             return
         if isinstance(call, OPENING_CALLS) and result.pphContext:
-            group.contexts[bytes(result.pphContext)] = getattr(result, "pMoveContext", 0)
+            group.add_context(bytes(result.pphContext), getattr(result, "pMoveContext", 0))
         elif isinstance(call, c.R_CloseQueue) and result.status == 0 and call.pphContext:
-            group.contexts.pop(bytes(call.pphContext), None)
+            group.drop_context(bytes(call.pphContext))
+        elif isinstance(call, c.R_CreateCursor) and result.status == 0 and call.phContext:
+            group.count_cursor(bytes(call.phContext), 1)
+        elif isinstance(call, c.R_CloseCursor) and result.status == 0 and call.phContext:
+            group.count_cursor(bytes(call.phContext), -1)
 
     def completions(self) -> list[tuple[Any, Outcome]]:
         """The waiting calls the model has completed since the last look: (token, Outcome),

@@ -1037,6 +1037,22 @@ class RemoteReadServer:
         close_queue(self.env,  # MS-MQRR/3.1.6.1/R8
                     desc)  # MS-MQRR/3.1.6.1/R9
 
+    def end_waits(self, desc: OpenQueueDescriptor) -> None:
+        """The first steps of Close Queue (MS-MQDMPR 3.1.7.1.6 R9-R13), on their own: the
+        descriptor's waiting reads are cancelled. A rundown done in parts (model/host.py
+        ``run_down``) takes them before it closes a handle's cursors a part at a time."""
+        for read_op in list(desc.waiting_message_read_operation_collection):
+            if read_op.tag is not None:
+                cancel_waiting_message_read_request(self.env, desc.queue_reference, read_op.tag,
+                                                    MQ_ERROR_OPERATION_CANCELLED)
+
+    @staticmethod
+    def close_cursors(cursors: list[Any]) -> None:
+        """Close Queue's next steps (MS-MQDMPR 3.1.7.1.6 R14-R16) for some of a descriptor's
+        cursors: each closed by Close Cursor (3.1.7.1.2)."""
+        for cursor in cursors:
+            close_cursor(cursor)
+
     def rundown(self, context: bytes) -> int:
         """MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine (MS-MQRR/3.1.6.2/R1): the
         client went away holding ``context``."""

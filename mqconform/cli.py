@@ -642,6 +642,19 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
 
+def _handle_limit(text: str) -> int | None:
+    """``--handle-limit``: a positive number, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (or 'none')") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: at least 1 (or 'none' for no limit)")
+    return value
+
+
 def _add_serve(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the reference queue manager (RemoteRead, qmmgmt)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on "
@@ -665,6 +678,10 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
                    help="where the documents leave the server free (spec/choices.yaml; "
                         "`mqconform spec choices`): the reference's values (default), or "
                         "another allowed value for every switch")
+    p.add_argument("--handle-limit", type=_handle_limit, default=4096, metavar="N",
+                   help="the most context handles and cursors one client (association group) "
+                        "may hold; past it an open or a cursor fails with "
+                        "MQ_ERROR_INSUFFICIENT_RESOURCES (default 4096; 'none': no limit)")
     p.add_argument("--fault", action="append", default=[], metavar="NAME",
                    help="TESTING ONLY: depart from the documents on purpose (server/faults.py "
                         "lists the faults; repeatable), to measure a trace validator")

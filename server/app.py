@@ -16,6 +16,14 @@ receive that waits on the first) share the handles the group was given; a handle
 group is refused (MS-MQRR 2.2.4: strict context handles); and when the group's last connection
 goes away the rundown of MS-MQRR 3.1.6.2 runs for every handle it still holds, so no message
 stays locked.
+
+One client cannot stall or starve the others. A group holds at most ``handle_limit`` context
+handles and cursors together (model/host.py choice 1: past it an open or a cursor fails with
+MQ_ERROR_INSUFFICIENT_RESOURCES). A call's work does not grow with the handles other clients
+hold (model/refs.py). And a rundown, whose work grows with what the departed group held, runs
+in parts of about ``RUNDOWN_SLICE`` seconds under the lock, the lock released between them, so
+another client's call waits at most one part; the group's handles belong to no group from the
+first part on, so no call can use them while the rundown goes on.
 The runtime owns the groups (server/rpc.py AssociationGroups: server-issued, unguessable ids;
 a join only from the creating address and by the group's principal), and the queue manager's
 identifiers come from ``UnguessableIds``: context handles are random 128-bit GUIDs, cursor
@@ -54,6 +62,13 @@ from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 log = logging.getLogger(__name__)
 
 NCA_OP_RNG_ERROR = 0x1C010002  # C706 appendix E: the opnum is out of range
+#: the context handles and cursors one association group may hold by default (model/host.py
+#: choice 1; ``mqconform serve --handle-limit``)
+DEFAULT_HANDLE_LIMIT = 4096
+#: how long one part of a rundown holds the lock, in seconds (about)
+RUNDOWN_SLICE = 0.002
+#: the units of work (a handle or a cursor) between two looks at the clock within a part
+RUNDOWN_STEP = 16
 #: the faults of a refused context handle (model/host.py), named here for the server's users
 __all__ = ["NCA_S_FAULT_CONTEXT_MISMATCH", "RPC_X_SS_IN_NULL_CONTEXT", "ReferenceQueueManager",
            "UnguessableIds", "serve"]
@@ -62,10 +77,22 @@ __all__ = ["NCA_S_FAULT_CONTEXT_MISMATCH", "RPC_X_SS_IN_NULL_CONTEXT", "Referenc
 class ReferenceQueueManager:
     """The handler that serves one model queue manager over RPC."""
 
-    def __init__(self, env: Environment, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, env: Environment, clock: Callable[[], float] = time.monotonic,
+                 handle_limit: int | None = DEFAULT_HANDLE_LIMIT):
+        """``handle_limit``: the most context handles and cursors one association group may
+        hold (None: no limit)."""
+        if handle_limit is not None and handle_limit < 1:
+            raise ValueError(f"handle_limit {handle_limit}: at least 1, or None for no limit")
         self.env = env
         self.lock = threading.RLock()
-        self.host = QueueManagerHost(env)
+        self.host = QueueManagerHost(env, handle_limit=handle_limit)
+        #: parts of rundowns run (a count others can watch: tests, benches)
+        self.rundown_parts = 0
+        #: the rundowns in progress (model/host.py Rundown)
+        self.rundowns: list[Any] = []
+        #: calls waiting for the lock: a rundown lets them in between its parts
+        self._contenders = 0
+        self._contenders_lock = threading.Lock()
         self._clock = clock
         self._start = clock()
         #: the host's token of each waiting call -> how to answer it
@@ -114,7 +141,11 @@ class ReferenceQueueManager:
         except ndr.StubError as exc:
             log.info("%s: bad stub for %s opnum %d: %s", conn, name, opnum, exc)
             return Reply.fault(RPC_X_BAD_STUB_DATA)
+        with self._contenders_lock:
+            self._contenders += 1
         with self.lock:
+            with self._contenders_lock:
+                self._contenders -= 1
             group = self._group_of(conn)
             self.host.join(group, conn.id)
             admitted = self.host.admit(group, call)  # strict context handles first
@@ -144,14 +175,37 @@ class ReferenceQueueManager:
 
     def connection_lost(self, conn: Connection) -> None:
         """MS-MQRR 3.1.6.2: when a group's last connection is gone, run the rundown for every
-        context handle the group still holds."""
+        context handle the group still holds: in parts of about RUNDOWN_SLICE seconds, the
+        lock released between them (module doc). Runs on the connection's own thread, which
+        has nothing else to do; returns once the rundown is complete."""
         with self.lock:
             for token, (_, _, owner, _) in list(self._waiting.items()):
                 if owner is conn:
                     self._waiting.pop(token, None)
-            self.host.leave(self._group_of(conn), conn.id)  # MS-MQRR/3.1.6.2/R1
-            self._persist()
-            self._deliver()
+            rundown = self.host.depart(self._group_of(conn), conn.id)  # MS-MQRR/3.1.6.2/R1
+            if rundown is None:
+                self._persist()
+                self._deliver()
+                return
+            self.rundowns.append(rundown)
+        try:
+            finished = False
+            while not finished:
+                with self.lock:
+                    deadline = self._clock() + RUNDOWN_SLICE
+                    while not finished and self._clock() < deadline:
+                        finished = self.host.run_down(rundown, RUNDOWN_STEP)
+                    self.rundown_parts += 1
+                    self._persist()
+                    self._deliver()
+                # Python's lock is not fair: the calls waiting for it go first (a bounded wait)
+                for _ in range(50):
+                    if not self._contenders:
+                        break
+                    time.sleep(0.0001)
+        finally:
+            with self.lock:
+                self.rundowns.remove(rundown)
 
     def stop(self) -> None:
         with self.lock:
@@ -366,12 +420,14 @@ def _base_path(pathname: str) -> str:
 
 
 def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: int | None = None,
-          security: Any = None, **rpc_options: Any):
+          security: Any = None, handle_limit: int | None = DEFAULT_HANDLE_LIMIT,
+          **rpc_options: Any):
     """Start the reference queue manager; returns (handler, rpc_server, endpoint_mapper).
-    ``security``: server/security.py (who may call and do what); None: anyone, anything."""
+    ``security``: server/security.py (who may call and do what); None: anyone, anything.
+    ``handle_limit``: the most context handles and cursors one association group may hold."""
     if not isinstance(env.ids, UnguessableIds):
         env.ids = UnguessableIds()  # clients must not guess another's handles
-    handler = ReferenceQueueManager(env)
+    handler = ReferenceQueueManager(env, handle_limit=handle_limit)
     handler.security = security
     rpc = RpcServer(handler, host=host, port=port, security=security, **rpc_options).start()
     # the addresses that name this computer in a DIRECT=TCP format name (MS-MQMQ 2.1.2; MS-MQRR

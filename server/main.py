@@ -12,6 +12,8 @@ from mqconform.model.runtime import Environment
 from mqconform.server.provision import ProvisionError, new_queue_manager, provision_file
 
 DEFAULT_PORT = 2103  # MS-MQRR 3.1.4.1: the default RemoteRead port
+#: server/app.py DEFAULT_HANDLE_LIMIT (not imported here: app loads the model and the wire)
+DEFAULT_HANDLE_LIMIT = 4096
 
 
 class ServeError(Exception):
@@ -49,11 +51,12 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
           queues: str | None = None, control_port: int | None = None,
           faults: Any = None, store: str | None = None,
           store_sync: str = "FULL", control_host: str = "127.0.0.1",
-          choices: str = "reference") -> Running:
+          choices: str = "reference", handle_limit: int | None = DEFAULT_HANDLE_LIMIT) -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py); ``choices``:
     a name of model/choices.py PROFILES (what the server does where the documents leave it
-    free)."""
+    free); ``handle_limit``: the most context handles and cursors one client (association
+    group) may hold, None for no limit (server/app.py)."""
     from mqconform.model.choices import PROFILES
     from mqconform.server.app import serve
     from mqconform.server.control import ControlServer
@@ -61,6 +64,9 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
 
     if choices not in PROFILES:
         raise ServeError(f"--choices {choices}: one of {', '.join(sorted(PROFILES))}")
+    if handle_limit is not None and handle_limit < 1:
+        raise ServeError(f"--handle-limit {handle_limit}: at least 1 (0 for no limit is not "
+                         "accepted; give a number of handles)")
     try:
         if queues:
             provisioned = provision_file(queues, choices=PROFILES[choices])
@@ -85,7 +91,7 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
             raise ServeError(str(exc)) from None
     try:
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port,
-                                  security=security)
+                                  security=security, handle_limit=handle_limit)
     except OSError as exc:
         if durable is not None:
             durable.close()
@@ -122,7 +128,8 @@ def run(args: Any) -> int:
                     store=getattr(args, "store", None),
                     store_sync=getattr(args, "store_sync", "FULL"),
                     control_host=getattr(args, "control_host", "127.0.0.1"),
-                    choices=getattr(args, "choices", "reference"))
+                    choices=getattr(args, "choices", "reference"),
+                    handle_limit=getattr(args, "handle_limit", DEFAULT_HANDLE_LIMIT))
     if running.handler.env.choices.name != "reference":
         print(f"CHOICES: {running.handler.env.choices.name} (where the documents leave the "
               "server free, another allowed value; spec/choices.yaml)", flush=True)
