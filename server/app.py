@@ -67,6 +67,8 @@ NCA_OP_RNG_ERROR = 0x1C010002  # C706 appendix E: the opnum is out of range
 DEFAULT_HANDLE_LIMIT = 4096
 #: how long one part of a rundown holds the lock, in seconds (about)
 RUNDOWN_SLICE = 0.002
+#: the pause between two parts of a rundown, in seconds
+RUNDOWN_PAUSE = 0.0005
 #: the units of work (a handle or a cursor) between two looks at the clock within a part
 RUNDOWN_STEP = 16
 #: the faults of a refused context handle (model/host.py), named here for the server's users
@@ -198,7 +200,10 @@ class ReferenceQueueManager:
                     self.rundown_parts += 1
                     self._persist()
                     self._deliver()
-                # Python's lock is not fair: the calls waiting for it go first (a bounded wait)
+                # a pause between parts: the other threads get the interpreter (a part would
+                # otherwise keep it for the switch interval, 5 ms) and, as Python's lock is
+                # not fair, the calls waiting for the lock go first (a bounded wait)
+                time.sleep(RUNDOWN_PAUSE)
                 for _ in range(50):
                     if not self._contenders:
                         break
