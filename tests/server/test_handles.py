@@ -18,6 +18,8 @@ from mqconform.model.adm import MessagePositionState
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.status import MQ_ERROR_INSUFFICIENT_RESOURCES, MQ_OK
 from mqconform.server.main import start
+from mqconform.wire import dcerpc as d
+from mqconform.wire import ndr
 
 QUEUES = """
 queue_manager: {computer_name: MQREF}
@@ -26,9 +28,12 @@ queues:
     messages: [{body: one}, {body: two}, {body: three}, {body: four}]
   - path: private$\\canary
     messages: [{body: tweet}]
+  - path: private$\\empty
 """
 ORDERS = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\orders"))
 CANARY = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\canary"))
+EMPTY = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\empty"))
+REMOTEREAD = d.SyntaxId(c.REMOTEREAD_UUID, 1, 0)
 
 
 def serve(tmp_path, handle_limit):
@@ -184,3 +189,31 @@ def test_a_large_rundown_runs_in_parts_while_another_client_is_served(unlimited)
             [MessagePositionState.Available] * 4
         assert not handler.remote_read.pending_request_table.entries
     canary.close()
+
+
+def test_64_pending_receives_of_a_connection_are_ended_when_it_drops(limited, client_for):
+    """As many waiting receives as a connection may have in flight (server/rpc.py max_calls,
+    64): the connection drops, and the rundown ends every one of them."""
+    handler = limited.handler
+    raw = client_for(limited.rpc)
+    ack = raw.bind([(0, REMOTEREAD, [d.NDR])])
+    assert isinstance(ack.body, d.BindAck)
+    answer = raw.typed(open_call(EMPTY, c.RECEIVE_ACCESS))
+    ctx = answer.pphContext
+    for request_id in range(1, 65):
+        call = c.R_StartReceive(phContext=ctx, ulAction=c.MQ_ACTION_RECEIVE, ulTimeout=600_000,
+                                dwRequestId=request_id, dwMaxBodySize=1024,
+                                dwMaxCompoundMessageSize=1024)
+        raw.request(0, call.opnum, ndr.encode_request(call, False))
+    wait_for(lambda: handler.host.waiting() == 64, "64 receives waiting")
+    [empty] = [q for q in handler.env.local_queue_manager.queue_collection
+               if q.pathname.lower().endswith("empty")]
+    [desc] = empty.open_queue_descriptor_collection
+    assert len(desc.waiting_message_read_operation_collection) == 64
+    raw.close()
+    wait_for(lambda: not handler.remote_read.contexts(), "the rundown")
+    with handler.lock:
+        assert handler.host.waiting() == 0 and not handler._waiting
+        assert not desc.waiting_message_read_operation_collection
+        assert not empty.open_queue_descriptor_collection
+        assert not handler.remote_read.pending_request_table.entries
