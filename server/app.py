@@ -18,12 +18,13 @@ goes away the rundown of MS-MQRR 3.1.6.2 runs for every handle it still holds, s
 stays locked.
 
 One client cannot stall or starve the others. A group holds at most ``handle_limit`` context
-handles and cursors together (model/host.py choice 1: past it an open or a cursor fails with
-MQ_ERROR_INSUFFICIENT_RESOURCES). A call's work does not grow with the handles other clients
-hold (model/refs.py). And a rundown, whose work grows with what the departed group held, runs
-in parts of about ``RUNDOWN_SLICE`` seconds under the lock, the lock released between them, so
-another client's call waits at most one part; the group's handles belong to no group from the
-first part on, so no call can use them while the rundown goes on.
+handles and cursors together (the limit of model/host.py, registered in spec/choices.yaml as
+host-handle-limit: past it an open or a cursor fails with MQ_ERROR_INSUFFICIENT_RESOURCES). A
+call's work does not grow with the handles other clients hold (model/refs.py). And a rundown,
+whose work grows with what the departed group held, runs in parts of about ``RUNDOWN_SLICE``
+seconds under the lock, the lock released between them, so another client's call waits at most
+one part; the group's handles belong to no group from the first part on, so no call can use
+them while the rundown goes on.
 The runtime owns the groups (server/rpc.py AssociationGroups: server-issued, unguessable ids;
 a join only from the creating address and by the group's principal), and the queue manager's
 identifiers come from ``UnguessableIds``: context handles are random 128-bit GUIDs, cursor
@@ -62,8 +63,8 @@ from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
 log = logging.getLogger(__name__)
 
 NCA_OP_RNG_ERROR = 0x1C010002  # C706 appendix E: the opnum is out of range
-#: the context handles and cursors one association group may hold by default (model/host.py
-#: choice 1; ``mqconform serve --handle-limit``)
+#: the context handles and cursors one association group may hold by default (model/host.py,
+#: spec/choices.yaml host-handle-limit; ``mqconform serve --handle-limit``)
 DEFAULT_HANDLE_LIMIT = 4096
 #: how long one part of a rundown holds the lock, in seconds (about)
 RUNDOWN_SLICE = 0.002
