@@ -172,6 +172,8 @@ class Request:
     until: Any = None
     #: zero octets of stub padding that may stand before a verification trailer cut off
     padding: int = 0
+    #: (observer) the stub was sent at packet privacy: it is encrypted, and kept as captured
+    sealed: bool = False
 
     @property
     def little_endian(self) -> bool:
@@ -193,6 +195,8 @@ class Answer:
     fault: int | None = None
     at: Any = None
     until: Any = None
+    #: (observer) the stub was sent at packet privacy: it is encrypted, and kept as captured
+    sealed: bool = False
 
 
 @dataclass(slots=True)
@@ -338,10 +342,10 @@ def strip_verification_trailer(stub: bytes) -> tuple[bytes, int, str | None]:
 
 
 class _Partial:
-    __slots__ = ("call_id", "context_id", "opnum", "drep", "at", "chunks", "size")
+    __slots__ = ("call_id", "context_id", "opnum", "drep", "at", "chunks", "size", "sealed")
 
     def __init__(self, call_id: int, context_id: int, opnum: int | None, drep: bytes, at: Any,
-                 stub: bytes):
+                 stub: bytes, sealed: bool = False):
         self.call_id = call_id
         self.context_id = context_id
         self.opnum = opnum
@@ -349,6 +353,7 @@ class _Partial:
         self.at = at
         self.chunks = [stub]
         self.size = len(stub)
+        self.sealed = sealed
 
 
 class Association:
@@ -541,18 +546,22 @@ class Association:
             return (Error("pdu", f"call_id {call_id}: {len(pdu)} octets, not the frag_length "
                                  f"{frag}", at),)
         body_end = frag
+        sealed = False
         if auth:
             if frag < d.HEADER_SIZE + d.SEC_TRAILER_SIZE + auth:
                 return (Error("pdu", f"call_id {call_id}: auth_length {auth} does not fit", at),)
             pad = pdu[frag - auth - d.SEC_TRAILER_SIZE + 2]
             body_end = frag - auth - d.SEC_TRAILER_SIZE - pad
+            # MS-RPCE 2.2.2.11: sec_trailer.auth_level follows auth_type
+            sealed = pdu[frag - auth - d.SEC_TRAILER_SIZE + 1] == d.AUTHN_LEVEL_PKT_PRIVACY
         if ptype == _REQUEST:
             if len(pdu) < d.REQUEST_SIZE:
                 return (Error("pdu", f"request call_id {call_id} is cut short", at),)
             _hint, ctx, opnum = _REQ[little].unpack_from(pdu, 16)
             start = d.REQUEST_SIZE + (16 if flags & d.PFC_OBJECT_UUID else 0)
             out = self._observe_fragment(0, call_id, flags, ctx, opnum,
-                                         pdu[start:max(start, body_end)], drep, at, until)
+                                         pdu[start:max(start, body_end)], drep, at, until,
+                                         sealed)
         elif ptype == _RESPONSE or ptype == _FAULT:
             if len(pdu) < d.RESPONSE_SIZE:
                 name = "response" if ptype == _RESPONSE else "fault"
@@ -563,7 +572,7 @@ class Association:
                 return self._answer(Answer(call_id, ctx, b"", status, at, until))
             out = self._observe_fragment(1, call_id, flags, ctx, None,
                                          pdu[d.RESPONSE_SIZE:max(d.RESPONSE_SIZE, body_end)],
-                                         drep, at, until)
+                                         drep, at, until, sealed)
         elif ptype in _BINDS:
             try:
                 body = d.decode_pdu(pdu).body
@@ -594,8 +603,8 @@ class Association:
         return (out,) if type(out) is Error else out
 
     def _observe_fragment(self, group: int, call_id: int, flags: int, context_id: int,
-                          opnum: int | None, stub: bytes, drep: bytes, at: Any, until: Any
-                          ) -> Request | Answer | Error | list | None:
+                          opnum: int | None, stub: bytes, drep: bytes, at: Any, until: Any,
+                          sealed: bool = False) -> Request | Answer | Error | list | None:
         key = (group, call_id)
         part = self._partial.get(key)
         errors = None
@@ -606,30 +615,33 @@ class Association:
             if flags & d.PFC_LAST_FRAG:  # whole in one PDU: the common case
                 if part is not None:
                     del self._partial[key]
-                done = Request(call_id, context_id, opnum, stub, drep, at, until) if not group \
-                    else Answer(call_id, context_id, stub, None, at, until)
+                done = Request(call_id, context_id, opnum, stub, drep, at, until, 0, sealed) \
+                    if not group else Answer(call_id, context_id, stub, None, at, until, sealed)
                 if errors is None:
                     return done
                 errors.extend(self._request(done) if not group else self._answer(done))
                 return errors
-            self._partial[key] = _Partial(call_id, context_id, opnum, drep, at, stub)
+            self._partial[key] = _Partial(call_id, context_id, opnum, drep, at, stub, sealed)
             return errors
         if part is None:
             return Error("fragment", f"call_id {call_id}: a fragment without its first", at)
         part.chunks.append(stub)
+        part.sealed = part.sealed or sealed
         if not flags & d.PFC_LAST_FRAG:
             return None
         del self._partial[key]
         whole = b"".join(part.chunks)
         if not group:
             return Request(call_id, part.context_id, part.opnum, whole, part.drep, part.at,
-                           until)
-        return Answer(call_id, part.context_id, whole, None, part.at, until)
+                           until, 0, part.sealed)
+        return Answer(call_id, part.context_id, whole, None, part.at, until, part.sealed)
 
     def _request(self, request: Request) -> Sequence[Call | Error]:
         out: list[Call | Error] = []
-        # MS-MQRR/2.1/R1: RPC over TCP as MS-RPCE has it, verification trailers included
-        stub, padding, problem = strip_verification_trailer(request.stub)
+        # MS-MQRR/2.1/R1: RPC over TCP as MS-RPCE has it, verification trailers included (a
+        # sealed stub's trailer is encrypted with it: nothing to read)
+        stub, padding, problem = (request.stub, -1, None) if request.sealed \
+            else strip_verification_trailer(request.stub)
         if problem is not None:
             out.append(Error("trailer", f"call_id {request.call_id}: {problem}", request.at))
         elif padding >= 0:
