@@ -83,6 +83,17 @@ def _reject(reason: int) -> d.ContextResultItem:
     return d.ContextResultItem(d.ContResult.PROVIDER_REJECTION, reason)
 
 
+def bind_time_feature_offers(proposed: Sequence[d.ContextElement]) -> int:
+    """How many presentation context elements of a bind offer bind time features (MS-RPCE
+    3.3.1.5.3: the first transfer syntax a BindTimeFeatureNegotiationBitmask UUID). One is
+    the protocol; Windows answers a bind with two of them with bind_nak (reason not specified)
+    and closes the connection (Samba's raw_protocol test_no_auth_bind_time_twice records
+    it), and so does the reference server."""
+    return sum(1 for el in proposed
+               if el.transfer_syntaxes and d.is_bind_time_feature_negotiation(
+                   el.transfer_syntaxes[0]))
+
+
 def negotiate_contexts(
     proposed: Sequence[d.ContextElement],
     served: Mapping[uuid.UUID, tuple[int, int, frozenset[str]]],
@@ -101,9 +112,12 @@ def negotiate_contexts(
       one transfer syntax, its preferred one if proposed (NDR64 where the interface has it and
       ``prefer_ndr64``), else the first one proposed that it supports; the other elements are
       rejected with proposed_transfer_syntaxes_not_supported.
-    * MS-RPCE 3.3.1.5.3: an element whose transfer syntax starts 6CB71C2C-9812-4540 offers bind
-      time features; it is answered negotiate_ack with, in the reason field, the offered
-      features of ``supported_features``.
+    * MS-RPCE 3.3.1.5.3: an element whose (first) transfer syntax starts 6CB71C2C-9812-4540
+      offers bind time features; it is answered negotiate_ack with, in the reason field, the
+      offered features of ``supported_features``. Further transfer syntaxes of that element
+      are ignored, as Windows does (Samba's raw_protocol tests record it, e.g.
+      test_no_auth_bind_time_none_ignore_additional). A bind with two such elements is
+      refused before this is asked (``bind_time_feature_offers``).
     """
     existing = existing or {}
     results: list[d.ContextResultItem | None] = [None] * len(proposed)
@@ -113,9 +127,11 @@ def negotiate_contexts(
     candidates: dict[uuid.UUID, list[tuple[int, list[str]]]] = {}
     for i, el in enumerate(proposed):
         ts = el.transfer_syntaxes
-        if len(ts) == 1 and d.is_bind_time_feature_negotiation(ts[0]):
-            features = d.feature_bitmask(ts[0]) & supported_features
-            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, features)
+        if ts and d.is_bind_time_feature_negotiation(ts[0]):
+            offered = d.feature_bitmask(ts[0]) & supported_features
+            if features is None:
+                features = offered
+            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, offered)
             continue
         if el.context_id in seen:  # one p_cont_id twice in one PDU
             results[i] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
