@@ -117,6 +117,7 @@ typedef struct {
     uint16_t ctx, opnum;
     int big; /* its drep says big-endian integers */
     int vt;  /* a request stub holding a verification trailer's signature */
+    int sealed; /* sent at packet privacy: the stub is encrypted (association: sealed) */
 } Msg;
 
 /* a call's fragments so far (association._Partial), keyed by (group, call_id) */
@@ -526,10 +527,14 @@ static int emit(Scanner *sc, Conn *c, uint32_t call_id, Msg *req, Msg *ans) {
     PyObject *error_obj = NULL;
     if (!req) error = "no request for this answer in the capture";
     else if (!ans) error = "no answer to this request in the capture";
+    int sealed = (req && req->sealed) || (ans && ans->sealed);
+    if (sealed) error = SEALED_ERROR;
     Fields f;
     fields_clear(&f);
     int decline = 0;
-    if (name != Py_None && method != Py_None && PyTuple_GET_ITEM(info, 4) != Py_None) {
+    if (sealed) {
+        /* decode.py SEALED: nothing decoded, no error row */
+    } else if (name != Py_None && method != Py_None && PyTuple_GET_ITEM(info, 4) != Py_None) {
         /* fastpath.observe: the request, then the response unless a fault or none; a
          * big-endian stub goes to decode.py, which says it does not decode it */
         if (req->big || req->vt || !code || !req_parse(code, req->stub, req->len, &f))
@@ -992,6 +997,7 @@ static int fragment(Scanner *sc, Conn *c, int group, int flags, Msg *m, const ui
     part->m.stub = joined;
     memcpy(joined + part->m.len, stub, len);
     part->m.len += len;
+    part->m.sealed |= m->sealed;
     if (!(flags & PFC_LAST_FRAG)) return 0;
     int64_t last = m->last;
     *m = part->m; /* the first fragment's context, opnum, drep, frame and time */
@@ -1001,7 +1007,8 @@ static int fragment(Scanner *sc, Conn *c, int group, int flags, Msg *m, const ui
 }
 
 static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int ptype, int flags,
-                    uint32_t call_id, size_t body_end, int64_t first, int64_t last, double first_ts) {
+                    uint32_t call_id, size_t body_end, int sealed, int64_t first, int64_t last,
+                    double first_ts) {
     int le = p[4] & 0x10;
     if (frag < 24)
         return add_error(sc, first, "pdu",
@@ -1017,6 +1024,7 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     m.ts = first_ts;
     m.big = !le;
     m.ctx = rd16(le, p + 20);
+    m.sealed = sealed;
     size_t stub_start = 24;
     if (ptype == PT_REQUEST) {
         m.opnum = rd16(le, p + 22);
@@ -1036,7 +1044,7 @@ static int call_pdu(Scanner *sc, Conn *c, const uint8_t *p, size_t frag, int pty
     }
     Msg other;
     int rc = 0;
-    m.vt = ptype == PT_REQUEST && m.len >= 12 && has_vt_signature(m.stub, m.len);
+    m.vt = ptype == PT_REQUEST && !m.sealed && m.len >= 12 && has_vt_signature(m.stub, m.len);
     if (m.vt) {
         /* association._request: a verification trailer that is there but malformed is
          * reported as the request completes */
@@ -1111,6 +1119,7 @@ static int pdu(Scanner *sc, Conn *c, const Side *side, const uint8_t *p, size_t 
     unsigned auth = rd16(le, p + 10);
     uint32_t call_id = rd32o(le, p + 12);
     size_t body_end = frag;
+    int sealed = 0;
     /* the side that sends a bind, or the first request, is the client (before all else) */
     if (ptype == PT_BIND || ptype == PT_ALTER_CONTEXT
         || (ptype == PT_REQUEST && !c->has_client_side)) {
@@ -1123,6 +1132,8 @@ static int pdu(Scanner *sc, Conn *c, const Side *side, const uint8_t *p, size_t 
                              PyUnicode_FromFormat("call_id %u: auth_length %u does not fit",
                                                   (unsigned)call_id, auth), c->index);
         unsigned pad = p[frag - auth - 8 + 2];
+        /* MS-RPCE 2.2.2.11: auth_level follows auth_type; 6, packet privacy, seals the stub */
+        sealed = p[frag - auth - 8 + 1] == AUTHN_LEVEL_PKT_PRIVACY;
         long e = (long)frag - (long)auth - 8 - (long)pad;
         body_end = e > 0 ? (size_t)e : 0;
         if ((ptype == PT_BIND || ptype == PT_BIND_ACK || ptype == PT_ALTER_CONTEXT
@@ -1131,7 +1142,8 @@ static int pdu(Scanner *sc, Conn *c, const Side *side, const uint8_t *p, size_t 
     }
     switch (ptype) {
     case PT_REQUEST: case PT_RESPONSE: case PT_FAULT:
-        return call_pdu(sc, c, p, frag, ptype, flags, call_id, body_end, first, last, first_ts);
+        return call_pdu(sc, c, p, frag, ptype, flags, call_id, body_end, sealed, first, last,
+                        first_ts);
     case PT_BIND: case PT_ALTER_CONTEXT: {
         int r = bind_pdu(sc, c, p, body_end, call_id);
         return r == MALFORMED ? malformed(sc, c, p, frag, first, ptype, call_id) : r;

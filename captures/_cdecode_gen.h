@@ -66,6 +66,9 @@ static const char *const COL_NAMES[NCOLS] = {"capture", "connection", "client", 
 #define PFC_FIRST_FRAG 0x01
 #define PFC_LAST_FRAG 0x02
 #define PFC_OBJECT_UUID 0x80
+#define AUTHN_LEVEL_PKT_PRIVACY 6
+/* decode_error of a sealed call (captures/columns.py SEALED) */
+#define SEALED_ERROR "sealed: the stub is encrypted (packet privacy); not decoded"
 
 /* the fast parsers, by the code captures/fastpath.py C_PARSERS gives each method */
 #define FAST_R_GETSERVERPORT 1
@@ -136,6 +139,6 @@ static const FastPlan FAST_PLANS[13] = {
 };
 
 /* the digest of the definitions above (captures/decode.py compiled()) */
-#define GENERATED "3f4e16319293b007"
+#define GENERATED "7a70f6890e5ee015"
 
 #endif

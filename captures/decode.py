@@ -65,6 +65,7 @@ from mqconform.wire import ndr
 #: the connection ended first, or began after the request)
 NO_ANSWER = "no answer to this request in the capture"
 NO_REQUEST = "no request for this answer in the capture"
+SEALED = columns.SEALED
 #: octets waiting behind a hole before the hole is declared a gap
 MAX_PENDING = 4 << 20
 #: PDU types sent by a client (the side that sends one of them is the connection's client)
@@ -780,7 +781,9 @@ class Decoder:
         client = conn.client_side or conn.client
         server = next((s for s in (conn.key[0], conn.key[1]) if s != client), conn.key[1])
         ctx = req.context_id if req is not None else ans.context_id
-        if event.binding is None and inferred is None and req is not None and self.decode_stubs:
+        sealed = (req is not None and req.sealed) or (ans is not None and ans.sealed)
+        if (event.binding is None and inferred is None and req is not None and self.decode_stubs
+                and not sealed):  # nothing to infer from encrypted octets
             inferred = self._infer(conn, event)
             if inferred is _HELD:
                 return
@@ -801,7 +804,9 @@ class Decoder:
             error = NO_REQUEST
         elif ans is None:
             error = NO_ANSWER
-        if self.decode_stubs and name and klass is not None and decode_as:
+        if sealed:
+            error = SEALED
+        elif self.decode_stubs and name and klass is not None and decode_as:
             big = not req.little_endian
             response = ans.stub if ans is not None and fault is None else None
             fast = None

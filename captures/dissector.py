@@ -244,6 +244,9 @@ def _fields(interface: str) -> list[dict]:
         {"key": "request_in", "name": "Request in frame", "type": "framenum"},
         {"key": "response_in", "name": "Response in frame", "type": "framenum"},
         {"key": "stub_len", "name": "Stub length", "type": "uint32", "base": "DEC"},
+        {"key": "sealed", "name": "Sealed", "type": "bool",
+         "desc": "the stub was sent at packet privacy (MS-RPCE 2.2.1.1.8): it is encrypted "
+                 "and not decoded"},
         {"key": "status", "name": "Status", "type": "uint32", "base": "HEX",
          "desc": "the return value (HRESULT or DWORD), or the fault PDU's status"},
         {"key": "status_name", "name": "Status name", "type": "string",
@@ -360,6 +363,8 @@ def _data() -> dict:
         "ptype": {t.name: int(t) for t in dcerpc.PType},
         "pfc": {"FIRST_FRAG": dcerpc.PFC_FIRST_FRAG, "LAST_FRAG": dcerpc.PFC_LAST_FRAG,
                 "OBJECT_UUID": dcerpc.PFC_OBJECT_UUID},
+        # MS-RPCE 2.2.1.1.8: the auth_level whose stubs are encrypted
+        "privacy": dcerpc.AUTHN_LEVEL_PKT_PRIVACY,
         "protocols": [{"abbrev": PROTOCOLS[i][0], "title": PROTOCOLS[i][1],
                        "interface": i, "fields": _fields(i)} for i in ndr.INTERFACES],
         "methods": {i: _methods(i) for i in ndr.INTERFACES},
@@ -498,11 +503,13 @@ for _, spec in ipairs(G.protocols) do
                              expert.group.PROTOCOL, expert.severity.WARN),
     truncated = ProtoExpert.new(a .. ".truncated", "PDU cut short",
                                 expert.group.MALFORMED, expert.severity.ERROR),
+    sealed = ProtoExpert.new(a .. ".sealed", "Sealed stub (packet privacy): not decoded",
+                             expert.group.UNDECODED, expert.severity.CHAT),
     internal = ProtoExpert.new(a .. ".internal", "Dissector error",
                                expert.group.DEBUG, expert.severity.WARN),
   }
   proto.experts = {e.malformed, e.trailing, e.unknown, e.unmatched, e.failure, e.fault,
-                   e.syntax, e.truncated, e.internal}
+                   e.syntax, e.truncated, e.internal, e.sealed}
   local names, types = {}, {}
   for _, fd in ipairs(spec.fields) do names[fd.key], types[fd.key] = fd.name, fd.type end
   P[a] = {proto = proto, f = fields, e = e, spec = spec, names = names, types = types}
@@ -1244,6 +1251,8 @@ local function analyse(fis, frame_no, stream)
           if auth > 0 and frag >= 24 + 8 + auth then
             local pad = tvb:range(off + frag - auth - 8 + 2, 1):uint()
             body_end = math.max(24, frag - auth - 8 - pad)
+            -- MS-RPCE 2.2.2.11: auth_level after auth_type; packet privacy seals the stub
+            rec.sealed = tvb:range(off + frag - auth - 8 + 1, 1):uint() == G.privacy
           end
           rec.ctx = hdr_uint(tvb, off + 20, 2, le)
           local stub_at = 24
@@ -1281,6 +1290,10 @@ local function analyse(fis, frame_no, stream)
                 table.insert(s.frags[key], chunk)
               else
                 rec.orphan_fragment = true
+              end
+              if s.frags[key] then
+                s.frags[key].sealed = s.frags[key].sealed or rec.sealed
+                rec.sealed = s.frags[key].sealed
               end
               if last and ptype == PT_REQUEST then rec.state = s.calls[call_id] end
               if last and s.frags[key] then
@@ -1481,6 +1494,15 @@ local function show(rec, fi, tree)
     sat, slen = 0, rec.stub_bytes:len()
   end
   if not sat then return info end
+  if rec.sealed then  -- encrypted: nothing of it is read, nothing of it is malformed
+    if sub then
+      sub:add(pe.f.stub_len, stvb:range(sat, 0), slen):set_generated()
+      sub:add(pe.f.sealed, stvb:range(sat, slen), true)
+      sub:add_proto_expert_info(pe.e.sealed, string.format(
+        "Sealed stub: %d octets encrypted at packet privacy, not decoded", slen))
+    end
+    return info .. " (sealed)"
+  end
   local params = rec.ptype == PT_REQUEST and method.request or method.response
   local nodes, err, left = decode_stub(stvb, sat, slen, rec.le, rec.syntax == "NDR64", params)
   local status, status_node, from_tail

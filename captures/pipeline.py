@@ -73,6 +73,9 @@ CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".pcap.gz", ".pcapng.gz", ".cap.
 TABLES = ("calls", "violations", "errors", "files", "summary")
 BATCH = 8192
 
+#: decode_error of a sealed call (captures/columns.py)
+_SEALED = columns.SEALED
+
 
 class PipelineError(Exception):
     """Bad inputs or options (one line, exit 2)."""
@@ -306,7 +309,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
     others: list = []
     servers: set = set()
     spans = _Spans(column)
-    counts = [0, 0]  # calls seen, checked (_checked)
+    counts = [0, 0, 0]  # calls seen, checked, sealed (_checked)
     try:
         for kind, columns in decode_one(path, json_fields):
             if kind == "calls":
@@ -325,7 +328,7 @@ def _one_file(index: int, path: str, out: str, json_fields: bool, limit: int,
                 writer = _writer(f"{out}/calls", name, "calls")
                 kept = [[] for _ in observed] if limit >= 0 else None
                 rows = 0
-                counts = [0, 0]
+                counts = [0, 0, 0]
                 servers.clear()
                 spans = _Spans(column)
             else:
@@ -364,23 +367,30 @@ def _file_result(index: int, path: str, summary: Any, errors: list, counts: list
     kinds = Counter(e.kind for e in errors)
     return {"index": index, "capture": path,
             "summary": json.dumps(asdict(summary) | {"seen": counts[0],
-                                                      "checked": counts[1]}),
+                                                      "checked": counts[1],
+                                                      "sealed": counts[2]}),
             "error_kinds": json.dumps(dict(kinds)), "servers": sorted(servers - {None}),
             **rest}
 
 
 def _checked(columns: list[list], column: dict[str, int], counts: list[int]) -> None:
-    """Adds to ``counts`` [seen, checked] a batch's calls: seen, every call but those of an
+    """Adds to ``counts`` [seen, checked, sealed] a batch's calls: seen, every call but those of an
     interface other than RemoteRead and qmmgmt that a bind named (the endpoint mapper's, for
     one); checked, those of them the observer reads: the interface known (bound, or inferred
     from the stubs: decode.Decoder._infer) and the request in the capture. A checked call's
     stubs may not decode (an error row says why: a stub error is a finding, not a loss); an
     unchecked one is an answer whose request is not in the capture, or a call whose bind is
-    not and whose stubs settled nothing (error kind unbound)."""
-    for interface, name, opnum in zip(columns[column["interface"]],
-                                      columns[column["interface_name"]],
-                                      columns[column["opnum"]], strict=True):
-        if name is not None:
+    not and whose stubs settled nothing (error kind unbound). A sealed call (its stubs sent at
+    packet privacy, columns.SEALED) is seen, counted as sealed and not checked: nothing of it
+    can be read without the session key."""
+    for interface, name, opnum, error in zip(columns[column["interface"]],
+                                             columns[column["interface_name"]],
+                                             columns[column["opnum"]],
+                                             columns[column["decode_error"]], strict=True):
+        if error == _SEALED:
+            counts[0] += 1
+            counts[2] += 1
+        elif name is not None:
             counts[0] += 1
             counts[1] += opnum is not None
         elif interface is None:
@@ -424,7 +434,7 @@ def _one_chain(chain: list[list], out: str, json_fields: bool) -> Iterator[dict]
             _write_table(f"{out}/{table}", name, table, [])
     for name in names:  # stage 1's, if it observed the file: the shuffle's now
         _write_table(f"{out}/violations", name, "violations", [])
-    per_file = {path: {"counts": [0, 0], "servers": set(), "errors": []} for path in paths}
+    per_file = {path: {"counts": [0, 0, 0], "servers": set(), "errors": []} for path in paths}
     summaries = []
     sources = []
     unreadable = {path: _unreadable(path) for path in paths}
@@ -1466,6 +1476,9 @@ def _verdict(files: list[dict], totals: dict) -> tuple[str, str | None]:
     elif totals["seen"] and not totals["checked"]:
         why = (f"none of the {totals['seen']} RemoteRead/qmmgmt call(s) seen could be "
                f"checked")
+        if totals.get("sealed"):
+            why += (f" ({totals['sealed']} sealed: sent at packet privacy, their stubs are "
+                    f"encrypted; capture at packet integrity to validate them)")
     if why:
         return "failed", why
     if totals["violations"]:
@@ -1479,7 +1492,7 @@ def _report(out: Path, summary: dict, paths: list[str], seconds: float) -> dict:
     files = sorted(summary["files"], key=lambda f: f["capture"])
     totals = {k: sum(f[k] or 0 for f in files) for k in
               ("frames", "decoded", "rejected", "not_dcerpc", "calls", "seen", "checked",
-               "errors",
+               "sealed", "errors",
                "gaps")}
     totals["files"] = len(paths)
     totals["violations"] = sum(r["violations"] for r in summary["requirements"])

@@ -49,6 +49,11 @@ class Choices:
     #: the first number tried for a new private queue (any unused number satisfies MS-MQDMPR
     #: 3.1.7.1.3); model/queue_management.py choice 4
     first_private_queue_number: int = 1
+    #: R_CancelReceive ends only a read waiting through the handle it names (3.1.4.8's
+    #: phContext: "the handle used in the corresponding call"), or the first read with that
+    #: dwRequestId on any handle of the queue, as Cancel Waiting Message Read Request walks
+    #: them (MS-MQDMPR 3.1.7.1.17); model/mqrr.py choice 6
+    cancel_through_own_handle: bool = True
 
     def answer(self, outcome: Outcome) -> Outcome:
         """The outcome as this server answers it: a failure the document leaves open
@@ -76,6 +81,7 @@ ALTERNATE = Choices(
     tidy_purges_queues=False,
     close_returns_unacknowledged=True,
     first_private_queue_number=0x100,
+    cancel_through_own_handle=False,
 )
 
 PROFILES = {c.name: c for c in (REFERENCE, ALTERNATE)}

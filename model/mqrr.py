@@ -25,6 +25,11 @@ N" at its code, listed in spec/choices.yaml, switched by model/choices.py):
 5. A waiting receive whose PendingRequestEntry the Pending Request Cleanup Timer removed, and
    which then gets a message, registers its entry again with a new timer (errata
    cleanup-timer-vs-waiting-receive; see ``_set_lookup``).
+6. R_CancelReceive ends only a read waiting through the handle the call names, as its
+   phContext says, not any handle's read on the queue with that dwRequestId as Cancel Waiting
+   Message Read Request walks them: otherwise a client holding only a peek handle on the queue
+   cancels another client's receive by guessing its request id (errata
+   cancel-receive-across-handles; ``cancel_through_own_handle``).
 """
 
 from __future__ import annotations
@@ -860,7 +865,9 @@ class RemoteReadServer:
         status = cancel_waiting_message_read_request(  # MS-MQRR/3.1.4.8/R11
             self.env, queue_desc.queue_reference,  # MS-MQRR/3.1.4.8/R12
             call.dwRequestId,  # MS-MQRR/3.1.4.8/R13
-            MQ_ERROR_OPERATION_CANCELLED)
+            MQ_ERROR_OPERATION_CANCELLED,
+            # choice 6: only the reads waiting through this handle (MS-MQRR/3.1.4.8/R2)
+            only=queue_desc if self.env.choices.cancel_through_own_handle else None)
         if not ends_pending_request(c.R_CancelReceive, status):  # MS-MQRR/3.1.4.8/R14
             return status_only(c.R_CancelReceiveResult, status, "MS-MQRR/3.1.4.8/R14",
                                any_failure=True)  # MS-MQRR/3.1.4.8/R7

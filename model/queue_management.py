@@ -1010,10 +1010,14 @@ def close_queue(env: Environment, queue_desc: OpenQueueDescriptor) -> None:
 
 
 def cancel_waiting_message_read_request(env: Environment, queue: Queue, tag: Any,
-                                        status: int) -> int:
+                                        status: int, only: Any = None) -> int:
     """MS-MQDMPR 3.1.7.1.17 Cancel Waiting Message Read Request (MS-MQDMPR/3.1.7.1.17/R1
-    MS-MQDMPR/3.1.7.1.17/R2). Returns rStatus: MQ_OK or STATUS_NOT_FOUND."""
-    for queue_desc in list(queue.open_queue_descriptor_collection):  # MS-MQDMPR/3.1.7.1.17/R3
+    MS-MQDMPR/3.1.7.1.17/R2). Returns rStatus: MQ_OK or STATUS_NOT_FOUND. ``only``: an
+    OpenQueueDescriptor whose reads alone are looked at (R_CancelReceive's own handle,
+    model/mqrr.py choice 6); None walks every descriptor of the queue, as the text does."""
+    descriptors = queue.open_queue_descriptor_collection if only is None else (
+        [only] if only in queue.open_queue_descriptor_collection else [])
+    for queue_desc in list(descriptors):  # MS-MQDMPR/3.1.7.1.17/R3
         readers = queue_desc.waiting_message_read_operation_collection
         for read_op in list(readers):  # MS-MQDMPR/3.1.7.1.17/R4
             if read_op.tag is not None and read_op.tag == tag:  # MS-MQDMPR/3.1.7.1.17/R5

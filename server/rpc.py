@@ -55,7 +55,7 @@ from mqconform.server.ntlm import (
 )
 from mqconform.wire import association as a
 from mqconform.wire import dcerpc as d
-from mqconform.wire.association import Binding, negotiate_contexts
+from mqconform.wire.association import Binding, bind_time_feature_offers, negotiate_contexts
 from mqconform.wire.dcerpc import RPC_S_ACCESS_DENIED
 
 log = logging.getLogger(__name__)
@@ -538,6 +538,10 @@ class Connection:
         if not b.contexts:
             self._refuse_bind(h.call_id, alter, d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
             return
+        if not alter and bind_time_feature_offers(b.contexts) > 1:
+            # as Windows: bind_nak, then the connection is closed (bind_time_feature_offers)
+            self._refuse_bind(h.call_id, alter, d.RejectReason.REASON_NOT_SPECIFIED)
+            raise _Closing("two bind time feature negotiation contexts in one bind")
         try:
             served = dict(self.server.handler.interfaces())
         except Exception:

@@ -83,6 +83,17 @@ def _reject(reason: int) -> d.ContextResultItem:
     return d.ContextResultItem(d.ContResult.PROVIDER_REJECTION, reason)
 
 
+def bind_time_feature_offers(proposed: Sequence[d.ContextElement]) -> int:
+    """How many presentation context elements of a bind offer bind time features (MS-RPCE
+    3.3.1.5.3: the first transfer syntax a BindTimeFeatureNegotiationBitmask UUID). One is
+    the protocol; Windows answers a bind with two of them with bind_nak (reason not specified)
+    and closes the connection (Samba's raw_protocol test_no_auth_bind_time_twice records
+    it), and so does the reference server."""
+    return sum(1 for el in proposed
+               if el.transfer_syntaxes and d.is_bind_time_feature_negotiation(
+                   el.transfer_syntaxes[0]))
+
+
 def negotiate_contexts(
     proposed: Sequence[d.ContextElement],
     served: Mapping[uuid.UUID, tuple[int, int, frozenset[str]]],
@@ -101,9 +112,12 @@ def negotiate_contexts(
       one transfer syntax, its preferred one if proposed (NDR64 where the interface has it and
       ``prefer_ndr64``), else the first one proposed that it supports; the other elements are
       rejected with proposed_transfer_syntaxes_not_supported.
-    * MS-RPCE 3.3.1.5.3: an element whose transfer syntax starts 6CB71C2C-9812-4540 offers bind
-      time features; it is answered negotiate_ack with, in the reason field, the offered
-      features of ``supported_features``.
+    * MS-RPCE 3.3.1.5.3: an element whose (first) transfer syntax starts 6CB71C2C-9812-4540
+      offers bind time features; it is answered negotiate_ack with, in the reason field, the
+      offered features of ``supported_features``. Further transfer syntaxes of that element
+      are ignored, as Windows does (Samba's raw_protocol tests record it, e.g.
+      test_no_auth_bind_time_none_ignore_additional). A bind with two such elements is
+      refused before this is asked (``bind_time_feature_offers``).
     """
     existing = existing or {}
     results: list[d.ContextResultItem | None] = [None] * len(proposed)
@@ -113,9 +127,11 @@ def negotiate_contexts(
     candidates: dict[uuid.UUID, list[tuple[int, list[str]]]] = {}
     for i, el in enumerate(proposed):
         ts = el.transfer_syntaxes
-        if len(ts) == 1 and d.is_bind_time_feature_negotiation(ts[0]):
-            features = d.feature_bitmask(ts[0]) & supported_features
-            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, features)
+        if ts and d.is_bind_time_feature_negotiation(ts[0]):
+            offered = d.feature_bitmask(ts[0]) & supported_features
+            if features is None:
+                features = offered
+            results[i] = d.ContextResultItem(d.ContResult.NEGOTIATE_ACK, offered)
             continue
         if el.context_id in seen:  # one p_cont_id twice in one PDU
             results[i] = _reject(d.ProviderReason.REASON_NOT_SPECIFIED)
@@ -172,6 +188,8 @@ class Request:
     until: Any = None
     #: zero octets of stub padding that may stand before a verification trailer cut off
     padding: int = 0
+    #: (observer) the stub was sent at packet privacy: it is encrypted, and kept as captured
+    sealed: bool = False
 
     @property
     def little_endian(self) -> bool:
@@ -193,6 +211,8 @@ class Answer:
     fault: int | None = None
     at: Any = None
     until: Any = None
+    #: (observer) the stub was sent at packet privacy: it is encrypted, and kept as captured
+    sealed: bool = False
 
 
 @dataclass(slots=True)
@@ -338,10 +358,10 @@ def strip_verification_trailer(stub: bytes) -> tuple[bytes, int, str | None]:
 
 
 class _Partial:
-    __slots__ = ("call_id", "context_id", "opnum", "drep", "at", "chunks", "size")
+    __slots__ = ("call_id", "context_id", "opnum", "drep", "at", "chunks", "size", "sealed")
 
     def __init__(self, call_id: int, context_id: int, opnum: int | None, drep: bytes, at: Any,
-                 stub: bytes):
+                 stub: bytes, sealed: bool = False):
         self.call_id = call_id
         self.context_id = context_id
         self.opnum = opnum
@@ -349,6 +369,7 @@ class _Partial:
         self.at = at
         self.chunks = [stub]
         self.size = len(stub)
+        self.sealed = sealed
 
 
 class Association:
@@ -541,18 +562,22 @@ class Association:
             return (Error("pdu", f"call_id {call_id}: {len(pdu)} octets, not the frag_length "
                                  f"{frag}", at),)
         body_end = frag
+        sealed = False
         if auth:
             if frag < d.HEADER_SIZE + d.SEC_TRAILER_SIZE + auth:
                 return (Error("pdu", f"call_id {call_id}: auth_length {auth} does not fit", at),)
             pad = pdu[frag - auth - d.SEC_TRAILER_SIZE + 2]
             body_end = frag - auth - d.SEC_TRAILER_SIZE - pad
+            # MS-RPCE 2.2.2.11: sec_trailer.auth_level follows auth_type
+            sealed = pdu[frag - auth - d.SEC_TRAILER_SIZE + 1] == d.AUTHN_LEVEL_PKT_PRIVACY
         if ptype == _REQUEST:
             if len(pdu) < d.REQUEST_SIZE:
                 return (Error("pdu", f"request call_id {call_id} is cut short", at),)
             _hint, ctx, opnum = _REQ[little].unpack_from(pdu, 16)
             start = d.REQUEST_SIZE + (16 if flags & d.PFC_OBJECT_UUID else 0)
             out = self._observe_fragment(0, call_id, flags, ctx, opnum,
-                                         pdu[start:max(start, body_end)], drep, at, until)
+                                         pdu[start:max(start, body_end)], drep, at, until,
+                                         sealed)
         elif ptype == _RESPONSE or ptype == _FAULT:
             if len(pdu) < d.RESPONSE_SIZE:
                 name = "response" if ptype == _RESPONSE else "fault"
@@ -563,7 +588,7 @@ class Association:
                 return self._answer(Answer(call_id, ctx, b"", status, at, until))
             out = self._observe_fragment(1, call_id, flags, ctx, None,
                                          pdu[d.RESPONSE_SIZE:max(d.RESPONSE_SIZE, body_end)],
-                                         drep, at, until)
+                                         drep, at, until, sealed)
         elif ptype in _BINDS:
             try:
                 body = d.decode_pdu(pdu).body
@@ -594,8 +619,8 @@ class Association:
         return (out,) if type(out) is Error else out
 
     def _observe_fragment(self, group: int, call_id: int, flags: int, context_id: int,
-                          opnum: int | None, stub: bytes, drep: bytes, at: Any, until: Any
-                          ) -> Request | Answer | Error | list | None:
+                          opnum: int | None, stub: bytes, drep: bytes, at: Any, until: Any,
+                          sealed: bool = False) -> Request | Answer | Error | list | None:
         key = (group, call_id)
         part = self._partial.get(key)
         errors = None
@@ -606,30 +631,33 @@ class Association:
             if flags & d.PFC_LAST_FRAG:  # whole in one PDU: the common case
                 if part is not None:
                     del self._partial[key]
-                done = Request(call_id, context_id, opnum, stub, drep, at, until) if not group \
-                    else Answer(call_id, context_id, stub, None, at, until)
+                done = Request(call_id, context_id, opnum, stub, drep, at, until, 0, sealed) \
+                    if not group else Answer(call_id, context_id, stub, None, at, until, sealed)
                 if errors is None:
                     return done
                 errors.extend(self._request(done) if not group else self._answer(done))
                 return errors
-            self._partial[key] = _Partial(call_id, context_id, opnum, drep, at, stub)
+            self._partial[key] = _Partial(call_id, context_id, opnum, drep, at, stub, sealed)
             return errors
         if part is None:
             return Error("fragment", f"call_id {call_id}: a fragment without its first", at)
         part.chunks.append(stub)
+        part.sealed = part.sealed or sealed
         if not flags & d.PFC_LAST_FRAG:
             return None
         del self._partial[key]
         whole = b"".join(part.chunks)
         if not group:
             return Request(call_id, part.context_id, part.opnum, whole, part.drep, part.at,
-                           until)
-        return Answer(call_id, part.context_id, whole, None, part.at, until)
+                           until, 0, part.sealed)
+        return Answer(call_id, part.context_id, whole, None, part.at, until, part.sealed)
 
     def _request(self, request: Request) -> Sequence[Call | Error]:
         out: list[Call | Error] = []
-        # MS-MQRR/2.1/R1: RPC over TCP as MS-RPCE has it, verification trailers included
-        stub, padding, problem = strip_verification_trailer(request.stub)
+        # MS-MQRR/2.1/R1: RPC over TCP as MS-RPCE has it, verification trailers included (a
+        # sealed stub's trailer is encrypted with it: nothing to read)
+        stub, padding, problem = (request.stub, -1, None) if request.sealed \
+            else strip_verification_trailer(request.stub)
         if problem is not None:
             out.append(Error("trailer", f"call_id {request.call_id}: {problem}", request.at))
         elif padding >= 0:

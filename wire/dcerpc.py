@@ -46,6 +46,10 @@ HEADER_SIZE = 16
 #: sec_trailer (MS-RPCE 2.2.2.11): auth_type, auth_level, auth_pad_length, auth_reserved,
 #: auth_context_id; auth_length counts the auth_value after it, not these 8 octets
 SEC_TRAILER_SIZE = 8
+#: auth_level of packet privacy (MS-RPCE 2.2.1.1.8 RPC_C_AUTHN_LEVEL_PKT_PRIVACY): the stub
+#: of a request or response at this level is encrypted (sealed, MS-RPCE 3.3.1.5.2.2); an
+#: observer without the session key cannot read it
+AUTHN_LEVEL_PKT_PRIVACY = 6
 #: C706 12.6: the fragment size every implementation must be able to receive (MustRecvFragSize)
 MUST_RECV_FRAG_SIZE = 1432
 MAX_FRAG_LENGTH = 0xFFFF

@@ -48,6 +48,7 @@ local G = {
     ORPHANED = 19,
   },
   pfc = {FIRST_FRAG = 1, LAST_FRAG = 2, OBJECT_UUID = 128},
+  privacy = 6,
   protocols = {
     {
       abbrev = "mqrr",
@@ -107,6 +108,14 @@ local G = {
           type = "uint32",
           base = "DEC",
           abbrev = "mqrr.stub_len",
+        },
+        {
+          key = "sealed",
+          name = "Sealed",
+          type = "bool",
+          desc = "the stub was sent at packet privacy (MS-RPCE 2.2.1.1.8): it is encrypted and not decoded",
+          abbrev = "mqrr.sealed",
+          base = "NONE",
         },
         {
           key = "status",
@@ -496,6 +505,14 @@ local G = {
           type = "uint32",
           base = "DEC",
           abbrev = "mqmr.stub_len",
+        },
+        {
+          key = "sealed",
+          name = "Sealed",
+          type = "bool",
+          desc = "the stub was sent at packet privacy (MS-RPCE 2.2.1.1.8): it is encrypted and not decoded",
+          abbrev = "mqmr.sealed",
+          base = "NONE",
         },
         {
           key = "status",
@@ -1257,11 +1274,13 @@ for _, spec in ipairs(G.protocols) do
                              expert.group.PROTOCOL, expert.severity.WARN),
     truncated = ProtoExpert.new(a .. ".truncated", "PDU cut short",
                                 expert.group.MALFORMED, expert.severity.ERROR),
+    sealed = ProtoExpert.new(a .. ".sealed", "Sealed stub (packet privacy): not decoded",
+                             expert.group.UNDECODED, expert.severity.CHAT),
     internal = ProtoExpert.new(a .. ".internal", "Dissector error",
                                expert.group.DEBUG, expert.severity.WARN),
   }
   proto.experts = {e.malformed, e.trailing, e.unknown, e.unmatched, e.failure, e.fault,
-                   e.syntax, e.truncated, e.internal}
+                   e.syntax, e.truncated, e.internal, e.sealed}
   local names, types = {}, {}
   for _, fd in ipairs(spec.fields) do names[fd.key], types[fd.key] = fd.name, fd.type end
   P[a] = {proto = proto, f = fields, e = e, spec = spec, names = names, types = types}
@@ -2003,6 +2022,8 @@ local function analyse(fis, frame_no, stream)
           if auth > 0 and frag >= 24 + 8 + auth then
             local pad = tvb:range(off + frag - auth - 8 + 2, 1):uint()
             body_end = math.max(24, frag - auth - 8 - pad)
+            -- MS-RPCE 2.2.2.11: auth_level after auth_type; packet privacy seals the stub
+            rec.sealed = tvb:range(off + frag - auth - 8 + 1, 1):uint() == G.privacy
           end
           rec.ctx = hdr_uint(tvb, off + 20, 2, le)
           local stub_at = 24
@@ -2040,6 +2061,10 @@ local function analyse(fis, frame_no, stream)
                 table.insert(s.frags[key], chunk)
               else
                 rec.orphan_fragment = true
+              end
+              if s.frags[key] then
+                s.frags[key].sealed = s.frags[key].sealed or rec.sealed
+                rec.sealed = s.frags[key].sealed
               end
               if last and ptype == PT_REQUEST then rec.state = s.calls[call_id] end
               if last and s.frags[key] then
@@ -2240,6 +2265,15 @@ local function show(rec, fi, tree)
     sat, slen = 0, rec.stub_bytes:len()
   end
   if not sat then return info end
+  if rec.sealed then  -- encrypted: nothing of it is read, nothing of it is malformed
+    if sub then
+      sub:add(pe.f.stub_len, stvb:range(sat, 0), slen):set_generated()
+      sub:add(pe.f.sealed, stvb:range(sat, slen), true)
+      sub:add_proto_expert_info(pe.e.sealed, string.format(
+        "Sealed stub: %d octets encrypted at packet privacy, not decoded", slen))
+    end
+    return info .. " (sealed)"
+  end
   local params = rec.ptype == PT_REQUEST and method.request or method.response
   local nodes, err, left = decode_stub(stvb, sat, slen, rec.le, rec.syntax == "NDR64", params)
   local status, status_node, from_tail

@@ -49,6 +49,13 @@ CURSOR_READINGS = {
     "served": "MS-MQRR 3.1.4.7 and 3.1.4.13 read literally: the cursor is found among all the "
               "queue manager's cursors and read on its own queue",
 }
+#: errata cancel-receive-across-handles (spec/choices.yaml mqrr-cancel-own-handle)
+CANCEL_READINGS = {
+    "own handle": "MS-MQRR 3.1.4.8's phContext: only a read waiting through the handle the "
+                  "cancel names is cancelled",
+    "as written": "MS-MQRR 3.1.4.8 with MS-MQDMPR 3.1.7.1.17 as written: the first read "
+                  "waiting with that dwRequestId on any handle of the queue is cancelled",
+}
 #: errata close-queue-while-receive-waits
 CLOSE_READINGS = {
     "cancelled": "MS-MQRR 3.1.4.3 with MS-MQDMPR 3.1.7.1.6: Close Queue cancels the waiting "
@@ -290,6 +297,62 @@ def cancels_with(mq, scenario, request, name):
     sc = _state(scenario)
     _call(mq, sc, c.R_CancelReceive(phContext=_context(mq, sc, name),
                                     dwRequestId=int(request)))
+
+
+@when(_re(r"the client cancels request (?P<request>\d+) through (?P<name>HANDLE), which has "
+          r"no receive waiting with it"))
+def cancels_through_other_handle(mq, scenario, request, name):
+    """Errata cancel-receive-across-handles. The cancel goes to the target; the oracle answers
+    it under the reading the target's answer shows (model/choices.py
+    cancel_through_own_handle): a failure is the phContext reading, MQ_OK the text's, which
+    cancels the read waiting through another handle of the queue. The Then step judges it."""
+    import dataclasses
+
+    sc = _state(scenario)
+    call = c.R_CancelReceive(phContext=_context(mq, sc, name), dwRequestId=int(request))
+    observed = mq.target.call(call)
+    reading = "as written" if observed.status == 0 and not observed.raised else "own handle"
+    env = mq.oracle.qm.env
+    kept = env.choices
+    env.choices = dataclasses.replace(kept, cancel_through_own_handle=reading == "own handle")
+    try:
+        outcome = mq.oracle.outcome(mq._to_oracle(call, mq.target))
+    finally:
+        env.choices = kept
+    sc["result"] = sc["last"] = observed
+    sc["cancel_reading"] = reading
+    mq.check(outcome, observed, ids=("MS-MQRR/3.1.4.8/R11", "MS-MQDMPR/3.1.7.1.17/R3"),
+             call=call)
+    _reading(mq, sc, "cancel-receive-across-handles", CANCEL_READINGS, reading,
+             "MS-MQRR/3.1.4.8/R11")
+
+
+@then(_re(r"where the cancel failed, the receive started on (?P<name>HANDLE) still waits; where "
+          r"it returned MQ_OK, that receive returns MQ_ERROR_OPERATION_CANCELLED"))
+def cancelled_or_waiting(mq, scenario, name):
+    sc = _state(scenario)
+    if sc["cancel_reading"] == "own handle":
+        started_on_still_waiting(mq, scenario, name)
+    else:
+        out = _finish_started(mq, sc, name)
+        _assert(mq, out.status == st.MQ_ERROR_OPERATION_CANCELLED and not out.raised,
+                f"the receive on {name} returned MQ_ERROR_OPERATION_CANCELLED after a cancel "
+                f"through another handle returned MQ_OK (it returned 0x{out.status:08X})")
+
+
+@then(_re(r'where it still waited, the receive started on (?P<name>HANDLE) returns the message '
+          r'"(?P<body>[^"]*)"; else a peek finds it'))
+def waited_returns_or_peek(mq, scenario, name, body):
+    sc = _state(scenario)
+    if sc["cancel_reading"] == "own handle":
+        started_on_returns_message(mq, scenario, name, body)
+    else:
+        out = _call(mq, sc, c.R_StartReceive(phContext=_context(mq, sc, name),
+                                             ulAction=c.MQ_ACTION_PEEK_CURRENT,
+                                             dwMaxBodySize=MAX_BODY,
+                                             dwMaxCompoundMessageSize=MAX_BODY))
+        _assert(mq, out.status == 0 and message_body(out) == body.encode(),
+                f'a peek found "{body}" (it found {message_body(out)!r})')
 
 
 @when(_re(r"the client ends (?P<kind>request|transactional request) (?P<request>\d+) with "

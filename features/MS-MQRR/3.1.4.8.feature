@@ -118,3 +118,12 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     And the receive started on the queue is still waiting
     When a message "m" arrives in the queue
     Then the receive started on the queue returns the message "m"
+
+  @MS-MQRR/3.1.4.8/R2 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R5
+  Scenario: A receive waiting through one handle is cancelled through another handle of the queue only as the text reads
+    Given an empty queue
+    When the client starts a receive on the queue with ulTimeout 10000 as request 5
+    And the client cancels request 5 through a second handle on the queue, which has no receive waiting with it
+    Then where the cancel failed, the receive started on the queue still waits; where it returned MQ_OK, that receive returns MQ_ERROR_OPERATION_CANCELLED
+    When a message "m" arrives in the queue
+    Then where it still waited, the receive started on the queue returns the message "m"; else a peek finds it

@@ -198,6 +198,33 @@ def test_cancel_receive_ends_the_wait_with_operation_cancelled(rig):
     assert is_failure(again.status)
 
 
+@pytest.mark.req("MS-MQRR/3.1.4.8/R2", "MS-MQRR/3.1.4.8/R11", "MS-MQDMPR/3.1.7.1.17/R3")
+@pytest.mark.parametrize("own_handle", [True, False])
+def test_cancel_through_another_handle_of_the_queue_follows_the_choice(rig, own_handle):
+    """spec/choices.yaml mqrr-cancel-own-handle: the reference cancels only a read waiting
+    through the handle the cancel names, so a peek-only handle of the queue cannot end another
+    client's receive; the alternate reads the text as written."""
+    rig.env.choices = dataclasses.replace(rig.env.choices, cancel_through_own_handle=own_handle)
+    receiver = rig.context()
+    peeker = rig.context(access=c.PEEK_ACCESS)
+    rig.receive(receiver, timeout=c.INFINITE_TIMEOUT, request=5, token="t")
+    out = rig.server.call(c.R_CancelReceive(phContext=peeker, dwRequestId=5))
+    if own_handle:
+        assert is_failure(out.status)
+        assert rig.server.take_completions() == []
+        m = rig.send()  # the receive still waits, and takes it
+        [done] = rig.server.take_completions()
+        assert done.result.status == MQ_OK
+        assert m.message_position_reference.state is not Available
+    else:
+        assert out.status == MQ_OK
+        [done] = rig.server.take_completions()
+        assert done.result.status == MQ_ERROR_OPERATION_CANCELLED
+    # through its own handle the receiver's cancel works either way
+    rig.receive(receiver, timeout=c.INFINITE_TIMEOUT, request=6, token="u")
+    assert rig.server.call(c.R_CancelReceive(phContext=receiver, dwRequestId=6)).status == MQ_OK
+
+
 @pytest.mark.req("MS-MQRR/3.1.5.1/R4", "MS-MQRR/3.1.5.1/R8", "MS-MQRR/3.1.2.2/R1")
 def test_the_cleanup_timer_returns_an_unacknowledged_message(rig):
     ctx = rig.context()

@@ -221,6 +221,35 @@ def test_bind_time_feature_negotiation_is_answered_negotiate_ack(server, client_
                              d.NULL_SYNTAX)]
 
 
+def test_a_bind_time_feature_element_answers_its_first_offer_and_ignores_the_rest(
+        server, client_for):
+    """MS-RPCE 3.3.1.5.3; Windows answers the first bitmask of the element and ignores the
+    other transfer syntaxes (Samba's raw_protocol tests, *_ignore_additional)."""
+    c = client_for(server)
+    first = d.bind_time_feature_syntax(d.KEEP_CONNECTION_ON_ORPHAN)
+    second = d.bind_time_feature_syntax(d.SECURITY_CONTEXT_MULTIPLEXING)
+    ack = c.bind([(0, ECHO_IF, [d.NDR]), (1, d.NDR64, [first, second, d.NULL_SYNTAX])])
+    assert results(ack) == [(ACCEPT, 0, d.NDR),
+                            (d.ContResult.NEGOTIATE_ACK, d.KEEP_CONNECTION_ON_ORPHAN,
+                             d.NULL_SYNTAX)]
+    assert c.call(0, OP_ECHO, b"q") == b"32:q"
+
+
+def test_two_bind_time_feature_elements_in_one_bind_get_bind_nak_and_a_close(server,
+                                                                          client_for):
+    """As Windows does (Samba's raw_protocol test_no_auth_bind_time_twice): bind_nak, reason
+    not specified, then the connection is closed."""
+    c = client_for(server)
+    nak = c.bind([(1, d.NULL_SYNTAX, [d.bind_time_feature_syntax(d.KEEP_CONNECTION_ON_ORPHAN)]),
+                  (2, d.NULL_SYNTAX,
+                   [d.bind_time_feature_syntax(d.SECURITY_CONTEXT_MULTIPLEXING)])])
+    assert isinstance(nak.body, d.BindNak)
+    assert nak.body.reason == d.RejectReason.REASON_NOT_SPECIFIED
+    assert c.closed_by_peer()
+    other = client_for(server)  # the server goes on
+    assert results(other.bind([(0, ECHO_IF, [d.NDR])]))[0][0] == ACCEPT
+
+
 def test_fragment_sizes_are_negotiated_down_to_what_the_client_proposes(make_server,
                                                                         client_for):
     c = client_for(make_server(max_frag=5840))
