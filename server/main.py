@@ -49,11 +49,12 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
           queues: str | None = None, control_port: int | None = None,
           faults: Any = None, store: str | None = None,
           store_sync: str = "FULL", control_host: str = "127.0.0.1",
-          choices: str = "reference") -> Running:
+          choices: str = "reference", limits: dict[str, Any] | None = None) -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py); ``choices``:
     a name of model/choices.py PROFILES (what the server does where the documents leave it
-    free)."""
+    free); ``limits``: RpcServer keyword arguments of server/rpc.py LIMITS (connections,
+    timeouts, reassembly budget), for the queue manager and the endpoint mapper alike."""
     from mqconform.model.choices import PROFILES
     from mqconform.server.app import serve
     from mqconform.server.control import ControlServer
@@ -85,7 +86,11 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
             raise ServeError(str(exc)) from None
     try:
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port,
-                                  security=security)
+                                  security=security, **(limits or {}))
+    except ValueError as exc:  # a limit out of range
+        if durable is not None:
+            durable.close()
+        raise ServeError(str(exc)) from None
     except OSError as exc:
         if durable is not None:
             durable.close()
