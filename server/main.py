@@ -113,6 +113,18 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
     return Running(handler, rpc, epm, control, durable)
 
 
+def _limits(args: Any) -> dict[str, Any]:
+    """The serve flags of server/rpc.py's limits that were given (argparse defaults included)."""
+    out: dict[str, Any] = {}
+    for name in ("max_connections", "idle_timeout", "unbound_timeout", "pdu_timeout",
+                 "min_rate"):
+        if getattr(args, name, None) is not None:
+            out[name] = getattr(args, name)
+    if getattr(args, "reassembly_budget", None) is not None:
+        out["reassembly_budget"] = args.reassembly_budget << 20  # MiB
+    return out
+
+
 def run(args: Any) -> int:
     faults = None
     if getattr(args, "fault", None):
@@ -127,7 +139,8 @@ def run(args: Any) -> int:
                     store=getattr(args, "store", None),
                     store_sync=getattr(args, "store_sync", "FULL"),
                     control_host=getattr(args, "control_host", "127.0.0.1"),
-                    choices=getattr(args, "choices", "reference"))
+                    choices=getattr(args, "choices", "reference"),
+                    limits=_limits(args))
     if running.handler.env.choices.name != "reference":
         print(f"CHOICES: {running.handler.env.choices.name} (where the documents leave the "
               "server free, another allowed value; spec/choices.yaml)", flush=True)

@@ -1050,7 +1050,7 @@ class RpcServer:
                     sock.close()
                     raise
                 port += 11
-        sock.listen(32)
+        sock.listen(128)  # a burst of connections waits in the kernel, not in SYN retries
         sock.settimeout(0.25)
         self._listener = sock
         self._address = sock.getsockname()[:2]

@@ -310,3 +310,15 @@ def test_serve_gives_the_endpoint_mapper_the_same_limits(tmp_path, client_for):
         assert client_for(r.epm.address).closed_by_peer(timeout=10)
     finally:
         r.stop()
+
+
+@pytest.mark.parametrize("flag,value", [("--max-connections", "0"), ("--idle-timeout", "0"),
+                                        ("--pdu-timeout", "nan"), ("--min-rate", "-1"),
+                                        ("--reassembly-budget", "0"),
+                                        ("--unbound-timeout", "-3")])
+def test_serve_refuses_a_limit_out_of_range_in_one_line(flag, value, capsys):
+    from mqconform.cli import main
+
+    assert main(["serve", "--port", "0", flag, value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and flag in err
