@@ -147,15 +147,17 @@ def run(args: Any) -> int:
     if faults is not None:
         print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
               f"at rate {faults.rate}", flush=True)
-    for line in running.endpoints():
-        print(line, flush=True)
     stopped = threading.Event()
 
     def _stop(*_: Any) -> None:
         stopped.set()
 
+    # before the endpoints are printed: a client that reads them and is done at once may
+    # send SIGTERM straight away, and the stop (the fault log) must still run
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    for line in running.endpoints():
+        print(line, flush=True)
     try:
         while not stopped.wait(0.5):
             pass
