@@ -1237,7 +1237,8 @@ class _Refuser:
 
     def _drop(self, sock: socket.socket) -> None:
         with self._lock:
-            self._pending.pop(sock, None)
+            if self._pending.pop(sock, None) is None:
+                return
             self._sel.unregister(sock)
         sock.close()
 
