@@ -436,6 +436,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and not 0 <= value <= 65535:
             raise UsageError(f"--{name.replace('_', '-')} {value}: not a TCP port")
+    for name in ("max_connections", "reassembly_budget"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)}: must be at "
+                             "least 1")
+    for name in ("idle_timeout", "unbound_timeout", "pdu_timeout"):
+        if not getattr(args, name) > 0:  # also refuses nan
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)}: must be a "
+                             "positive number of seconds")
+    if not 0 <= args.min_rate < float("inf"):
+        raise UsageError(f"--min-rate {args.min_rate}: must be a number of octets >= 0")
     try:
         return run(args)
     except ServeError as exc:
@@ -678,10 +688,29 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
                    help="where the documents leave the server free (spec/choices.yaml; "
                         "`mqconform spec choices`): the reference's values (default), or "
                         "another allowed value for every switch")
-    p.add_argument("--handle-limit", type=_handle_limit, default=4096, metavar="N",
-                   help="the most context handles and cursors one client (association group) "
-                        "may hold; past it an open or a cursor fails with "
-                        "MQ_ERROR_INSUFFICIENT_RESOURCES (default 4096; 'none': no limit)")
+    limits = p.add_argument_group(
+        "limits", "what clients may hold (server/rpc.py, Limits); the endpoint mapper's too")
+    limits.add_argument("--max-connections", type=int, default=1024, metavar="N",
+                        help="connections served at once (default 1024); past it a newcomer "
+                             "evicts the one that costs least to drop")
+    limits.add_argument("--idle-timeout", type=float, default=900.0, metavar="SECONDS",
+                        help="close a bound connection silent this long with nothing in "
+                             "flight and no context handle to run down (default 900)")
+    limits.add_argument("--unbound-timeout", type=float, default=15.0, metavar="SECONDS",
+                        help="close a connection silent this long before its bind (default 15)")
+    limits.add_argument("--pdu-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="a PDU once begun, or the next fragment of a request, must come "
+                             "within this (default 10)")
+    limits.add_argument("--min-rate", type=float, default=1024.0, metavar="OCTETS",
+                        help="a PDU must arrive at this many octets a second, after 2 s of "
+                             "grace (default 1024; 0: no rate)")
+    limits.add_argument("--reassembly-budget", type=int, default=64, metavar="MIB",
+                        help="MiB of fragmented requests under reassembly on all connections "
+                             "together (default 64)")
+    limits.add_argument("--handle-limit", type=_handle_limit, default=4096, metavar="N",
+                        help="the most context handles and cursors one client (association group) "
+                             "may hold; past it an open or a cursor fails with "
+                             "MQ_ERROR_INSUFFICIENT_RESOURCES (default 4096; 'none': no limit)")
     p.add_argument("--fault", action="append", default=[], metavar="NAME",
                    help="TESTING ONLY: depart from the documents on purpose (server/faults.py "
                         "lists the faults; repeatable), to measure a trace validator")

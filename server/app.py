@@ -55,7 +55,7 @@ from mqconform.model.outcome import Outcome
 from mqconform.model.runtime import Environment, Pending
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, MQ_ERROR_INSUFFICIENT_RESOURCES
 from mqconform.server.epm import EndpointMapper
-from mqconform.server.rpc import Connection, Reply, RpcServer, Waiter
+from mqconform.server.rpc import LIMITS, Connection, Reply, RpcServer, Waiter
 from mqconform.server.store import StoreWriteError
 from mqconform.wire import ndr
 from mqconform.wire.dcerpc import RPC_X_BAD_STUB_DATA
@@ -212,6 +212,14 @@ class ReferenceQueueManager:
         finally:
             with self.lock:
                 self.rundowns.remove(rundown)
+
+    def holds_handles(self, conn: Connection) -> bool:
+        """Would closing ``conn`` run the rundown of MS-MQRR 3.1.6.2: is it the last
+        connection of a group that holds context handles? (The runtime evicts such a
+        connection last and never times it out: server/rpc.py, Limits.)"""
+        with self.lock:
+            group = self.host.groups.get(self._group_of(conn))
+            return group is not None and bool(group.contexts) and group.members <= {conn.id}
 
     def stop(self) -> None:
         with self.lock:
@@ -444,7 +452,9 @@ def serve(env: Environment, host: str = "127.0.0.1", port: int = 0, epm_port: in
     handler.remote_read.port = rpc.address[1]  # R_GetServerPort answers the real port
     epm = None
     if epm_port is not None:
-        epm = EndpointMapper(host=host, port=epm_port)
+        # the same limits and timeouts as the queue manager's runtime (server/rpc.py)
+        limits = {k: v for k, v in rpc_options.items() if k in LIMITS}
+        epm = EndpointMapper(host=host, port=epm_port, **limits)
         epm.register_server(rpc)
         epm.start()
     return handler, rpc, epm

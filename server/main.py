@@ -51,12 +51,15 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
           queues: str | None = None, control_port: int | None = None,
           faults: Any = None, store: str | None = None,
           store_sync: str = "FULL", control_host: str = "127.0.0.1",
-          choices: str = "reference", handle_limit: int | None = DEFAULT_HANDLE_LIMIT) -> Running:
+          choices: str = "reference", handle_limit: int | None = DEFAULT_HANDLE_LIMIT,
+          limits: dict[str, Any] | None = None) -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py); ``choices``:
     a name of model/choices.py PROFILES (what the server does where the documents leave it
     free); ``handle_limit``: the most context handles and cursors one client (association
-    group) may hold, None for no limit (server/app.py)."""
+    group) may hold, None for no limit (server/app.py); ``limits``: RpcServer keyword
+    arguments of server/rpc.py LIMITS (connections, timeouts, reassembly budget), for the
+    queue manager and the endpoint mapper alike."""
     from mqconform.model.choices import PROFILES
     from mqconform.server.app import serve
     from mqconform.server.control import ControlServer
@@ -91,7 +94,12 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
             raise ServeError(str(exc)) from None
     try:
         handler, rpc, epm = serve(env, host=host, port=port, epm_port=epm_port,
-                                  security=security, handle_limit=handle_limit)
+                                  security=security, handle_limit=handle_limit,
+                                  **(limits or {}))
+    except ValueError as exc:  # a limit out of range
+        if durable is not None:
+            durable.close()
+        raise ServeError(str(exc)) from None
     except OSError as exc:
         if durable is not None:
             durable.close()
@@ -114,6 +122,18 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
     return Running(handler, rpc, epm, control, durable)
 
 
+def _limits(args: Any) -> dict[str, Any]:
+    """The serve flags of server/rpc.py's limits that were given (argparse defaults included)."""
+    out: dict[str, Any] = {}
+    for name in ("max_connections", "idle_timeout", "unbound_timeout", "pdu_timeout",
+                 "min_rate"):
+        if getattr(args, name, None) is not None:
+            out[name] = getattr(args, name)
+    if getattr(args, "reassembly_budget", None) is not None:
+        out["reassembly_budget"] = args.reassembly_budget << 20  # MiB
+    return out
+
+
 def run(args: Any) -> int:
     faults = None
     if getattr(args, "fault", None):
@@ -129,22 +149,25 @@ def run(args: Any) -> int:
                     store_sync=getattr(args, "store_sync", "FULL"),
                     control_host=getattr(args, "control_host", "127.0.0.1"),
                     choices=getattr(args, "choices", "reference"),
-                    handle_limit=getattr(args, "handle_limit", DEFAULT_HANDLE_LIMIT))
+                    handle_limit=getattr(args, "handle_limit", DEFAULT_HANDLE_LIMIT),
+                    limits=_limits(args))
     if running.handler.env.choices.name != "reference":
         print(f"CHOICES: {running.handler.env.choices.name} (where the documents leave the "
               "server free, another allowed value; spec/choices.yaml)", flush=True)
     if faults is not None:
         print(f"SEEDED FAULTS (not conformant on purpose): {', '.join(sorted(faults.names))} "
               f"at rate {faults.rate}", flush=True)
-    for line in running.endpoints():
-        print(line, flush=True)
     stopped = threading.Event()
 
     def _stop(*_: Any) -> None:
         stopped.set()
 
+    # before the endpoints are printed: a client that reads them and is done at once may
+    # send SIGTERM straight away, and the stop (the fault log) must still run
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    for line in running.endpoints():
+        print(line, flush=True)
     try:
         while not stopped.wait(0.5):
             pass

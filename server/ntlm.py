@@ -30,6 +30,14 @@ Facts (MS-NLMP; cited by section):
   signed message is the whole PDU up to the signature (header, body, padding, sec_trailer),
   and sealing encrypts the body and its padding (as the Windows runtime and impacket's client
   do).
+- A received message that does not verify changes nothing (3.4.4: "If a received message does
+  not contain the expected SeqNum, an error MUST be returned to the receiving application, and
+  SeqNum is not incremented"): neither the receive SeqNum nor the client-to-server RC4 stream,
+  which both the unsealing (3.4.3) and the checksum's encryption (3.4.4.2) draw on, moves past
+  a rejected PDU, so the client's next correctly signed message verifies. The stream is read
+  through a look-ahead of keystream octets (``_Rc4Stream``): a PDU's unsealing and checksum take
+  octets tentatively, ``verify`` keeps them when the signature holds and gives them back when
+  it does not.
 """
 
 from __future__ import annotations
@@ -196,19 +204,26 @@ class NtlmAcceptor:
         f = self.flags
         self._client_sign = ntlm.SIGNKEY(f, session_key, "Client")
         self._server_sign = ntlm.SIGNKEY(f, session_key, "Server")
-        self._client_seal = ARC4.new(ntlm.SEALKEY(f, session_key, "Client")).encrypt
+        self._client_seal = _Rc4Stream(ntlm.SEALKEY(f, session_key, "Client"))
         self._server_seal = ARC4.new(ntlm.SEALKEY(f, session_key, "Server")).encrypt
 
     # -- per PDU
     def verify(self, message: bytes, signature: bytes) -> bool:
-        """The client's signature over ``message`` (its next sequence number)."""
+        """The client's signature over ``message`` (its next sequence number). True: the
+        sequence number and the RC4 stream (this PDU's unsealing included) move on; False:
+        both stay where they were before the PDU (MS-NLMP 3.4.4)."""
         want = ntlm.SIGN(self.flags, self._client_sign, message, self._recv_seq,
                          self._client_seal).getData()
+        if not hmac.compare_digest(want, bytes(signature)):
+            self._client_seal.rollback()
+            return False
+        self._client_seal.commit()
         self._recv_seq += 1
-        return hmac.compare_digest(want, bytes(signature))
+        return True
 
     def unseal(self, data: bytes) -> bytes:
-        """Decrypt a sealed body (call before ``verify`` of the same PDU: one RC4 stream)."""
+        """Decrypt a sealed body (call before ``verify`` of the same PDU: one RC4 stream,
+        taken for good only when ``verify`` succeeds)."""
         return self._client_seal(data)
 
     def sign(self, message: bytes) -> bytes:
@@ -220,6 +235,37 @@ class NtlmAcceptor:
     def seal(self, data: bytes) -> bytes:
         """Encrypt a body (before ``sign`` of the same PDU)."""
         return self._server_seal(data)
+
+
+class _Rc4Stream:
+    """An RC4 handle (MS-NLMP 3.4: one stream per direction) whose octets are taken
+    tentatively: ``commit`` keeps what was taken since the last commit, ``rollback`` gives it
+    back. Keystream is generated ahead (RC4 over zeros) and XORed in, so a rollback costs
+    nothing."""
+
+    def __init__(self, key: bytes):
+        from Cryptodome.Cipher import ARC4
+
+        self._cipher = ARC4.new(key)
+        self._ahead = bytearray()  # keystream generated, not yet committed
+        self._taken = 0  # of which taken by the message under way
+
+    def __call__(self, data: bytes) -> bytes:
+        n = len(data)
+        short = self._taken + n - len(self._ahead)
+        if short > 0:
+            self._ahead += self._cipher.encrypt(bytes(short))
+        stream = self._ahead[self._taken:self._taken + n]
+        self._taken += n
+        mixed = int.from_bytes(data, "little") ^ int.from_bytes(stream, "little")
+        return mixed.to_bytes(n, "little")
+
+    def commit(self) -> None:
+        del self._ahead[:self._taken]
+        self._taken = 0
+
+    def rollback(self) -> None:
+        self._taken = 0
 
 
 def _av_pairs(temp: bytes) -> dict[int, bytes]:

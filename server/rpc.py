@@ -15,8 +15,39 @@ handler) and a writer thread (sends what is queued for the connection, in order,
 response at a time). A handler that cannot answer at once returns ``Reply.later(waiter)`` and
 completes it from any thread with ``waiter.complete(reply)``; the reader goes on with the next
 PDU meanwhile, so other calls on the same connection, and every other connection, go on. The
-number of connections, of calls in flight per connection and of octets per request are bounded;
-``stop()`` closes every socket and joins every thread.
+writer thread starts with the connection's first answer, so a connection that never sent a
+PDU costs one thread. ``stop()`` closes every socket and joins every thread.
+
+Limits: no client, nor a few thousand sockets, can starve the others.
+
+- Time. A connection that never bound is closed after ``unbound_timeout`` seconds of silence
+  (a client binds as soon as it connects); a bound one after ``idle_timeout`` seconds with no
+  octet received, no call in flight, no request under reassembly and no context handle that its
+  closing would run down. Windows clients keep one idle connection open for as long as their
+  association holds context handles, precisely so that the server does not run them down
+  (Windows RPC "idle connection cleanup": the client closes idle pooled connections but leaves
+  one while the association has context handles), so such a connection is not timed out: it is
+  only evicted, last of all (below). A PDU once begun must be whole within
+  min(``pdu_timeout``, 2 s + frag_length / ``min_rate``) seconds, so a drip of a few octets at
+  a time holds a slot for seconds, not minutes; between the fragments of a request under
+  reassembly no more than ``pdu_timeout`` seconds may pass.
+- Connections. At most ``max_connections`` are served. When the table is full a new one does
+  not wait: the connection that costs least to drop is closed for it, in this order: one that
+  never bound (or is inside a slow PDU before its bind), oldest activity first; a bound one
+  stalled inside a PDU or between a request's fragments; a bound one with nothing in flight
+  whose closing runs down nothing (no context handle, or another connection of its association
+  group still holds them); last, a bound idle one whose closing runs its group's rundown
+  (MS-MQRR 3.1.6.2: its handles are closed, as when its client goes away). A connection with a
+  call in flight (the handler running it, or a call waiting, such as a receive) is never
+  evicted. Only when every connection has a call in flight is the newcomer refused, politely:
+  its first PDU, if a bind, is answered with a bind_nak whose reason is local_limit_exceeded
+  ("the server could not complete the request due to lack of resources": C706 12.6.3.1;
+  MS-RPCE 2.2.2.5), then the connection is closed.
+- Memory. The requests under reassembly hold at most ``max_request`` octets per connection and
+  ``reassembly_budget`` octets across all connections: a fragment that would pass either is
+  refused with a fault (nca_s_fault_remote_no_memory) and its request's octets are freed at
+  once, and its later fragments ignored; a connection's octets are freed when it closes or its
+  fragments stop coming.
 
 Errors, as C706 12.6 and MS-RPCE 3.3.3.5.1 say: what can be answered with a fault (unknown
 presentation context, bad fragment sequence, an oversized request, a handler's failure) is
@@ -66,6 +97,15 @@ SERVER_FEATURES = d.KEEP_CONNECTION_ON_ORPHAN
 #: a signed PDU whose verifier is missing, is not this connection's, or does not verify
 #: (RPC_S_SEC_PKG_ERROR: "a security package-specific error occurred")
 RPC_S_SEC_PKG_ERROR = 0x00000721
+
+#: RpcServer's keyword arguments that bound what clients may hold (module doc: Limits)
+LIMITS = ("max_connections", "max_calls", "max_request", "reassembly_budget", "idle_timeout",
+          "unbound_timeout", "pdu_timeout", "min_rate", "io_timeout")
+
+#: how often a waiting reader looks at its deadline and at the server stopping (seconds)
+_POLL = 1.0
+#: what a PDU may take beyond its octets at the minimum rate (round trips, a retransmission)
+_PDU_GRACE = 2.0
 
 #: the fault statuses a failure inside the handler turns into (MS-RPCE 3.1.3.5.2: an octet
 #: stream the stub cannot decode is 0x6F7; anything else is unspecified)
@@ -284,6 +324,13 @@ class Connection:
     def __init__(self, server: RpcServer, sock: socket.socket, conn_id: int):
         self.server = server
         self.id = conn_id
+        #: monotonic times: accepted, last octet received or answer sent, the PDU under way
+        #: began (None between PDUs)
+        self.accepted = self.last_activity = time.monotonic()
+        self.pdu_started: float | None = None
+        #: closed by the server to make room for another connection
+        self.evicted = False
+        self._charged = 0  # reassembly octets counted in the server's budget
         self.peer: tuple[str, int] = sock.getpeername()[:2]
         self.local: tuple[str, int] = sock.getsockname()[:2]
         #: the handler's per-connection state (e.g. the context handles it gave out)
@@ -315,6 +362,8 @@ class Connection:
         self._reader = threading.Thread(target=self._run, name=f"rpc-conn-{conn_id}", daemon=True)
         self._writer = threading.Thread(target=self._write_loop, name=f"rpc-send-{conn_id}",
                                         daemon=True)
+        self._writer_lock = threading.Lock()
+        self._writer_started = False
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer[0]}:{self.peer[1]}>"
@@ -342,22 +391,61 @@ class Connection:
         except OSError:
             pass
 
+    @property
+    def in_flight(self) -> int:
+        """Calls the handler is running or that wait for their answer."""
+        with self._lock:
+            return len(self._calls)
+
+    @property
+    def partial_octets(self) -> int:
+        """Octets of the requests under reassembly."""
+        with self._lock:
+            return self.assoc.partial_octets
+
     def _start(self) -> None:
-        self._writer.start()
         self._reader.start()
+
+    def _account(self) -> bool:
+        """Bring the server's count of reassembly octets to this connection's (under
+        ``self._lock``). False, counting nothing, if growth would pass the server's budget."""
+        now = self.assoc.partial_octets
+        if not self.server._charge(now - self._charged):
+            return False
+        self._charged = now
+        return True
+
+    def _idle_deadline(self) -> tuple[float | None, str]:
+        """When the silence between two PDUs ends the connection (module doc: Limits)."""
+        server = self.server
+        with self._lock:
+            busy = bool(self._calls)
+            partial = self.assoc.partial_octets
+        if busy:
+            return None, ""
+        if partial:
+            return self.last_activity + server.pdu_timeout, "a request's fragments stopped"
+        if not self.bound:
+            return self.last_activity + server.unbound_timeout, "no bind"
+        deadline = self.last_activity + server.idle_timeout
+        if time.monotonic() >= deadline and server._holds_handles(self):
+            return None, ""  # its closing would run down its group's context handles
+        return deadline, "idle"
 
     # --- reading ---
 
-    def _recv_exact(self, n: int, sel: selectors.BaseSelector, deadline: float | None) -> bytes:
-        """n octets, or b"" at a clean EOF before the first; _Closing on EOF mid-way, on a PDU
-        not completed by ``deadline``, or when the server stops."""
+    def _recv_exact(self, n: int, sel: selectors.BaseSelector,
+                    deadline: Callable[[], tuple[float | None, str]]) -> bytes:
+        """n octets, or b"" at a clean EOF before the first; _Closing on EOF mid-way, when
+        ``deadline()`` (a time and why) passes first, or when the server stops."""
         buf = bytearray()
         while len(buf) < n:
             if self.server.stopping:
                 raise _Closing("server stopping")
-            wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+            until, why = deadline()
+            wait = _POLL if until is None else min(_POLL, until - time.monotonic())
             if wait <= 0:
-                raise _Closing("PDU not completed in time")
+                raise _Closing(f"timed out: {why}")
             if not sel.select(wait):
                 continue
             try:
@@ -370,15 +458,25 @@ class Connection:
                 if buf:
                     raise _Closing(f"connection closed inside a PDU ({len(buf)}/{n} octets)")
                 return b""
+            self.last_activity = time.monotonic()
             buf += chunk
         return bytes(buf)
 
     def _read_pdu(self, sel: selectors.BaseSelector) -> bytes | None:
         """One whole PDU framed by frag_length (C706 12.6.3.1), or None at a clean EOF."""
-        first = self._recv_exact(1, sel, None)
+        first = self._recv_exact(1, sel, self._idle_deadline)
         if not first:
             return None
-        deadline = time.monotonic() + self.server.pdu_timeout
+        server = self.server
+        self.pdu_started = start = time.monotonic()
+
+        def deadline(length: int = d.HEADER_SIZE) -> tuple[float, str]:
+            # a whole PDU within pdu_timeout, and at no less than min_rate octets a second
+            allowed = server.pdu_timeout
+            if server.min_rate:
+                allowed = min(allowed, _PDU_GRACE + length / server.min_rate)
+            return start + allowed, "PDU not completed in time"
+
         head = first + self._recv_exact(d.HEADER_SIZE - 1, sel, deadline)
         if len(head) < d.HEADER_SIZE:
             raise _Closing("connection closed inside a PDU header")
@@ -395,9 +493,11 @@ class Connection:
         limit = self._recv_limit
         if h.frag_length > limit:
             raise _Closing(f"frag_length {h.frag_length} exceeds the {limit}-octet limit")
-        rest = self._recv_exact(h.frag_length - d.HEADER_SIZE, sel, deadline)
+        rest = self._recv_exact(h.frag_length - d.HEADER_SIZE, sel,
+                                lambda: deadline(h.frag_length))
         if len(rest) < h.frag_length - d.HEADER_SIZE:
             raise _Closing("connection closed inside a PDU")
+        self.pdu_started = None
         return head + rest
 
     def _run(self) -> None:
@@ -422,12 +522,17 @@ class Connection:
             self._closed = True
             calls = list(self._calls.values())
             self._calls.clear()
-            self.assoc.close()
+            self.assoc.close()  # the octets under reassembly are freed
+            self._account()
         for call in calls:
             if call.waiter is not None:
                 call.waiter._abandon()
-        self._out.put(None)
-        self._writer.join(self.server.io_timeout)
+        with self._writer_lock:
+            started = self._writer_started
+            self._writer_started = True  # nothing starts it now
+        if started:
+            self._out.put(None)
+            self._writer.join(self.server.io_timeout)
         # the rundown first (MS-MQRR 3.1.6.2), then this side's FIN: a client that waits for
         # the FIN after its own knows the handles it held are released
         try:
@@ -444,6 +549,10 @@ class Connection:
     # --- writing ---
 
     def _send(self, frames: list[bytes]) -> None:
+        with self._writer_lock:
+            if not self._writer_started:
+                self._writer_started = True
+                self._writer.start()
         self._out.put(frames)
 
     def _write_loop(self) -> None:
@@ -502,6 +611,7 @@ class Connection:
         elif h.ptype in (d.PType.REQUEST, d.PType.ALTER_CONTEXT):
             with self._lock:
                 self.assoc.abandon(h.call_id, last=True)
+                self._account()
             self._fault(h.call_id, 0, d.NCA_S_PROTO_ERROR)
         elif h.ptype in (d.PType.CO_CANCEL, d.PType.ORPHANED, d.PType.AUTH3):
             pass
@@ -698,13 +808,23 @@ class Connection:
         assert isinstance(req, d.Request)
         try:
             with self._lock:
+                last = bool(h.pfc_flags & d.PFC_LAST_FRAG)
                 if status:
-                    self.assoc.abandon(h.call_id, bool(h.pfc_flags & d.PFC_LAST_FRAG))
+                    self.assoc.abandon(h.call_id, last)
                     ready = a.Refused(h.call_id, req.context_id, status, "not admitted")
                 else:
                     ready = self.assoc.request_fragment(h.call_id, h.pfc_flags,
                                                         req.context_id, req.opnum, req.stub,
                                                         h.drep)
+                    if not self._account():
+                        # past the server's reassembly budget: the request's octets go now
+                        log.info("%r: call %d refused: the reassembly budget (%d octets) is "
+                                 "spent", self, h.call_id, self.server.reassembly_budget)
+                        self.assoc.abandon(h.call_id, last)
+                        ready = a.Refused(h.call_id, req.context_id,
+                                          d.NCA_S_FAULT_REMOTE_NO_MEMORY,
+                                          "the reassembly budget is spent")
+                self._account()
         except a.Abort as exc:
             raise _Closing(str(exc)) from None
         if ready is None:
@@ -780,6 +900,7 @@ class Connection:
 
     def _finish(self, cid: int, reply: Reply) -> bool:
         """Send a call's answer (response fragments or a fault). False if the call is gone."""
+        self.last_activity = time.monotonic()
         with self._lock:
             call = self._calls.pop(cid, None)
             self.assoc.answered(cid)
@@ -816,6 +937,7 @@ class Connection:
         """C706 12.6.4.8: the client abandons the call: no response will be sent for it."""
         with self._lock:
             self.assoc.orphaned(cid)
+            self._account()
             call = self._calls.pop(cid, None)
         if call is not None and call.waiter is not None:
             call.waiter._abandon()
@@ -838,18 +960,36 @@ class RpcServer:
 
     ``max_frag`` is the largest fragment the server sends or accepts (negotiated down to what
     the client proposes, never below C706's 1432 unless max_frag itself is smaller); the
-    requests being reassembled on a connection hold at most ``max_request`` octets together;
-    at most ``max_connections`` connections, each with at most ``max_calls`` calls in flight;
-    a PDU once begun must arrive within ``pdu_timeout`` seconds; a send that does not finish
-    within ``io_timeout`` seconds drops the connection.
+    requests being reassembled on a connection hold at most ``max_request`` octets together,
+    on all connections at most ``reassembly_budget``; at most ``max_connections`` connections
+    (a newcomer evicts the cheapest to drop), each with at most ``max_calls`` calls in flight;
+    a connection silent for ``unbound_timeout`` seconds before its bind, or ``idle_timeout``
+    after it with nothing in flight, is closed; a PDU once begun must arrive within
+    ``pdu_timeout`` seconds and at ``min_rate`` octets a second (0: no rate); a send that does
+    not finish within ``io_timeout`` seconds drops the connection. The module doc says how.
     """
 
     def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0,
-                 max_frag: int = 5840, *, max_request: int = 8 << 20, max_connections: int = 64,
-                 max_calls: int = 64, pdu_timeout: float = 30.0, io_timeout: float = 30.0,
+                 max_frag: int = 5840, *, max_request: int = 8 << 20,
+                 max_connections: int = 1024, max_calls: int = 64,
+                 reassembly_budget: int = 64 << 20, idle_timeout: float = 900.0,
+                 unbound_timeout: float = 15.0, pdu_timeout: float = 10.0,
+                 min_rate: float = 1024.0, io_timeout: float = 30.0,
                  prefer_ndr64: bool = True, security: Any = None):
         if not 64 <= max_frag <= d.MAX_FRAG_LENGTH:
             raise ValueError(f"max_frag {max_frag} is outside 64..{d.MAX_FRAG_LENGTH}")
+        for name, value in (("max_connections", max_connections), ("max_calls", max_calls),
+                            ("max_request", max_request),
+                            ("reassembly_budget", reassembly_budget)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} {value!r} is not a positive whole number")
+        for name, value in (("idle_timeout", idle_timeout),
+                            ("unbound_timeout", unbound_timeout),
+                            ("pdu_timeout", pdu_timeout), ("io_timeout", io_timeout)):
+            if not value > 0:
+                raise ValueError(f"{name} {value!r} is not a positive number of seconds")
+        if not min_rate >= 0:
+            raise ValueError(f"min_rate {min_rate!r} is not a number of octets a second >= 0")
         self.handler = handler
         self.host = host
         self.port = port
@@ -857,7 +997,11 @@ class RpcServer:
         self.max_request = max_request
         self.max_connections = max_connections
         self.max_calls = max_calls
+        self.reassembly_budget = reassembly_budget
+        self.idle_timeout = idle_timeout
+        self.unbound_timeout = unbound_timeout
         self.pdu_timeout = pdu_timeout
+        self.min_rate = min_rate
         self.io_timeout = io_timeout
         self.prefer_ndr64 = prefer_ndr64
         #: server/security.py Security: the accounts NTLM checks, whether authentication is
@@ -867,7 +1011,16 @@ class RpcServer:
         self._listener: socket.socket | None = None
         self._acceptor: threading.Thread | None = None
         self._conns: dict[int, Connection] = {}
+        #: evicted connections still tearing down (outside the limit; joined by stop())
+        self._evicted: dict[int, Connection] = {}
         self._lock = threading.Lock()
+        self._budget_lock = threading.Lock()
+        #: stub octets under reassembly on all connections (at most reassembly_budget)
+        self.reassembly_octets = 0
+        #: connections evicted to make room, and newcomers refused (module doc: Limits)
+        self.evictions = 0
+        self.refusals = 0
+        self._refuser: _Refuser | None = None
         self._ids = itertools.count(1)
         #: the association groups its clients bind into (server-issued ids)
         self.groups = AssociationGroups()
@@ -901,7 +1054,7 @@ class RpcServer:
                     sock.close()
                     raise
                 port += 11
-        sock.listen(32)
+        sock.listen(128)  # a burst of connections waits in the kernel, not in SYN retries
         sock.settimeout(0.25)
         self._listener = sock
         self._address = sock.getsockname()[:2]
@@ -931,9 +1084,13 @@ class RpcServer:
                 continue
             with self._lock:
                 full = len(self._conns) >= self.max_connections
-            if full:
-                log.warning("connection limit (%d) reached; refusing one", self.max_connections)
-                sock.close()
+            if full and not self._make_room():
+                log.warning("connection limit (%d) reached with a call in flight on each; "
+                            "refusing one", self.max_connections)
+                self.refusals += 1
+                if self._refuser is None:
+                    self._refuser = _Refuser(self)
+                self._refuser.refuse(sock)
                 continue
             try:
                 sock.settimeout(self.io_timeout)
@@ -949,6 +1106,72 @@ class RpcServer:
     def _forget(self, conn: Connection) -> None:
         with self._lock:
             self._conns.pop(conn.id, None)
+            self._evicted.pop(conn.id, None)
+
+    def _charge(self, octets: int) -> bool:
+        """Count ``octets`` more (or fewer) reassembly octets; False, counting nothing, when
+        growth would pass the budget."""
+        with self._budget_lock:
+            if octets > 0 and self.reassembly_octets + octets > self.reassembly_budget:
+                return False
+            self.reassembly_octets += octets
+            return True
+
+    def _holds_handles(self, conn: Connection) -> bool:
+        """Would closing ``conn`` run down context handles (the handler's optional
+        ``holds_handles``)?"""
+        holds = getattr(self.handler, "holds_handles", None)
+        if holds is None:
+            return False
+        try:
+            return bool(holds(conn))
+        except Exception:
+            log.exception("%r: handler.holds_handles failed", conn)
+            return True
+
+    def _victim(self) -> Connection | None:
+        """The connection that costs least to drop (module doc: Limits), or None when each
+        has a call in flight."""
+        now = time.monotonic()
+        ranked = []
+        for conn in self.connections:
+            if conn.closed or conn.in_flight:
+                continue
+            started = conn.pdu_started
+            if not conn.bound:
+                rank = 0
+            elif (started is not None and now - started > 1.0) or (
+                    conn.partial_octets and now - conn.last_activity > 1.0):
+                rank = 1  # stalled inside a PDU or between a request's fragments
+            else:
+                rank = 2
+            ranked.append((rank, conn.last_activity, conn.id, conn))
+        if not ranked:
+            return None
+        ranked.sort(key=lambda r: r[:3])
+        if ranked[0][0] < 2:
+            return ranked[0][3]
+        # bound and idle: one whose closing runs down nothing, else the oldest of all
+        for _, _, _, conn in ranked:
+            if not self._holds_handles(conn):
+                return conn
+        return ranked[0][3]
+
+    def _make_room(self) -> bool:
+        """Evict one connection for a newcomer; False if none may go."""
+        victim = self._victim()
+        if victim is None:
+            return False
+        with self._lock:
+            if self._conns.pop(victim.id, None) is None:
+                return True  # it went away meanwhile: room all the same
+            self._evicted[victim.id] = victim
+            self.evictions += 1
+        victim.evicted = True
+        log.info("%r evicted for a new connection (%s)", victim,
+                 "bound" if victim.bound else "never bound")
+        victim.close()
+        return True
 
     def stop(self, timeout: float = 5.0) -> None:
         """Close the listener and every connection; join the threads (each connection's
@@ -963,7 +1186,11 @@ class RpcServer:
         if self._acceptor is not None:
             self._acceptor.join(timeout)
         deadline = time.monotonic() + timeout
-        conns = self.connections
+        if self._refuser is not None:
+            self._refuser.stop()
+            self._refuser = None
+        with self._lock:
+            conns = list(self._conns.values()) + list(self._evicted.values())
         for conn in conns:
             conn.close()
         for conn in conns:
@@ -973,3 +1200,115 @@ class RpcServer:
                             timeout)
         self._listener = None
         self._acceptor = None
+
+
+class _Refuser:
+    """Refuses connections politely when none may be evicted (module doc: Limits): one thread
+    reads each newcomer's first PDU and, if a bind, answers bind_nak local_limit_exceeded
+    (C706 12.6.3.1; MS-RPCE 2.2.2.5); then the connection is closed. At most ``MAX_PENDING``
+    wait at once (the others are closed at once), each at most ``TIMEOUT`` seconds."""
+
+    MAX_PENDING = 64
+    TIMEOUT = 2.0
+
+    def __init__(self, server: RpcServer):
+        self._server = server
+        self._sel = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._pending: dict[socket.socket, list] = {}  # sock -> [deadline, buffer, answered]
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._sel.register(self._wake_r, selectors.EVENT_READ)
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, daemon=True, name="rpc-refuse")
+        self._thread.start()
+
+    def refuse(self, sock: socket.socket) -> None:
+        with self._lock:
+            if self._stopping or len(self._pending) >= self.MAX_PENDING:
+                sock.close()
+                return
+            sock.setblocking(False)
+            self._pending[sock] = [time.monotonic() + self.TIMEOUT, bytearray(), False]
+            self._sel.register(sock, selectors.EVENT_READ)
+        self._wake_w.send(b"\0")
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+        self._wake_w.send(b"\0")
+        self._thread.join(5)
+
+    def _drop(self, sock: socket.socket) -> None:
+        with self._lock:
+            if self._pending.pop(sock, None) is None:
+                return
+            self._sel.unregister(sock)
+        sock.close()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    if self._stopping:
+                        break
+                for key, _ in self._sel.select(0.25):
+                    if key.fileobj is self._wake_r:
+                        try:
+                            self._wake_r.recv(4096)
+                        except OSError:
+                            pass
+                        continue
+                    self._read(key.fileobj)
+                now = time.monotonic()
+                with self._lock:
+                    late = [s for s, p in self._pending.items() if p[0] <= now]
+                for sock in late:
+                    self._drop(sock)
+        finally:
+            with self._lock:
+                socks = list(self._pending)
+            for sock in socks:
+                self._drop(sock)
+            self._sel.close()
+            self._wake_r.close()
+            self._wake_w.close()
+
+    def _read(self, sock: socket.socket) -> None:
+        with self._lock:
+            state = self._pending.get(sock)
+        if state is None:
+            return
+        try:
+            chunk = sock.recv(d.MUST_RECV_FRAG_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drop(sock)
+            return
+        if state[2]:  # answered: what follows is read and dropped until the client closes
+            return
+        buf = state[1]
+        buf += chunk
+        if len(buf) < d.HEADER_SIZE:
+            return
+        try:
+            h = d.decode_header(bytes(buf[:d.HEADER_SIZE]))
+        except d.PduError:
+            self._drop(sock)
+            return
+        if h.ptype != d.PType.BIND or h.frag_length > d.MUST_RECV_FRAG_SIZE:
+            self._drop(sock)
+            return
+        if len(buf) < h.frag_length:
+            return
+        nak = d.encode_pdu(d.BindNak(d.RejectReason.LOCAL_LIMIT_EXCEEDED), h.call_id)
+        try:
+            sock.send(nak)
+            sock.shutdown(socket.SHUT_WR)  # then wait for the client's close (no reset)
+        except OSError:
+            self._drop(sock)
+            return
+        state[2] = True

@@ -400,6 +400,11 @@ class Association:
         self.awaiting: dict[int, Request | None] = {}
         self._answers: dict[int, Answer] = {}  # observer: answers awaiting their request
 
+    @property
+    def partial_octets(self) -> int:
+        """The stub octets of the requests under reassembly."""
+        return self._partial_octets
+
     # --- binds ---
 
     def propose(self, call_id: int, contexts: Sequence[d.ContextElement]) -> None:

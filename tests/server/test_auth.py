@@ -22,6 +22,7 @@ from mqconform.model.status import MQ_ERROR_ACCESS_DENIED
 from mqconform.server.main import ServeError, start
 from mqconform.server.ntlm import nt_hash
 from mqconform.server.rpc import RPC_S_ACCESS_DENIED, RPC_S_SEC_PKG_ERROR
+from mqconform.wire import dcerpc as d
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = ("alice-pw-7Q", "bob-pw-3Z", "carol-pw-9X")
@@ -264,3 +265,25 @@ def test_fragmented_requests_and_responses_are_signed_and_sealed_fragment_by_fra
         assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
     finally:
         r.stop()
+
+
+@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
+def test_a_rejected_signed_request_leaves_the_next_signed_call_working(secure, level):
+    """MS-NLMP 3.4.4: a message that does not verify does not move the receiver's sequence
+    number (nor, server/ntlm.py, its RC4 stream): the client's next message verifies."""
+    cl = client(secure, "alice", SECRETS[0], level=level)
+    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+    sent = []
+    send = transport.send
+    transport.send = lambda data, *a, **kw: (sent.append(bytes(data)), send(data, *a, **kw))[1]
+    port = secure.rpc.address[1]
+    assert cl.call(c.R_GetServerPort()).status == port
+    tampered = bytearray(sent[-1])
+    tampered[-5] ^= 0x01  # a byte of the checksum (MS-NLMP 2.2.2.9.1)
+    send(bytes(tampered))
+    fault = d.decode_pdu(transport.recv())
+    assert isinstance(fault.body, d.Fault) and fault.body.status == RPC_S_SEC_PKG_ERROR
+    for _ in range(2):  # signed (and sealed) by the client's next sequence numbers
+        answer = cl.call(c.R_GetServerPort())
+        assert not answer.raised and answer.status == port
+    cl.close()

@@ -675,18 +675,6 @@ def test_stop_closes_connections_and_runs_connection_lost(handler, client_for):
         socket.create_connection(srv.address, timeout=1)
 
 
-def test_connections_beyond_the_limit_are_refused(make_server, client_for):
-    srv = make_server(max_connections=2)
-    first = [client_for(srv), client_for(srv)]
-    for c in first:
-        c.bind([(0, ECHO_IF, [d.NDR])])
-    extra = client_for(srv)
-    assert extra.closed_by_peer()
-    first[0].close()
-    assert wait_for(lambda: len(srv.connections) == 1)
-    assert still_serves(srv, client_for)
-
-
 def test_reply_fault_refuses_status_zero():
     with pytest.raises(ValueError):
         Reply.fault(0)
