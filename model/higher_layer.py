@@ -123,6 +123,19 @@ def transaction_prepare(env: Environment, transaction_identifier: Any,
 # 3.1.4.4 Transaction Commit
 # ---------------------------------------------------------------------------------------------
 
+def _left_the_queue(trans_op: Any) -> bool:
+    """A Dequeue or Move operation whose message position is Deleted already: MS-MQRR
+    R_EndReceive with RR_ACK, given the dwRequestId of an R_StartTransactionalReceive, ends the
+    dequeue outside the transaction (Dequeue Message End with iTransactional false deletes the
+    position), and neither Transaction Commit nor Transaction Abort says what becomes of an
+    operation whose message has left the queue. Taken literally, the commit deletes it a
+    second time and the abort makes a message that is gone Available again (errata
+    end-receive-of-transactional-receive): the model lets the operation end with nothing
+    more to do."""
+    return (trans_op.operation_type in (Dequeue, Move)
+            and trans_op.message_position_reference.state is MessagePositionState.Deleted)
+
+
 def transaction_commit(env: Environment, transaction_identifier: Any) -> int:
     """MS-MQDMPR 3.1.4.4 Transaction Commit (MS-MQDMPR/3.1.4.4/R1 MS-MQDMPR/3.1.4.4/R2).
     Returns rStatus: MQ_OK or MQ_ERROR_TRANSACTION_SEQUENCE."""
@@ -132,6 +145,9 @@ def transaction_commit(env: Environment, transaction_identifier: Any) -> int:
     operations = trans_obj.transactional_operation_collection
     for trans_op in list(operations):  # MS-MQDMPR/3.1.4.4/R5 (first-in, first-out)
         position = trans_op.message_position_reference
+        if _left_the_queue(trans_op):  # errata end-receive-of-transactional-receive
+            operations.remove(trans_op)
+            continue
         if trans_op.operation_type is Enqueue:  # MS-MQDMPR/3.1.4.4/R6
             message_position_available(env,  # MS-MQDMPR/3.1.4.4/R7
                                        queue=position.queue_reference,  # MS-MQDMPR/3.1.4.4/R8
@@ -175,6 +191,9 @@ def transaction_abort(env: Environment, transaction_identifier: Any) -> int:
     operations = trans_obj.transactional_operation_collection
     for trans_op in list(operations):  # MS-MQDMPR/3.1.4.5/R5 (first-in, first-out)
         position = trans_op.message_position_reference
+        if _left_the_queue(trans_op):  # errata end-receive-of-transactional-receive
+            operations.remove(trans_op)
+            continue
         if trans_op.operation_type in (Dequeue, Move):  # MS-MQDMPR/3.1.4.5/R6
             queue = position.queue_reference
             if position.state is PurgePending:  # MS-MQDMPR/3.1.4.5/R7

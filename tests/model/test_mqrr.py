@@ -423,6 +423,34 @@ def test_transactional_receive_locks_the_message_in_the_transaction(rig):
     assert end.status == MQ_OK and m.message_position_reference.state is Locked
 
 
+@pytest.mark.req("MS-MQRR/3.1.4.9/R19", "MS-MQRR/3.1.4.9/R22", "MS-MQDMPR/3.1.4.4/R10",
+                 "MS-MQDMPR/3.1.4.5/R6")
+@pytest.mark.parametrize("commit", [True, False])
+def test_r_endreceive_of_a_transactional_receive_then_the_transactions_end(rig, commit):
+    """errata end-receive-of-transactional-receive: R_EndReceive with RR_ACK takes the
+    entry of an R_StartTransactionalReceive and deletes the message; the transaction's commit
+    or abort then has nothing left to do for it, and TotalBytes stays what the queue holds."""
+    from mqconform.model.higher_layer import transaction_abort, transaction_commit
+    from mqconform.model.invariants import check_invariants
+
+    rig.orders.transactional = True
+    ctx = rig.context()
+    m = rig.send()
+    xact = bytes(range(16))
+    rig.server.call(c.R_QMEnlistRemoteTransaction(pTransactionId=xact, cbPropagationToken=4,
+                                                  pbPropagationToken=b"tokn"))
+    rig.server.call(c.R_StartTransactionalReceive(phContext=ctx, pTransactionId=xact,
+                                                  dwRequestId=5, dwMaxBodySize=1 << 20))
+    end = rig.server.call(c.R_EndReceive(phContext=ctx, dwAck=c.RR_ACK, dwRequestId=5))
+    assert end.status == MQ_OK
+    assert m.message_position_reference.state is MessagePositionState.Deleted
+    [tx] = rig.world.qm.transaction_collection
+    end_tx = transaction_commit if commit else transaction_abort
+    assert end_tx(rig.env, tx.identifier) == MQ_OK
+    assert list(rig.orders.message_position_list) == [] and rig.orders.total_bytes == 0
+    assert check_invariants(rig.world.qm) == []
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.14/R17", "MS-MQRR/3.1.4.14/R14", "MS-MQRR/3.1.4.14/R16")
 def test_set_user_acknowledgement_class_marks_the_transactional_receive_rejected(rig):
     from mqconform.model.adm import MessageClass
