@@ -70,6 +70,7 @@ class Security:
     domain: str = ""
     accounts: dict[str, Account] = field(default_factory=dict)  # lower-case name -> Account
     access: dict[str, Access] = field(default_factory=dict)  # lower-case queue path -> Access
+    configured: bool = False  # the provisioning file has a security section
 
     @property
     def required(self) -> bool:
@@ -138,7 +139,7 @@ def parse_security(spec: Any, computer_name: str) -> Security:
         accounts[name.lower()] = Account(name, user_domain, hashed, admin)
     if authentication == "required" and not accounts:
         _fail("security.users", "authentication: required needs at least one user")
-    return Security(authentication, LEVELS[level], domain, accounts)
+    return Security(authentication, LEVELS[level], domain, accounts, configured=True)
 
 
 def parse_access(spec: Any, where: str, security: Security) -> Access:

@@ -38,8 +38,9 @@ credentials: {{user: suite, password_env: MQT_SUITE, level: integrity}}
 identities:
   administrator: {{user: boss, password_env: MQT_ADMIN}}
   reader: {{user: reader, password_env: MQT_READER}}
-sut_control: {{kind: reference, url: {server.control_url}}}
+sut_control: {{kind: reference, url: {server.control_url}, token_env: MQT_CONTROL}}
 """)
+        monkeypatch.setenv("MQT_CONTROL", server.control_token)
         spec = load(str(target))
         assert "suite-Pw" not in repr(spec)
         proc = subprocess.run(
