@@ -355,6 +355,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--mq-select", prefix]
     if args.strict:
         argv.append("--mq-strict")
+    if args.redact_auth:
+        argv.append("--mq-redact-auth")
     if args.allow_inconclusive:
         argv.append("--mq-allow-inconclusive")
     if args.min_coverage is not None:
@@ -636,6 +638,10 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--select", action="append", default=[], metavar="ID",
                    help="only cases of requirement IDs with this prefix (repeatable)")
     p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")
+    p.add_argument("--redact-auth", action="store_true",
+                   help="zero the NTLMSSP tokens of the binds in wire.pcap: with credentials "
+                        "it holds the NTLMv2 exchange, from which a password can be attacked "
+                        "offline")
     p.add_argument("--allow-inconclusive", action="store_true",
                    help="inconclusive cases (a precondition SUT control could not set up) do "
                         "not make the run incomplete")
