@@ -56,7 +56,9 @@ def secure(tmp_path, monkeypatch, caplog):
     r = start(port=0, queues=str(path))
     yield r
     r.stop()
-    text = caplog.text + "".join(str(rec.args) for rec in caplog.records)
+    # every phase's records (caplog.records holds the teardown's only)
+    text = "".join(f"{rec.getMessage()} {rec.args}" for phase in ("setup", "call", "teardown")
+                   for rec in caplog.get_records(phase))
     for secret in SECRETS:  # no password, nor its NT hash, in any log line
         assert secret not in text and nt_hash(secret).hex() not in text.lower()
 
@@ -379,3 +381,17 @@ def test_a_bad_lockout_entry_is_one_line(tmp_path, lockout, where):
     with pytest.raises(ServeError) as caught:
         start(port=0, queues=str(path))
     assert where in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["Hunter2-pw!", "HUNTER2_PASSWORD", "MQ_NOT_SET_42"])
+def test_a_password_in_password_env_is_not_echoed_by_serve(tmp_path, value):
+    """A value of password_env that names no set variable is never shown, whatever its shape
+    (a password can look like a variable's name)."""
+    path = tmp_path / "queues.yaml"
+    path.write_text(f"security:\n  users:\n    - {{name: a, password_env: '{value}'}}\n")
+    proc = subprocess.run([sys.executable, "-m", "mqconform", "serve", "--port", "0",
+                           "--queues", str(path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "password_env" in proc.stderr, proc.stderr
+    assert "value not shown" in proc.stderr and value not in proc.stderr + proc.stdout
+    assert len(proc.stderr.strip().splitlines()) == 1

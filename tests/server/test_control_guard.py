@@ -4,6 +4,7 @@ their limit, and a bounded number of handler threads (server/control.py, server/
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -54,12 +55,20 @@ def raw(address, data: bytes) -> str:
 
 
 @pytest.fixture
-def secure(tmp_path):
+def secure(tmp_path, caplog):
+    """A server with a security section and a control token; afterwards, neither the token
+    nor the password is in any log line, DEBUG included."""
+    caplog.set_level(logging.DEBUG)
     (tmp_path / "queues.yaml").write_text(SECURE)
     r = start(host="127.0.0.1", port=0, control_port=0, queues=str(tmp_path / "queues.yaml"),
               control_token=TOKEN)
     yield r
     r.stop()
+    records = [rec for phase in ("setup", "call", "teardown")
+               for rec in caplog.get_records(phase)]
+    text = "".join(f"{rec.getMessage()} {rec.args}" for rec in records)
+    assert TOKEN not in text and "alice-Pw-1" not in text
+    assert any(rec.name.endswith("control") for rec in records)  # it did log
 
 
 def test_without_the_token_a_secured_server_deletes_nothing(secure):
