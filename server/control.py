@@ -718,10 +718,15 @@ class _BoundedHTTPServer(ThreadingHTTPServer):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, with the slot given back before the connection is closed: a
+        client that sees its connection end can count on the slot being free."""
         try:
-            super().process_request_thread(request, client_address)
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
         finally:
             self._slots.release()
+            self.shutdown_request(request)
 
     def _busy(self, request: socket.socket) -> None:
         """503 at once, on the accepting thread, without reading the request."""
