@@ -24,7 +24,8 @@ from mqconform.server.provision import provision
 
 EXAMPLES = Path(examples.__file__).resolve().parent
 PASSWORDS = {"MQ_ALICE": "al-Pw-7q", "MQ_ADMIN": "ad-Pw-8r", "MQ_BOB": "bo-Pw-9s",
-             "MQ_PASSWORD": "x", "MQ_ADMIN_PASSWORD": "y", "MQ_READER_PASSWORD": "z"}
+             "MQ_PASSWORD": "x", "MQ_ADMIN_PASSWORD": "y", "MQ_READER_PASSWORD": "z",
+             "MQ_CONTROL_TOKEN": "an-example-control-token"}
 TARGETS = ("reference.yaml", "bare-endpoint.yaml", "authenticated.yaml", "windows.yaml")
 PROVISIONING = ("queues.yaml", "queues-secure.yaml")
 
