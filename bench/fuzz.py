@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     proc = server.proc
     watch = fuzz.StreamWatch(proc.stderr)
     fuzzer = fuzz.Fuzzer(server.address, fuzz.FUZZ_QUEUE, fuzz.CANARY_QUEUE, health=watch,
-                         refill=fuzz.control_refill(server.control_address))
+                         refill=fuzz.control_refill(server.control_address,
+                                                    server.control_token))
     idle_threads = threads(proc.pid)
     samples: list[int] = []
     stop = threading.Event()

@@ -65,7 +65,7 @@ def run_suite(target: str, out: Path) -> tuple[float, dict]:
 def start_serve() -> tuple[subprocess.Popen, int, int]:
     port, control = free_port(), free_port()
     proc = subprocess.Popen([sys.executable, "-P", "-m", "mqconform", "serve", "--port", str(port),
-                             "--control-port", str(control)],
+                             "--control-port", str(control), "--control-unauthenticated"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if "ncacn_ip_tcp:" not in line:

@@ -36,6 +36,14 @@ Decisions:
    which a full run's tens of thousands of frames would feel; tests/captures/ holds the
    builder byte-identical to scapy's ``Ether()/IP()/TCP()/Raw()`` (and IPv6) for every kind
    of frame written here. The file is classic pcap (microsecond timestamps, LINKTYPE_ETHERNET).
+5. Secrets: an authenticated run's binds carry the NTLMSSP exchange in their auth_value
+   (MS-RPCE 2.2.2.11: the NEGOTIATE in the bind or alter_context, the CHALLENGE in the
+   bind_ack or alter_context_resp, the AUTHENTICATE in the rpc_auth_3 or alter_context),
+   and the server challenge with the NTLMv2 response is enough to try passwords offline.
+   ``Recorder(redact_auth=True)`` (``mqconform run --redact-auth``) replaces the auth_value of
+   those five PDU types with zeros of the same length: every length and offset stays, so the
+   DCE/RPC layer still dissects, and no NTLMSSP message is left. The signatures of requests
+   and responses (keyed with the session key) are kept.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 __all__ = ["Recorder", "Tap", "Pdu", "build_frame", "pcap_header", "pcap_record",
-           "CLIENT_MAC", "SERVER_MAC"]
+           "redact_auth", "CLIENT_MAC", "SERVER_MAC"]
 
 CLIENT_MAC = bytes.fromhex("020000000001")
 SERVER_MAC = bytes.fromhex("020000000002")
@@ -61,7 +69,11 @@ TTL = 64
 SNAPLEN = 262144
 LINKTYPE_ETHERNET = 1
 PTYPE_REQUEST, PTYPE_RESPONSE, PTYPE_FAULT = 0, 2, 3  # C706 12.6.4
+#: C706 12.6.4: bind, bind_ack, alter_context, alter_context_resp; MS-RPCE 2.2.2.10 rpc_auth_3
+#: (the PDUs whose auth_value carries a security provider's token, not a signature)
+AUTH_TOKEN_PTYPES = frozenset({11, 12, 14, 15, 16})
 _HEADER = 16  # the DCE/RPC common header
+_SEC_TRAILER = 8  # C706 13.2.6.1 auth_verifier_co_t before auth_value
 
 
 # ============================================================================== frames
@@ -234,10 +246,13 @@ class Tap:
 class Recorder:
     """Every exchange on the connections it taps, as pcap frames (module doc)."""
 
-    def __init__(self, mss: int = 1460, clock: Callable[[], float] = time.time):
+    def __init__(self, mss: int = 1460, clock: Callable[[], float] = time.time,
+                 redact_auth: bool = False):
+        """``redact_auth``: zero the security tokens of the binds (module doc, 5)."""
         if not 1 <= mss <= 65495 - 20:
             raise ValueError(f"mss {mss} out of range")
         self.mss = mss
+        self.redact_auth = redact_auth
         self.clock = clock
         self._lock = threading.RLock()
         self._frames: list[_Frame] = []
@@ -302,6 +317,8 @@ class Recorder:
                     return  # the rest of this PDU is still to come
                 pdu = bytes(buf[:size])
                 del buf[:size]
+                if self.redact_auth:
+                    pdu = redact_auth(pdu)
                 first, last = self._segments(conn, from_client, pdu, now)
                 ptype, call_id, opnum = _pdu_fields(pdu)
                 self.pdus.append(Pdu(conn.index, from_client, ptype, call_id, opnum, first,
@@ -436,6 +453,19 @@ class Recorder:
         for f in frames:
             out.write(pcap_record(f.timestamp, self._build(f)))
         return len(frames)
+
+
+def redact_auth(pdu: bytes) -> bytes:
+    """``pdu`` with the auth_value of a bind, bind_ack, alter_context, alter_context_resp or
+    rpc_auth_3 zeroed (module doc, 5); any other PDU as it is. auth_value ends the PDU
+    (C706 12.6.3.1 auth_length at offset 10, in the PDU's byte order)."""
+    if len(pdu) < _HEADER or pdu[0] != 5 or pdu[2] not in AUTH_TOKEN_PTYPES:
+        return pdu
+    order = "<" if pdu[4] & 0x10 else ">"
+    auth_length = struct.unpack_from(order + "H", pdu, 10)[0]
+    if not 0 < auth_length <= len(pdu) - _HEADER - _SEC_TRAILER:
+        return pdu
+    return pdu[:-auth_length] + bytes(auth_length)
 
 
 def _pdu_size(buf: bytearray) -> int | None:

@@ -708,9 +708,10 @@ def _probe_stub() -> bytes:
     return ndr.encode_request(c.R_GetServerPort(), False)
 
 
-def control_refill(address: tuple[str, int]) -> Callable[[str, bytes], None]:
-    """A ``refill`` through the reference server's control API at ``address``: sends a message
-    with ``body`` to the queue a DIRECT=OS format name names."""
+def control_refill(address: tuple[str, int],
+                   token: str | None = None) -> Callable[[str, bytes], None]:
+    """A ``refill`` through the reference server's control API at ``address`` (with its
+    ``token``): sends a message with ``body`` to the queue a DIRECT=OS format name names."""
     import json
     import urllib.parse
     import urllib.request
@@ -719,7 +720,9 @@ def control_refill(address: tuple[str, int]) -> Callable[[str, bytes], None]:
         path = queue.split("\\", 1)[1]
         url = f"http://{address[0]}:{address[1]}/queues/{urllib.parse.quote(path)}/messages"
         data = json.dumps({"body_hex": body.hex()}).encode()
-        with urllib.request.urlopen(urllib.request.Request(url, data=data, method="POST"),
+        headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        with urllib.request.urlopen(urllib.request.Request(url, data=data, method="POST",
+                                                           headers=headers),
                                     timeout=10) as answer:
             answer.read()
 

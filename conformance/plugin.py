@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only cases of requirement IDs with this prefix (repeatable)")
     group.addoption("--mq-strict", action="store_true",
                     help="SHOULD-level failures fail the run")
+    group.addoption("--mq-redact-auth", action="store_true",
+                    help="zero the NTLMSSP tokens of the binds in wire.pcap (the exchange a "
+                         "password can be attacked from offline)")
     group.addoption("--mq-allow-inconclusive", action="store_true",
                     help="inconclusive cases (a precondition could not be set up) do not make "
                          "the run incomplete")

@@ -366,10 +366,10 @@ class Ledger:
 
 def mixed_load(address: tuple[str, int], control: tuple[str, int], queue: str, path: str,
                stop: threading.Event, consumers: int = 4, seed: int = 0,
-               prefix: str = "s") -> Ledger:
+               prefix: str = "s", token: str | None = None) -> Ledger:
     """Consumers (random ACK and NACK) and a sender of recoverable messages (through the
-    reference server's control API, at ``path``) until ``stop`` is set or the server goes
-    away; the ledger of what the server confirmed."""
+    reference server's control API, at ``path``, with its ``token``) until ``stop`` is set or
+    the server goes away; the ledger of what the server confirmed."""
     import http.client
     import json
     import urllib.error
@@ -421,7 +421,8 @@ def mixed_load(address: tuple[str, int], control: tuple[str, int], queue: str, p
                 ledger.sent_perhaps.append(body)
             try:
                 request = urllib.request.Request(url, method="POST", data=json.dumps(
-                    {"body": body.decode(), "delivery": "recoverable"}).encode())
+                    {"body": body.decode(), "delivery": "recoverable"}).encode(),
+                    headers={"Authorization": f"Bearer {token}"} if token else {})
                 with urllib.request.urlopen(request, timeout=10) as answer:
                     lookup_id = json.loads(answer.read())["lookup_id"]
             except (OSError, urllib.error.URLError, http.client.HTTPException, ValueError):
@@ -494,7 +495,8 @@ def crash_cycles(server: Any, queue: str, path: str, recoverable: list[bytes], c
         parts: list[Ledger] = []
         load = threading.Thread(target=lambda n=cycle, into=parts, until=stop: into.append(
             mixed_load(server.address, server.control_address, queue, path, until,
-                       consumers, seed=seed * 1000 + n, prefix=f"c{n}-")))
+                       consumers, seed=seed * 1000 + n, prefix=f"c{n}-",
+                       token=server.control_token)))
         load.start()
         time.sleep(load_seconds * rng.uniform(0.5, 1.5))
         server.kill()
@@ -511,7 +513,8 @@ def crash_cycles(server: Any, queue: str, path: str, recoverable: list[bytes], c
         body = f"after-{cycle}"
         url = f"{server.control_url}/queues/{urllib.parse.quote(path)}/messages"
         request = urllib.request.Request(url, method="POST", data=json.dumps(
-            {"body": body, "delivery": "recoverable"}).encode())
+            {"body": body, "delivery": "recoverable"}).encode(),
+            headers={"Authorization": f"Bearer {server.control_token}"})
         with urllib.request.urlopen(request, timeout=10) as answer:
             lookup_id = json.loads(answer.read())["lookup_id"]
         increase = lookup_id > max(ledger.lookup_ids, default=0)

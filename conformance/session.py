@@ -322,15 +322,16 @@ class Suite:
             sut = self._in_process_control(qm) if spec.sut_kind == "reference" \
                 else self._sut(None)
             return target, sut, qm.remote_read.port
-        endpoint, url = spec.endpoint, spec.sut_url
+        endpoint, url, token = spec.endpoint, spec.sut_url, spec.sut_token
         if endpoint == "reference":  # mqconform serve, in a process of its own
             self._running = self._serve_reference()
             endpoint, url = self._running.endpoint, self._running.control_url
+            token = self._running.control_token
             self.aliases.port(self._running.address[1])
         target = RpcTarget(endpoint, spec.ndr64, name=spec.name, capabilities=self.capabilities,
                            timeout=spec.timeout, epm_port=spec.epm_port,
                            computer_name=spec.computer_name, credentials=spec.credentials)
-        return target, self._sut(url), target.port
+        return target, self._sut(url, token), target.port
 
     def _serve_reference(self) -> Any:
         """``mqconform serve`` for ``--target reference``: unauthenticated for the suite's
@@ -370,10 +371,10 @@ class Suite:
             return " ".join(str(exc).split())
         return None
 
-    def _sut(self, url: str | None) -> SutControl:
+    def _sut(self, url: str | None, token: str | None = None) -> SutControl:
         kind = self.spec.sut_kind
         if kind == "reference":
-            return ReferenceControl(url=url)
+            return ReferenceControl(url=url, token=token)
         if kind == "command":
             return CommandControl(self.spec.sut_commands)
         return NoControl()

@@ -212,7 +212,7 @@ def _suite(config: pytest.Config) -> Suite:
     if state["suite"] is None:
         spec = state["spec"] or load_target("model", state["catalog"])
         if spec.endpoint != "model":
-            _start_recording(state)
+            _start_recording(state, config.getoption("--mq-redact-auth"))
         try:
             state["suite"] = Suite(spec, strict=config.getoption("--mq-strict"),
                                    catalog=state["catalog"])
@@ -222,10 +222,11 @@ def _suite(config: pytest.Config) -> Suite:
     return state["suite"]
 
 
-def _start_recording(state: dict) -> None:
+def _start_recording(state: dict, redact_auth: bool = False) -> None:
     """Every RpcTarget of the run records into one recorder; every call record claims the
-    frames of its call (verdicts.wire_frames)."""
-    recorder = Recorder()
+    frames of its call (verdicts.wire_frames). ``redact_auth``: the binds' NTLMSSP tokens are
+    zeroed in wire.pcap (captures/recorder.py)."""
+    recorder = Recorder(redact_auth=redact_auth)
     state["recorder"] = recorder
     targets.RECORDER = recorder
     v.wire_frames = recorder.claim
@@ -534,10 +535,12 @@ def _wire(directory: Path, state: dict, spec: Any) -> dict:
         return {"pcap": None, "frames": 0, "connections": 0, "calls": 0, "note": why}
     recorder.close()
     frames = recorder.write(stale)
+    note = ("recorded from the client's sockets; Ethernet/IP/TCP headers synthesized around "
+            "the octets exchanged (captures/recorder.py)")
+    note += ("; the binds' NTLMSSP tokens zeroed (--redact-auth)" if recorder.redact_auth else
+             "; an authenticated run's NTLMSSP exchange is in it (--redact-auth zeroes it)")
     return {"pcap": stale.name, "frames": frames, "connections": recorder.connection_count,
-            "calls": recorder.calls,
-            "note": "recorded from the client's sockets; Ethernet/IP/TCP headers synthesized "
-                    "around the octets exchanged (captures/recorder.py)"}
+            "calls": recorder.calls, "auth_redacted": recorder.redact_auth, "note": note}
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

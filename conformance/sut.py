@@ -160,19 +160,28 @@ class NoControl(SutControl):
 
 class ReferenceControl(SutControl):
     """The control API: ``api`` is a server.control.ControlApi (in process) or None with a
-    ``url`` (http://host:port) of a running server's control API."""
+    ``url`` (http://host:port) of a running server's control API and the ``token`` it asks
+    for (sent as ``Authorization: Bearer``; None: a server run without one)."""
 
     kind = "reference"
 
-    def __init__(self, url: str | None = None, api: Any = None, timeout: float = 10.0):
+    def __init__(self, url: str | None = None, api: Any = None, timeout: float = 10.0,
+                 token: str | None = None):
         self.url = url.rstrip("/") if url else None
         self.api = api
         self.timeout = timeout
+        self._token = token
+
+    def __repr__(self) -> str:  # never the token
+        return f"ReferenceControl({self.url or 'in process'})"
 
     def _http(self, method: str, path: str, body: dict | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": "application/json"}
+        if self._token is not None:
+            headers["Authorization"] = f"Bearer {self._token}"
         req = urllib.request.Request(self.url + path, method=method, data=data,
-                                     headers={"Content-Type": "application/json"})
+                                     headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 return json.loads(resp.read() or b"null")

@@ -21,6 +21,8 @@ capabilities: {ndr64: true, transactions: true, subqueues: true, move: true, qmm
 sut_control:
   kind: reference                # reference | command | none
   url: http://127.0.0.1:8080     # reference with an external endpoint: its control API
+  token_env: MQ_CONTROL_TOKEN    # the environment variable holding its token (serve
+                                 # --control-token-env); omit for one run without a token
   commands:                      # command: per action, an argument list (no shell) or a
     create_queue: [pwsh, -NoProfile, -File, sut.ps1, create_queue, "{path}"]  # shell line
     delete_queue: "my-sut delete {name}"   # (values shell-quoted) (conformance/sut.py)
@@ -36,6 +38,7 @@ Every error is one line naming the key (``capabilities.ndr64: must be true or fa
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +78,7 @@ class TargetSpec:
     choices: str = "reference"  # model/choices.py PROFILES, for endpoint reference or model
     profile: str | None = None  # spec/profiles/<name>.yaml, joined to the expectations
     sut_url: str | None = None
+    sut_token: str | None = field(default=None, repr=False)  # the control API's token
     sut_commands: dict[str, str | list[str]] = field(default_factory=dict)
     expectations: dict[str, str] = field(default_factory=dict)
     source: str = "<target>"
@@ -154,7 +158,7 @@ def _sut(sut: Any, spec: TargetSpec, source: str) -> None:
     if isinstance(sut, str):
         sut = {"kind": sut}
     _need(isinstance(sut, dict), f"{source}: sut_control", "must be a mapping or a kind")
-    unknown = sorted(set(sut) - {"kind", "url", "commands"})
+    unknown = sorted(set(sut) - {"kind", "url", "commands", "token_env"})
     _need(not unknown, f"{source}: sut_control.{unknown[0] if unknown else ''}", "unknown key")
     kind = sut.get("kind")
     _need(kind in ("reference", "command", "none"), f"{source}: sut_control.kind",
@@ -169,6 +173,17 @@ def _sut(sut: Any, spec: TargetSpec, source: str) -> None:
                   f"{source}: sut_control.url", "required for an external endpoint: "
                   "http://HOST:PORT of its control API")
         spec.sut_url = url
+        if "token_env" in sut:
+            _need(url is not None, f"{source}: sut_control.token_env",
+                  "only with sut_control.url (the embedded server's token is its own)")
+            name = sut["token_env"]
+            value = os.environ.get(name) if isinstance(name, str) else None
+            # the value is never quoted: a token written here by mistake stays off the terminal
+            _need(bool(value), f"{source}: sut_control.token_env",
+                  "names no set environment variable (value not shown)")
+            spec.sut_token = value
+    elif "token_env" in sut:
+        _need(False, f"{source}: sut_control.token_env", "only for kind reference")
     if kind == "command":
         commands = sut.get("commands")
         _need(isinstance(commands, dict) and bool(commands), f"{source}: sut_control.commands",

@@ -329,22 +329,30 @@ class ServeProcess:
     must drain it). ``args``: more options of ``mqconform serve`` (``--queues``, ``--store``);
     the benchmarks and the durability tests start, kill and restart it."""
 
+    #: the environment variable that hands the control token to the server
+    TOKEN_ENV = "MQC_CONTROL_TOKEN"
+
     def __init__(self, start_timeout: float = 30.0, args: tuple[str, ...] = (),
                  pipe_stderr: bool = False, env: dict[str, str] | None = None):
         """``env``: variables added to the server's environment (passwords named by
-        ``password_env`` in its provisioning file, which then holds no secret)."""
+        ``password_env`` in its provisioning file, which then holds no secret). The control
+        API's token (``control_token``) is made here for this server and handed over in its
+        environment: it is in no argument list, log or report."""
         import os
+        import secrets
         import subprocess
         import sys
         import tempfile
 
+        self.control_token = secrets.token_urlsafe(32)
         # -P: the working directory is not put on sys.path (a folder there named mqconform,
         # a checkout of it say, must not stand in for the installed package)
         self.command = [sys.executable, "-P", "-m", "mqconform.cli", "serve", "--host",
-                        "127.0.0.1", "--port", "0", "--control-port", "0", *args]
+                        "127.0.0.1", "--port", "0", "--control-port", "0",
+                        "--control-token-env", self.TOKEN_ENV, *args]
         self.start_timeout = start_timeout
         self._pipe = pipe_stderr
-        self._env = {**os.environ, **(env or {})}
+        self._env = {**os.environ, **(env or {}), self.TOKEN_ENV: self.control_token}
         self._log = None if pipe_stderr else tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             self.command, stdout=subprocess.PIPE,

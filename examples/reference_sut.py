@@ -1,7 +1,9 @@
 """SUT control by command, worked for the reference queue manager: every action of the
 ``command`` adapter (README, "Hooking up your own implementation"), carried out through the
 reference's control API (``mqconform serve --control-port``; JSON over HTTP). Copy it and
-replace the HTTP requests with what your implementation offers.
+replace the HTTP requests with what your implementation offers. The control API's token is read
+from the environment variable MQ_CONTROL_TOKEN (``serve --control-token-env MQ_CONTROL_TOKEN``)
+and sent as ``Authorization: Bearer``; unset, no token is sent.
 
     python reference_sut.py URL ACTION ARGS...
 
@@ -47,12 +49,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import sys
 from urllib.parse import quote, urlsplit
 
 #: message keys whose value is a number or true/false (the others are texts)
 NUMBERS = {"priority", "time_to_be_received", "sent_time", "time_to_reach_queue"}
 FLAGS = {"direct", "transactional"}
+#: the environment variable holding the control API's token
+TOKEN_ENV = "MQ_CONTROL_TOKEN"
 
 
 class Failed(Exception):
@@ -65,8 +70,10 @@ def call(url: str, method: str, path: str, body: object = None) -> object:
     data = json.dumps(body).encode() if body is not None else None
     try:
         connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
-        connection.request(method, path, body=data,
-                           headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        if os.environ.get(TOKEN_ENV):
+            headers["Authorization"] = f"Bearer {os.environ[TOKEN_ENV]}"
+        connection.request(method, path, body=data, headers=headers)
         answer = connection.getresponse()
         text = answer.read()
         connection.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -354,6 +355,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--mq-select", prefix]
     if args.strict:
         argv.append("--mq-strict")
+    if args.redact_auth:
+        argv.append("--mq-redact-auth")
     if args.allow_inconclusive:
         argv.append("--mq-allow-inconclusive")
     if args.min_coverage is not None:
@@ -473,7 +476,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         host, _, port = args.control.removeprefix("http://").rstrip("/").rpartition(":")
         if not port.isdigit():
             raise UsageError(f"--control {args.control}: http://HOST:PORT")
-        refill = fuzz.control_refill((host, int(port)))
+        token = None
+        if args.control_token_env is not None:
+            token = os.environ.get(args.control_token_env)
+            if not token:
+                raise UsageError("--control-token-env names no set environment variable "
+                                 "(value not shown)")
+        refill = fuzz.control_refill((host, int(port)), token)
     try:
         fuzzer = fuzz.Fuzzer((endpoint.host, endpoint.port), args.queue, args.canary_queue,
                              refill=refill)
@@ -509,6 +518,8 @@ def _add_fuzz(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the same seed, the same inputs")
     p.add_argument("--control", metavar="URL", help="a reference server's control API, to "
                    "refill queues the inputs empty")
+    p.add_argument("--control-token-env", metavar="NAME",
+                   help="the environment variable holding that control API's token")
     p.set_defaults(func=cmd_fuzz)
 
 
@@ -637,6 +648,10 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--select", action="append", default=[], metavar="ID",
                    help="only cases of requirement IDs with this prefix (repeatable)")
     p.add_argument("--strict", action="store_true", help="SHOULD-level failures fail the run")
+    p.add_argument("--redact-auth", action="store_true",
+                   help="zero the NTLMSSP tokens of the binds in wire.pcap: with credentials "
+                        "it holds the NTLMv2 exchange, from which a password can be attacked "
+                        "offline")
     p.add_argument("--allow-inconclusive", action="store_true",
                    help="inconclusive cases (a precondition SUT control could not set up) do "
                         "not make the run incomplete")
@@ -677,8 +692,14 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--control-port", type=int, default=None,
                    help="enable the control API (JSON over HTTP; not MSMQ) on this port")
     p.add_argument("--control-host", default="127.0.0.1",
-                   help="address of the control API (default 127.0.0.1 whatever --host is: "
-                        "it authenticates no one)")
+                   help="address of the control API (default 127.0.0.1 whatever --host is); "
+                        "off loopback it needs --control-token-env")
+    p.add_argument("--control-token-env", metavar="NAME",
+                   help="the control API's bearer token is in environment variable NAME (at "
+                        "least 16 characters); every request sends Authorization: Bearer TOKEN")
+    p.add_argument("--control-unauthenticated", action="store_true",
+                   help="run the control API without a token: loopback only, and refused "
+                        "when the provisioning file has a security section")
     p.add_argument("--store", metavar="DIR", help="keep recoverable messages in DIR (SQLite, "
                    "WAL) across restarts; the first start writes the provisioned ones")
     p.add_argument("--store-sync", choices=("FULL", "NORMAL"), default="FULL",

@@ -1,7 +1,8 @@
 """The control API of the reference queue manager: how a test suite sets up preconditions.
 
 It is not part of MSMQ and is off unless ``mqconform serve --control-port`` asks for it; it
-listens on the server's host (127.0.0.1 by default) and speaks JSON over HTTP:
+listens on 127.0.0.1 whatever the RPC interfaces' ``--host`` (``--control-host`` moves it) and
+speaks JSON over HTTP:
 
     GET    /queues                          the queues with their message counts by state
                                             and the messages in their queue journals
@@ -69,12 +70,33 @@ and a request that changes what the store keeps (``--store``) is written before 
 Errors answer 400 (bad request) or 404 (no such queue) with {"error": "..."}; a change the
 store could not write answers 507 (the disk is full) or 503 (the disk failed), with an error
 naming the disk, and nothing of it was kept: a message it refused is never delivered.
+
+Who may call it, and how much a caller may send (the control API changes every queue, so it is
+guarded as an administrator's interface):
+
+* a token: with one (``ControlServer(token=...)``, ``serve --control-token-env NAME``) every
+  request carries ``Authorization: Bearer <token>`` (RFC 6750 2.1); a missing or wrong one
+  answers 401 with {"error": ...} before the body is read. The comparison is of the SHA-256
+  digests of the two, in constant time (hmac.compare_digest), so neither the token's octets
+  nor its length leak through the time an answer takes. server/main.py decides when a server
+  may run without one.
+* the body: one Content-Length of decimal digits (RFC 9110 8.6) up to MAX_BODY; a negative,
+  non-numeric or repeated one answers 400, one over MAX_BODY 413, a POST without one 411, and
+  Transfer-Encoding (chunked, RFC 9112 6.1) 411: nothing past the limit is ever read, and the
+  connection is closed after the answer.
+* threads: at most ``max_threads`` requests are served at once; a connection past that is
+  answered 503 at once and closed, without a thread. Each read of a connection waits at most
+  ``timeout`` seconds (a request line, headers and body that do not come in time close the
+  connection), so idle connections give their threads back.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import socket
 import threading
 import uuid
 from collections.abc import Callable
@@ -115,6 +137,9 @@ from mqconform.server.store import StoreWriteError
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 << 20
+#: requests served at once, and the seconds each read of a connection may wait
+MAX_THREADS = 16
+READ_TIMEOUT = 10.0
 
 #: the ranges of the numbers: VT_UI4 and VT_I4 (MS-MQMQ 2.2.12), LONGLONG (SEQUENCE_INFO.SeqID)
 U32 = (0, 0xFFFFFFFF)
@@ -515,29 +540,82 @@ class ControlApi:
             return {"deleted": deleted}
 
 
-def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
+class _Refused(Exception):
+    """A request refused before its body is read: the HTTP status and the one-line error."""
+
+    def __init__(self, status: int, error: str):
+        super().__init__(error)
+        self.status = status
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+def _handler_class(api: ControlApi, token: str | None,
+                   timeout: float) -> type[BaseHTTPRequestHandler]:
+    wanted = _digest(token) if token is not None else None
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "mqconform-control/1"
+
+        def setup(self) -> None:
+            self.timeout = timeout  # StreamRequestHandler: each read waits this long at most
+            super().setup()
 
         def log_message(self, fmt: str, *args: Any) -> None:
             log.debug("control: " + fmt, *args)
 
-        def _send(self, status: int, payload: Any) -> None:
+        def _send(self, status: int, payload: Any, close: bool = False) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if status == 401:  # RFC 6750 3
+                self.send_header("WWW-Authenticate", 'Bearer realm="mqconform-control"')
+            if close:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
             self.wfile.write(data)
 
-        def _body(self) -> dict:
-            text = (self.headers.get("Content-Length") or "0").strip()
-            if not text.isdigit():  # "-1" would read to the end of the stream, unbounded
-                raise ProvisionError(f"Content-Length {text[:20]!r}: not a number of octets")
+        def _authorized(self) -> bool:
+            if wanted is None:
+                return True
+            given = self.headers.get_all("Authorization") or []
+            scheme, _, value = (given[0] if len(given) == 1 else "").partition(" ")
+            # both digests are computed whatever was sent: one comparison, in constant time
+            ok = hmac.compare_digest(_digest(value.strip()), wanted)
+            return ok and scheme.lower() == "bearer"
+
+        def _length(self) -> int:
+            """The body's length from its one Content-Length (module doc); _Refused else."""
+            if self.headers.get_all("Transfer-Encoding"):
+                raise _Refused(411, "Transfer-Encoding is not accepted: send the body with a "
+                                    "Content-Length")
+            lengths = self.headers.get_all("Content-Length") or []
+            if len(lengths) > 1:
+                raise _Refused(400, "more than one Content-Length")
+            if not lengths:
+                if self.command == "POST":
+                    raise _Refused(411, "a POST needs a Content-Length")
+                return 0
+            text = lengths[0].strip()
+            if not (text.isascii() and text.isdigit()):  # "-1" would read to the end
+                raise _Refused(400, f"Content-Length {text[:20]!r}: not a number of octets")
             length = int(text)
             if length > MAX_BODY:
-                raise ProvisionError(f"request body over {MAX_BODY} bytes")
-            raw = self.rfile.read(length) if length else b"{}"
+                raise _Refused(413, f"request body over {MAX_BODY} bytes")
+            return length
+
+        def _body(self) -> dict:
+            length = self._length_checked
+            try:
+                raw = self.rfile.read(length) if length else b"{}"
+            except OSError:  # the body did not come in time
+                raise _Refused(408, "the request body did not arrive in time") from None
+            if len(raw) < length:
+                raise _Refused(400, "the connection ended inside the request body")
             try:
                 data = json.loads(raw or b"{}")
             except ValueError:
@@ -585,6 +663,8 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                 if method == "POST" and parts == ["reset"]:
                     return self._done(200, api.reset())
                 return self._send(404, {"error": f"no route {method} /{'/'.join(parts)}"})
+            except _Refused as exc:
+                return self._send(exc.status, {"error": str(exc)}, close=True)
             except StoreWriteError as exc:  # nothing of the request was kept
                 return self._send(507 if exc.full else 503, {"error": str(exc)})
             except LookupError as exc:
@@ -595,26 +675,90 @@ def _handler_class(api: ControlApi) -> type[BaseHTTPRequestHandler]:
                 log.exception("control request failed")
                 return self._send(500, {"error": f"internal error: {exc}"})
 
+        def _serve(self, method: str) -> None:
+            """The checks of every request before its route: the token, then the length."""
+            if not self._authorized():
+                return self._send(401, {"error": "missing or wrong control token "
+                                                 "(Authorization: Bearer <token>)"}, close=True)
+            try:
+                self._length_checked = self._length()
+            except _Refused as exc:
+                return self._send(exc.status, {"error": str(exc)}, close=True)
+            self._route(method)
+
         def do_GET(self) -> None:  # noqa: N802
-            self._route("GET")
+            self._serve("GET")
 
         def do_POST(self) -> None:  # noqa: N802
-            self._route("POST")
+            self._serve("POST")
 
         def do_DELETE(self) -> None:  # noqa: N802
-            self._route("DELETE")
+            self._serve("DELETE")
 
     return Handler
 
 
+class _BoundedHTTPServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer with at most ``max_threads`` handler threads (module doc)."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type, max_threads: int):
+        self._slots = threading.BoundedSemaphore(max_threads)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, with the slot given back before the connection is closed: a
+        client that sees its connection end can count on the slot being free."""
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self._slots.release()
+            self.shutdown_request(request)
+
+    def _busy(self, request: socket.socket) -> None:
+        """503 at once, on the accepting thread, without reading the request."""
+        body = b'{"error": "the control API is serving as many requests as it may; retry"}'
+        try:
+            request.settimeout(1.0)
+            request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: "
+                            b"application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
+                            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        log.debug("control: a connection from %s ended in error", client_address[0],
+                  exc_info=True)
+
+
 class ControlServer:
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0):
+    """The control API on ``host``:``port``; ``token``: the bearer token every request must
+    carry (None: no token, which server/main.py allows on loopback only)."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0,
+                 token: str | None = None, max_threads: int = MAX_THREADS,
+                 timeout: float = READ_TIMEOUT):
         self.api = ControlApi(app)
-        self.httpd = ThreadingHTTPServer((host, port), _handler_class(self.api))
-        self.httpd.daemon_threads = True
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        server_class = type("_Server", (_BoundedHTTPServer,), {"address_family": family})
+        self.httpd = server_class((host, port), _handler_class(self.api, token, timeout),
+                                  max_threads)
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="control",
                                         daemon=True)
-
     @property
     def address(self) -> tuple[str, int]:
         return self.httpd.server_address[:2]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import signal
 import sys
 import threading
@@ -14,6 +16,9 @@ from mqconform.server.provision import ProvisionError, new_queue_manager, provis
 DEFAULT_PORT = 2103  # MS-MQRR 3.1.4.1: the default RemoteRead port
 #: server/app.py DEFAULT_HANDLE_LIMIT (not imported here: app loads the model and the wire)
 DEFAULT_HANDLE_LIMIT = 4096
+#: the shortest control token accepted (a token is as strong as a password an attacker may try
+#: at the speed of HTTP requests)
+MIN_TOKEN = 16
 
 
 class ServeError(Exception):
@@ -27,6 +32,7 @@ class Running:
     epm: Any
     control: Any
     store: Any = None
+    control_token: bool = False  # the control API asks for a token
 
     def endpoints(self) -> list[str]:
         host, port = self.rpc.address
@@ -35,7 +41,9 @@ class Running:
             lines.append(f"endpoint mapper on ncacn_ip_tcp:{host}[{self.epm.address[1]}]")
         if self.control is not None:
             chost, cport = self.control.address
-            lines.append(f"control API on http://{chost}:{cport}/ (not part of MSMQ)")
+            chost = f"[{chost}]" if ":" in chost else chost
+            guard = "token required" if self.control_token else "UNAUTHENTICATED"
+            lines.append(f"control API on http://{chost}:{cport}/ (not part of MSMQ; {guard})")
         return lines
 
     def stop(self) -> None:
@@ -52,14 +60,16 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
           faults: Any = None, store: str | None = None,
           store_sync: str = "FULL", control_host: str = "127.0.0.1",
           choices: str = "reference", handle_limit: int | None = DEFAULT_HANDLE_LIMIT,
-          limits: dict[str, Any] | None = None) -> Running:
+          limits: dict[str, Any] | None = None, control_token: str | None = None,
+          control_unauthenticated: bool = False) -> Running:
     """``faults``: a server.faults.Faults to install (testing a validator only); ``store``: a
     directory that keeps recoverable messages across restarts (server/store.py); ``choices``:
     a name of model/choices.py PROFILES (what the server does where the documents leave it
     free); ``handle_limit``: the most context handles and cursors one client (association
     group) may hold, None for no limit (server/app.py); ``limits``: RpcServer keyword
     arguments of server/rpc.py LIMITS (connections, timeouts, reassembly budget), for the
-    queue manager and the endpoint mapper alike."""
+    queue manager and the endpoint mapper alike. The control API (``control_port``) needs
+    ``control_token`` (check_control says when ``control_unauthenticated`` may stand for it)."""
     from mqconform.model.choices import PROFILES
     from mqconform.server.app import serve
     from mqconform.server.control import ControlServer
@@ -80,6 +90,9 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
             security = Security(domain=env.local_queue_manager.computer_name)
     except ProvisionError as exc:
         raise ServeError(str(exc)) from None
+    if control_port is not None:
+        check_control(control_host, control_token, control_unauthenticated,
+                      security.configured)
     durable = None
     if store is not None:
         from mqconform.server.provision import create_queue_from_spec
@@ -110,8 +123,8 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
     control = None
     if control_port is not None:
         try:
-            # the control API authenticates no one: loopback unless asked otherwise
-            control = ControlServer(handler, host=control_host, port=control_port).start()
+            control = ControlServer(handler, host=control_host, port=control_port,
+                                    token=control_token).start()
         except OSError as exc:
             rpc.stop()
             handler.stop()
@@ -119,7 +132,51 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, epm_port: int | Non
                 durable.close()
             raise ServeError(f"cannot listen on {control_host}:{control_port} for the control API: "
                              f"{exc.strerror or exc}") from None
-    return Running(handler, rpc, epm, control, durable)
+    return Running(handler, rpc, epm, control, durable, control_token is not None)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def check_control(host: str, token: str | None, unauthenticated: bool,
+                  secured: bool) -> None:
+    """When the control API may run (README, "The reference queue manager"): with a token of
+    MIN_TOKEN characters or more; without one only when asked (``--control-unauthenticated``),
+    on a loopback address, for a server whose provisioning file has no ``security`` section
+    (the control API would otherwise bypass the access checks it sets). ServeError else; the
+    token is never quoted."""
+    if token is not None:
+        if unauthenticated:
+            raise ServeError("--control-unauthenticated and a control token: give one of them")
+        if len(token) < MIN_TOKEN:
+            raise ServeError(f"the control token has fewer than {MIN_TOKEN} characters "
+                             "(value not shown)")
+        return
+    if not unauthenticated:
+        raise ServeError("the control API needs a token: --control-token-env NAME (NAME an "
+                         "environment variable holding it), or --control-unauthenticated on "
+                         "loopback for a server without a security section")
+    if secured:
+        raise ServeError("--control-unauthenticated: the provisioning file has a security "
+                         "section; give the control API a token (--control-token-env NAME)")
+    if not _loopback(host):
+        raise ServeError(f"--control-unauthenticated: the control API would listen on {host}, "
+                         "not a loopback address; give it a token (--control-token-env NAME)")
+
+
+def control_token_from(name: str | None) -> str | None:
+    """The token named by ``--control-token-env NAME``; ServeError (the value never shown)."""
+    if name is None:
+        return None
+    value = os.environ.get(name) if isinstance(name, str) else None
+    if not value:
+        raise ServeError("--control-token-env names no set environment variable "
+                         "(value not shown)")
+    return value
 
 
 def _limits(args: Any) -> dict[str, Any]:
@@ -143,6 +200,10 @@ def run(args: Any) -> int:
             faults = Faults(frozenset(args.fault), args.fault_rate, args.fault_seed)
         except FaultError as exc:
             raise ServeError(str(exc)) from None
+    token_env = getattr(args, "control_token_env", None)
+    unauthenticated = getattr(args, "control_unauthenticated", False)
+    if args.control_port is None and (token_env is not None or unauthenticated):
+        raise ServeError("--control-token-env and --control-unauthenticated need --control-port")
     running = start(host=args.host, port=args.port, epm_port=args.epm_port,
                     queues=args.queues, control_port=args.control_port, faults=faults,
                     store=getattr(args, "store", None),
@@ -150,7 +211,9 @@ def run(args: Any) -> int:
                     control_host=getattr(args, "control_host", "127.0.0.1"),
                     choices=getattr(args, "choices", "reference"),
                     handle_limit=getattr(args, "handle_limit", DEFAULT_HANDLE_LIMIT),
-                    limits=_limits(args))
+                    limits=_limits(args),
+                    control_token=control_token_from(token_env),
+                    control_unauthenticated=unauthenticated)
     if running.handler.env.choices.name != "reference":
         print(f"CHOICES: {running.handler.env.choices.name} (where the documents leave the "
               "server free, another allowed value; spec/choices.yaml)", flush=True)

@@ -4,7 +4,7 @@ packet-privacy levels.
 
     acceptor = NtlmAcceptor(accounts, target="MQREF")
     challenge = acceptor.negotiate(negotiate_token)     # in the bind_ack's auth_value
-    account = acceptor.authenticate(authenticate_token)  # from rpc_auth_3; raises AuthError
+    account = acceptor.authenticate(authenticate_token, admit)  # from rpc_auth_3; AuthError
     acceptor.verify(pdu_without_signature, signature)    # each signed request PDU
     acceptor.sign(pdu_without_signature)                 # each response PDU
 
@@ -48,6 +48,7 @@ import hmac
 import os
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from impacket import ntlm
@@ -70,7 +71,15 @@ _MSV_AV_FLAGS, _MIC_PRESENT = 0x0006, 0x00000002
 
 
 class AuthError(Exception):
-    """The client did not prove who it is; the text never contains a secret."""
+    """The client did not prove who it is; the text never contains a secret. ``user``: the
+    user name the AUTHENTICATE message gave, when it could be read (a failed logon of that
+    user, server/security.py Throttle)."""
+
+    user: str | None = None
+
+
+class Throttled(AuthError):
+    """A logon refused before its proof is checked (too many failures, server/security.py)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,7 @@ class NtlmAcceptor:
         self._challenge = b""
         self._server_challenge = os.urandom(8)
         self.flags = 0
+        self._user: str | None = None
         self._recv_seq = 0
         self._send_seq = 0
 
@@ -150,8 +160,21 @@ class NtlmAcceptor:
         self._negotiate, self._challenge = token, challenge.getData()
         return self._challenge
 
-    def authenticate(self, token: bytes) -> Account:
-        """AUTHENTICATE (MS-NLMP 3.2.5.1.2): the account it proves, and the session keys."""
+    def authenticate(self, token: bytes, admit: Callable[[str], None] | None = None) -> Account:
+        """AUTHENTICATE (MS-NLMP 3.2.5.1.2): the account it proves, and the session keys.
+        ``admit(user)`` runs once the user name is read, before anything is checked: it
+        raises Throttled to refuse the logon unverified. The domain the message gives must
+        be the account's (case-insensitive; an empty one stands for the account's own, as a
+        logon to a local account names none); another is refused as an unknown user."""
+        try:
+            return self._authenticate(token, admit)
+        except AuthError as exc:
+            if exc.user is None:
+                exc.user = self._user
+            raise
+
+    def _authenticate(self, token: bytes, admit: Callable[[str], None] | None) -> Account:
+        self._user = None
         if not self._challenge:
             raise AuthError("AUTHENTICATE before CHALLENGE")
         try:
@@ -166,9 +189,11 @@ class NtlmAcceptor:
             raise AuthError(f"malformed NTLM AUTHENTICATE: {type(exc).__name__}") from None
         if not user:
             raise AuthError("anonymous NTLM logon refused")
+        self._user = user
+        if admit is not None:
+            admit(user)
         account = self.accounts.get(user.lower())
-        if account is None or (account.domain and domain
-                               and account.domain.lower() != domain.lower()):
+        if account is None or (domain and account.domain.lower() != domain.lower()):
             raise AuthError(f"unknown user {domain}\\{user}" if domain else
                             f"unknown user {user}")
         if len(response) <= 24:

@@ -83,6 +83,7 @@ from mqconform.server.ntlm import (
     SIGNATURE_SIZE,
     AuthError,
     NtlmAcceptor,
+    Throttled,
 )
 from mqconform.wire import association as a
 from mqconform.wire import dcerpc as d
@@ -732,13 +733,24 @@ class Connection:
                 or a.auth_context_id != self.auth_context_id:
             log.info("%r: rpc_auth_3 without a security context under way; ignored", self)
             return
+        throttle = self.server.security.throttle
+        address = self.peer[0]
+
+        def admit(user: str) -> None:  # server/security.py: failed logons per client
+            if throttle.refused(address, user):
+                raise Throttled(f"{user}: too many failed logons from {address}; refused "
+                                f"for up to {throttle.backoff:g} s without checking the proof")
+
         try:
-            account = self.ntlm.authenticate(a.auth_value)
+            account = self.ntlm.authenticate(a.auth_value, admit)
         except AuthError as exc:
             log.info("%r: authentication failed: %s", self, exc)
+            if exc.user and not isinstance(exc, Throttled):
+                throttle.failed(address, exc.user)
             self.ntlm = None
             self.auth_failed = True
             return
+        throttle.succeeded(address, account.name)
         self.identity = account.name
         self.auth_level = self._pending_level
         log.info("%r: authenticated %s at level %d", self, account.identity, self.auth_level)

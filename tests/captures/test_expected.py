@@ -50,7 +50,7 @@ security:
 
 @pytest.mark.parametrize("transfer", ["ndr", "ndr64", "authenticated"])
 def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expected(
-        tmp_path, transfer):
+        tmp_path, transfer, monkeypatch):
     """`mqconform run` then `mqconform captures validate r/wire.pcap`: exit 0, the suite's
     negative calls reported as expected; each listed entry is a client rule or a request the
     suite sent malformed, and names a case of the run. Over NDR, NDR64, and NTLM with packet
@@ -68,7 +68,9 @@ def test_a_passing_runs_capture_validates_with_its_deliberate_departures_expecte
         Path(target).write_text(
             f"endpoint: {server.endpoint}\n"
             f"credentials: {{user: suite, password: suite-Pw-71q, level: integrity}}\n"
-            f"sut_control: {{kind: reference, url: {server.control_url}}}\n")
+            f"sut_control: {{kind: reference, url: {server.control_url}, "
+            f"token_env: MQX_CONTROL}}\n")
+        monkeypatch.setenv("MQX_CONTROL", server.control_token)
     try:
         out = _run("run", "--target", target, "--report-dir", str(tmp_path / "r"),
                    "--select", "MS-MQRR/3.1.4.5", "--select", "MS-MQRR/3.1.4.9",  # trace: ignore
@@ -132,7 +134,8 @@ def _another_capture_of_the_run_validates_with_its_list(tmp_path: Path, data: di
 def test_a_server_fault_in_the_capture_is_not_excused(tmp_path):
     """A reference that keeps acknowledged messages (fault ack-keeps, MS-MQRR/3.1.4.9/R7):
     its violations are the server's, never in the run's list, and the validation fails."""
-    server = start(port=0, control_port=0, faults=Faults(frozenset({"ack-keeps"}), rate=1.0))
+    server = start(port=0, control_port=0,
+                   control_unauthenticated=True, faults=Faults(frozenset({"ack-keeps"}), rate=1.0))
     try:
         out = _run("run", "--target", str(_target(tmp_path, server)), "--report-dir",
                    str(tmp_path / "r"), "--select", "MS-MQRR/3.1.4.9",  # trace: ignore

@@ -175,3 +175,48 @@ def test_the_client_taps_every_connection_it_opens(tmp_path):
     assert len(streams) == 2 == rec.connection_count
     assert sum(1 for p in packets if p[TCP].flags & FIN) == 4
     assert rec.write(tmp_path / "wire.pcap") == len(packets)
+
+
+def _pdu(ptype: int, body: bytes, auth_value: bytes, little: bool = True) -> bytes:
+    """A version-5 PDU with a sec_trailer (auth_type 10, NTLM) and ``auth_value``."""
+    import struct as st
+
+    order = "<" if little else ">"
+    frag = 16 + len(body) + 8 + len(auth_value)
+    header = bytes([5, 0, ptype, 3, 0x10 if little else 0, 0, 0, 0]) + st.pack(
+        order + "HHI", frag, len(auth_value), 1)
+    return header + body + bytes([10, 5, 0, 0]) + st.pack(order + "I", 0) + auth_value
+
+
+def test_redact_auth_zeroes_the_token_of_binds_and_rpc_auth_3_only():
+    from mqconform.captures.recorder import redact_auth
+
+    token = b"NTLMSSP\0\x03\0\0\0" + bytes(range(40))
+    for ptype in (11, 12, 14, 15, 16):
+        for little in (True, False):
+            pdu = _pdu(ptype, b"\x01" * 12, token, little)
+            redacted = redact_auth(pdu)
+            assert len(redacted) == len(pdu) and redacted[:-len(token)] == pdu[:-len(token)]
+            assert redacted[-len(token):] == bytes(len(token))
+    request = _pdu(0, b"\x02" * 24, b"\x07" * 16)  # a request's signature stays
+    assert redact_auth(request) == request
+    no_auth = _pdu(11, b"\x01" * 12, b"")
+    assert redact_auth(no_auth) == no_auth
+    lying = bytearray(_pdu(11, b"", token))
+    lying[10:12] = (200).to_bytes(2, "little")  # auth_length past the PDU: left as it is
+    assert redact_auth(bytes(lying)) == bytes(lying)
+
+
+def test_a_recorder_that_redacts_writes_no_ntlmssp_message():
+    from mqconform.captures.recorder import Recorder
+
+    token = b"NTLMSSP\0\x01\0\0\0" + b"\x55" * 20
+    recorder = Recorder(redact_auth=True, clock=lambda: 0.0)
+    tap = recorder.open(("127.0.0.1", 40000), ("127.0.0.1", 2103))
+    bind = _pdu(11, b"\x01" * 12, token)
+    tap.sent(bind[:10])  # in two pieces: the PDU is redacted once whole
+    tap.sent(bind[10:])
+    recorder.close()
+    out = io.BytesIO()
+    recorder.write(out)
+    assert b"NTLMSSP" not in out.getvalue() and bind[:-len(token)] in out.getvalue()

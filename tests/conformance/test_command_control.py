@@ -67,7 +67,12 @@ def test_command_templates_get_the_reference_adapters_verdicts(tmp_path, monkeyp
                    "administrator": True},
                   {"name": "mqc-reader", "password_env": "MQC_READER_PASSWORD",
                    "administrator": False}]}}))
-    server = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"))
+    # a security section: the control API asks for a token, which reference_sut.py and the
+    # target file's sut_control read from MQ_CONTROL_TOKEN
+    token = secrets.token_urlsafe(24)
+    monkeypatch.setenv("MQ_CONTROL_TOKEN", token)
+    server = start(port=0, control_port=0, control_token=token,
+                   queues=str(tmp_path / "queues.yaml"))
     try:
         host, port = server.rpc.address
         chost, cport = server.control.address
@@ -76,8 +81,8 @@ def test_command_templates_get_the_reference_adapters_verdicts(tmp_path, monkeyp
             "administrator": {"user": "mqc-admin", "password_env": "MQC_ADMINISTRATOR_PASSWORD"},
             "reader": {"user": "mqc-reader", "password_env": "MQC_READER_PASSWORD"}}}
         env = dict(os.environ)
-        by_api = run(tmp_path, "api", {**common, "name": "by-api",
-                                       "sut_control": {"kind": "reference", "url": url}}, env)
+        by_api = run(tmp_path, "api", {**common, "name": "by-api", "sut_control": {
+            "kind": "reference", "url": url, "token_env": "MQ_CONTROL_TOKEN"}}, env)
         by_command = run(tmp_path, "command", {**common, "name": "by-command", "sut_control": {
             "kind": "command", "commands": templates(url)}}, env)
     finally:
@@ -99,7 +104,7 @@ def test_a_target_whose_control_cannot_make_the_transfer_state_gets_inconclusive
     (PROPID_MGMT_QUEUE_STATE's scenarios pass)."""
     import os
 
-    server = start(port=0, control_port=0)
+    server = start(port=0, control_port=0, control_unauthenticated=True)
     try:
         host, port = server.rpc.address
         chost, cport = server.control.address

@@ -113,13 +113,15 @@ def test_an_interrupt_before_the_first_case_is_incomplete_too(tmp_path):
     assert "Traceback" not in err and "incomplete: " in err
 
 
-def test_a_target_that_dies_ends_the_run_within_seconds_with_one_line(tmp_path):
+def test_a_target_that_dies_ends_the_run_within_seconds_with_one_line(tmp_path, monkeypatch):
     server = ServeProcess()
+    monkeypatch.setenv("MQT_CONTROL", server.control_token)
     try:
         host, port = server.address
         target = tmp_path / "t.yaml"
         target.write_text(f'endpoint: "ncacn_ip_tcp:{host}[{port}]"\n'
-                          f"sut_control: {{kind: reference, url: '{server.control_url}'}}\n")
+                          f"sut_control: {{kind: reference, url: '{server.control_url}', "
+                          "token_env: MQT_CONTROL}\n")
         proc = subprocess.Popen([sys.executable, "-m", "mqconform.cli", "run", "--target",
                                  str(target), "--report-dir", "r"], cwd=tmp_path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -19,7 +19,8 @@ from mqconform.server.main import start
 def test_a_seeded_fault_fails_its_own_requirement_and_no_other(tmp_path, fault):
     declared = FAULTS[fault]
     section = declared.rsplit("/", 1)[0]
-    server = start(port=0, control_port=0, faults=Faults(frozenset({fault}), rate=1.0))
+    server = start(port=0, control_port=0,
+                   control_unauthenticated=True, faults=Faults(frozenset({fault}), rate=1.0))
     try:
         host, port = server.rpc.address
         chost, cport = server.control.address

@@ -26,7 +26,8 @@ def server(tmp_path_factory):
     path = tmp_path_factory.mktemp("fuzz") / "queues.yaml"
     path.write_text(QUEUES)
     with fuzz.LogWatch() as watch:
-        r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0)
+        r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0,
+                  control_unauthenticated=True)
         r.watch = watch
         r.threads = threading.active_count()
         yield r
@@ -119,7 +120,8 @@ def test_a_crash_and_a_dead_canary_are_findings(tmp_path):
     path = tmp_path / "queues.yaml"
     path.write_text(QUEUES)
     with fuzz.LogWatch() as watch:
-        r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0)
+        r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0,
+                  control_unauthenticated=True)
         try:
             real = r.handler.call
 

@@ -126,7 +126,8 @@ def test_a_receive_that_waits_longer_than_the_cleanup_timer_leaves_nothing_locke
 
     path = tmp_path / "queues.yaml"
     path.write_text(queues_yaml(0))
-    r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0)
+    r = start(host="127.0.0.1", port=0, queues=str(path), control_port=0,
+              control_unauthenticated=True)
     try:
         base = f"http://{r.control.address[0]}:{r.control.address[1]}"
 

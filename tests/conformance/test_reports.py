@@ -72,7 +72,7 @@ def runs(tmp_path_factory):
     the model. Whether others' scenarios pass is not this file's business: no exit code is
     asserted beyond "not a usage error"."""
     tmp = tmp_path_factory.mktemp("reports")
-    server = start(host="127.0.0.1", port=0, control_port=0)
+    server = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     try:
         out = {}
         for key, target, extra in (("tcp", "reference-over-tcp", {}),

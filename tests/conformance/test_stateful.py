@@ -27,7 +27,7 @@ MQCONFORM = [sys.executable, "-m", "mqconform.cli"]
 
 @pytest.fixture
 def reference():
-    running = start(host="127.0.0.1", port=0, control_port=0)
+    running = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     yield running
     running.stop()
 
@@ -256,7 +256,7 @@ def test_a_failure_that_does_not_reproduce_is_flaky_with_both_runs_pcaps(tmp_pat
     from mqconform.server.faults import Faults
     from mqconform.server.main import start
 
-    server = start(port=0, control_port=0,
+    server = start(port=0, control_port=0, control_unauthenticated=True,
                    faults=Faults(frozenset({"port-garbage"}), rate=0.5, seed=1))
     try:
         host, port = server.rpc.address

@@ -25,7 +25,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def reference(tmp_path):
-    r = start(host="127.0.0.1", port=0, control_port=0)
+    r = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     yield r
     r.stop()
 
@@ -83,7 +83,8 @@ def serve_process(tmp_path):
     control URL) read from the two lines it prints."""
     import re
 
-    proc = subprocess.Popen([*MQCONFORM, "serve", "--port", "0", "--control-port", "0"],
+    proc = subprocess.Popen([*MQCONFORM, "serve", "--port", "0", "--control-port", "0",
+                             "--control-unauthenticated"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:

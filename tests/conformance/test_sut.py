@@ -157,7 +157,7 @@ def test_the_reference_control_provisions_an_outgoing_queue_with_its_transfer_st
 def test_the_reference_control_over_http_sends_the_transfer_state_to_the_control_api():
     from mqconform.server.main import start
 
-    running = start(host="127.0.0.1", port=0, control_port=0)
+    running = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     try:
         host, port = running.control.address
         control = ReferenceControl(url=f"http://{host}:{port}")

@@ -122,11 +122,11 @@ def test_identities_take_the_known_roles_only(monkeypatch):
 
 def test_a_password_written_into_password_env_is_not_shown_in_the_error(tmp_path):
     """password_env names a variable; a password put there by mistake stays off the
-    terminal, a variable's name is shown."""
+    terminal, even one shaped like a variable's name: the value is never shown."""
     from mqconform.conformance.targetfile import TargetFileError, load
 
     for value, shown in (("hunter2-Pa55", False), ("s3cret pass", False),
-                         ("NO_SUCH_VARIABLE_42", True)):
+                         ("HUNTER2_PASSWORD", False), ("NO_SUCH_VARIABLE_42", False)):
         path = tmp_path / "t.yaml"
         path.write_text("endpoint: ncacn_ip_tcp:127.0.0.1[2103]\n"
                         f"credentials: {{user: alice, password_env: \"{value}\"}}\n")
@@ -172,3 +172,21 @@ def test_command_control_cleanup_timer_returns_the_previous_duration_or_resets(t
     with pytest.raises(Inconclusive, match="printed no previous duration"):
         silent.set_cleanup_timer(2000)
     assert reset.exists()  # the target is set back before the case gives up
+
+
+def test_sut_control_token_env_reads_the_token_and_never_shows_a_value(monkeypatch):
+    """sut_control.token_env names the variable holding the control API's token; a token
+    written there by mistake is not shown, nor is the token in the spec's repr."""
+    monkeypatch.setenv("MQ_T_CONTROL", "a-control-token-of-some-length")
+    spec = parse({"endpoint": "ncacn_ip_tcp:127.0.0.1[2103]", "sut_control": {
+        "kind": "reference", "url": "http://127.0.0.1:8080", "token_env": "MQ_T_CONTROL"}})
+    assert spec.sut_token == "a-control-token-of-some-length"
+    assert "a-control-token" not in repr(spec)
+    for value in ("pasted-token-Value-1234", "MQ_T_NOT_SET"):
+        with pytest.raises(TargetFileError) as err:
+            parse({"endpoint": "ncacn_ip_tcp:127.0.0.1[2103]", "sut_control": {
+                "kind": "reference", "url": "http://127.0.0.1:8080", "token_env": value}})
+        assert "sut_control.token_env" in str(err.value) and value not in str(err.value)
+    with pytest.raises(TargetFileError, match="only with sut_control.url"):
+        parse({"endpoint": "reference", "sut_control": {"kind": "reference",
+                                                        "token_env": "MQ_T_CONTROL"}})

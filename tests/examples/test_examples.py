@@ -24,18 +24,20 @@ from mqconform.server.provision import provision
 
 EXAMPLES = Path(examples.__file__).resolve().parent
 PASSWORDS = {"MQ_ALICE": "al-Pw-7q", "MQ_ADMIN": "ad-Pw-8r", "MQ_BOB": "bo-Pw-9s",
-             "MQ_PASSWORD": "x", "MQ_ADMIN_PASSWORD": "y", "MQ_READER_PASSWORD": "z"}
+             "MQ_PASSWORD": "x", "MQ_ADMIN_PASSWORD": "y", "MQ_READER_PASSWORD": "z",
+             "MQ_CONTROL_TOKEN": "an-example-control-token"}
 TARGETS = ("reference.yaml", "bare-endpoint.yaml", "authenticated.yaml", "windows.yaml")
 PROVISIONING = ("queues.yaml", "queues-secure.yaml")
 
 
-def _run(target: Path, out: Path, *select: str) -> tuple[subprocess.CompletedProcess, dict]:
+def _run(target: Path, out: Path, *select: str,
+         env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict]:
     argv = [sys.executable, "-m", "mqconform", "run", "--target", str(target),
             "--report-dir", str(out)]
     for prefix in select:
         argv += ["--select", prefix]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600,
-                          cwd=out.parent, env={**os.environ, **PASSWORDS})
+                          cwd=out.parent, env={**os.environ, **PASSWORDS, **(env or {})})
     results = out / "results.json"
     return proc, json.loads(results.read_text()) if results.exists() else {}
 
@@ -102,7 +104,8 @@ def test_the_authenticated_example_runs_against_the_secure_provisioning(tmp_path
                             **{"127.0.0.1[2103]": server.endpoint.split(":", 1)[1],
                                "http://127.0.0.1:8080": server.control_url})
         proc, results = _run(target, tmp_path / "out", "MS-MQRR/2.1",  # trace: ignore
-                             "MS-MQRR/3.1.4.2")  # trace: ignore
+                             "MS-MQRR/3.1.4.2",  # trace: ignore
+                             env={"MQ_CONTROL_TOKEN": server.control_token})
     finally:
         server.close()
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -157,7 +160,7 @@ def test_the_reference_sut_script_provisions_the_transfer_state(tmp_path):
     from mqconform.conformance.sut import outgoing_spec
     from mqconform.server.main import start
 
-    running = start(host="127.0.0.1", port=0, control_port=0)
+    running = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     try:
         host, port = running.control.address
         url = f"http://{host}:{port}"

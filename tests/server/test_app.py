@@ -42,7 +42,8 @@ EMPTY = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\empty"))
 def running(tmp_path):
     path = tmp_path / "queues.yaml"
     path.write_text(QUEUES)
-    r = start(host="127.0.0.1", port=0, epm_port=0, queues=str(path), control_port=0)
+    r = start(host="127.0.0.1", port=0, epm_port=0, queues=str(path), control_port=0,
+              control_unauthenticated=True)
     yield r
     r.stop()
 

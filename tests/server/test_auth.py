@@ -57,7 +57,9 @@ def secure(tmp_path, monkeypatch, caplog):
     r = start(port=0, queues=str(path))
     yield r
     r.stop()
-    text = caplog.text + "".join(str(rec.args) for rec in caplog.records)
+    # every phase's records (caplog.records holds the teardown's only)
+    text = "".join(f"{rec.getMessage()} {rec.args}" for phase in ("setup", "call", "teardown")
+                   for rec in caplog.get_records(phase))
     for secret in SECRETS:  # no password, nor its NT hash, in any log line
         assert secret not in text and nt_hash(secret).hex() not in text.lower()
 
@@ -287,3 +289,132 @@ def test_a_rejected_signed_request_leaves_the_next_signed_call_working(secure, l
         answer = cl.call(c.R_GetServerPort())
         assert not answer.raised and answer.status == port
     cl.close()
+
+
+# ------------------------------------------------------------------ domains and throttling
+
+@pytest.mark.parametrize(("domain", "admitted"), [
+    ("", True), ("MQREF", True), ("mqref", True), ("EVIL", False), ("MQREF2", False)])
+def test_the_authenticate_messages_domain_must_be_the_accounts(secure, domain, admitted):
+    """The users of SECURE have no domain of their own: theirs is security.domain, which
+    defaults to the computer name MQREF. The right password under another domain is refused
+    (an empty domain names the account's own)."""
+    cl = client(secure, "alice", SECRETS[0], domain=domain)
+    answer = cl.call(c.R_GetServerPort())
+    assert answer.raised is not admitted, answer
+    if not admitted:
+        assert answer.status == RPC_S_ACCESS_DENIED
+
+
+def test_a_users_own_domain_is_the_one_that_logs_on(tmp_path):
+    path = tmp_path / "queues.yaml"
+    path.write_text("security:\n  authentication: required\n  domain: MQREF\n  users:\n"
+                    "    - {name: dora, domain: CORP, password: dora-Pw-5}\n")
+    r = start(port=0, queues=str(path))
+    try:
+        assert not client(r, "dora", "dora-Pw-5", domain="corp").call(c.R_GetServerPort()).raised
+        assert client(r, "dora", "dora-Pw-5", domain="MQREF").call(c.R_GetServerPort()).raised
+    finally:
+        r.stop()
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def throttled_server(tmp_path, monkeypatch, failures=3, backoff=30):
+    monkeypatch.setenv("MQ_TEST_CAROL", SECRETS[2])
+    path = tmp_path / "queues.yaml"
+    path.write_text(SECURE.replace("  level: integrity\n", "  level: integrity\n  lockout: "
+                                   f"{{failures: {failures}, window: 60, backoff: {backoff}}}\n"))
+    r = start(port=0, queues=str(path))
+    clock = FakeClock()
+    r.rpc.security.throttle._clock = clock  # the back-off ends when the test says
+    return r, clock
+
+
+def served(r, user, password) -> bool:
+    cl = client(r, user, password)
+    try:
+        return not cl.call(c.R_GetServerPort()).raised
+    finally:
+        cl.close()
+
+
+def test_k_wrong_passwords_refuse_the_right_one_for_the_back_off_and_no_other_client(
+        tmp_path, monkeypatch):
+    r, clock = throttled_server(tmp_path, monkeypatch, failures=3, backoff=30)
+    try:
+        assert served(r, "alice", SECRETS[0])
+        for _ in range(3):
+            assert not served(r, "alice", "guess")
+        assert not served(r, "alice", SECRETS[0])  # in the back-off: refused unverified
+        assert served(r, "bob", SECRETS[1])  # another client is served
+        clock.now += 29
+        assert not served(r, "alice", SECRETS[0])  # still in it
+        clock.now += 2
+        assert served(r, "alice", SECRETS[0])  # the back-off is over
+    finally:
+        r.stop()
+
+
+def test_failures_below_k_or_outside_the_window_do_not_lock_out(tmp_path, monkeypatch):
+    r, clock = throttled_server(tmp_path, monkeypatch, failures=3, backoff=30)
+    try:
+        for _ in range(2):
+            assert not served(r, "alice", "guess")
+        clock.now += 61  # the window has passed: the two failures no longer count
+        assert not served(r, "alice", "guess")
+        assert served(r, "alice", SECRETS[0])
+        for _ in range(2):  # a success forgets the failures before it
+            assert not served(r, "alice", "guess")
+        assert served(r, "alice", SECRETS[0])
+    finally:
+        r.stop()
+
+
+def test_the_throttle_keys_on_address_and_user():
+    from mqconform.server.security import Throttle
+
+    clock = FakeClock()
+    throttle = Throttle(failures=2, window=60, backoff=10, clock=clock)
+    for _ in range(2):
+        throttle.failed("192.0.2.1", "Alice")
+    assert throttle.refused("192.0.2.1", "alice")
+    assert not throttle.refused("192.0.2.2", "alice") and not throttle.refused("192.0.2.1", "bob")
+    off = Throttle(failures=0, clock=clock)
+    for _ in range(100):
+        off.failed("192.0.2.1", "alice")
+    assert not off.refused("192.0.2.1", "alice")
+
+
+@pytest.mark.parametrize(("lockout", "where"), [
+    ("{failures: -1}", "security.lockout.failures"),
+    ("{window: 0}", "security.lockout.window"),
+    ("{backoff: x}", "security.lockout.backoff"),
+    ("{tries: 3}", "security.lockout"),
+])
+def test_a_bad_lockout_entry_is_one_line(tmp_path, lockout, where):
+    path = tmp_path / "queues.yaml"
+    path.write_text(f"security:\n  lockout: {lockout}\n  users: [{{name: a, password: p}}]\n")
+    with pytest.raises(ServeError) as caught:
+        start(port=0, queues=str(path))
+    assert where in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["Hunter2-pw!", "HUNTER2_PASSWORD", "MQ_NOT_SET_42"])
+def test_a_password_in_password_env_is_not_echoed_by_serve(tmp_path, value):
+    """A value of password_env that names no set variable is never shown, whatever its shape
+    (a password can look like a variable's name)."""
+    path = tmp_path / "queues.yaml"
+    path.write_text(f"security:\n  users:\n    - {{name: a, password_env: '{value}'}}\n")
+    proc = subprocess.run([sys.executable, "-m", "mqconform", "serve", "--port", "0",
+                           "--queues", str(path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "password_env" in proc.stderr, proc.stderr
+    assert "value not shown" in proc.stderr and value not in proc.stderr + proc.stdout
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -13,7 +13,7 @@ from mqconform.server.main import start
 
 @pytest.fixture
 def running():
-    r = start(host="127.0.0.1", port=0, control_port=0)
+    r = start(host="127.0.0.1", port=0, control_port=0, control_unauthenticated=True)
     yield r
     r.stop()
 
@@ -151,8 +151,10 @@ def test_a_body_that_is_not_json_is_refused(running):
     assert status == 400 and "not JSON" in answer["error"]
 
 
-@pytest.mark.parametrize("length", ["-1", "abc", "99999999999"])
-def test_a_content_length_that_is_not_a_bounded_count_is_refused_at_once(running, length):
+@pytest.mark.parametrize(("length", "status"), [("-1", 400), ("abc", 400),
+                                                 ("99999999999", 413)])
+def test_a_content_length_that_is_not_a_bounded_count_is_refused_at_once(running, length,
+                                                                         status):
     """Content-Length -1 once read to the end of the stream, past the body cap."""
     import socket
 
@@ -161,11 +163,12 @@ def test_a_content_length_that_is_not_a_bounded_count_is_refused_at_once(running
         s.sendall(f"POST /queues HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n"
                   .encode() + b"{" * 1000)
         answer = s.recv(65536).decode("latin-1")
-    assert answer.startswith("HTTP/1.") and " 400 " in answer.split("\r\n")[0], answer[:200]
+    assert answer.startswith("HTTP/1.") and f" {status} " in answer.split("\r\n")[0], \
+        answer[:200]
 
 
 def test_the_control_api_listens_on_loopback_whatever_the_rpc_host():
-    r = start(host="127.0.0.2", port=0, control_port=0)
+    r = start(host="127.0.0.2", port=0, control_port=0, control_unauthenticated=True)
     try:
         assert r.rpc.address[0] == "127.0.0.2"
         assert r.control.address[0] == "127.0.0.1"
@@ -177,7 +180,8 @@ def test_the_control_api_listens_on_loopback_whatever_the_rpc_host():
 def test_the_settings_say_which_allowed_choices_the_server_serves(choices):
     """GET /settings names the profile of spec/choices.yaml the server was started with, so
     the suite's oracle can read TIDY as the server does; it changes nothing."""
-    r = start(host="127.0.0.1", port=0, control_port=0, choices=choices)
+    r = start(host="127.0.0.1", port=0, control_port=0,
+              control_unauthenticated=True, choices=choices)
     try:
         status, settings = request(r, "GET", "/settings")
         assert status == 200

@@ -48,10 +48,17 @@ def queues_yaml(n: int, express: int = 0) -> str:
             "    messages:\n" + "\n".join(msgs) + "\n  - path: private$\\other\n")
 
 
+def bearer(server) -> dict[str, str]:
+    """The control API's Authorization header for a ServeProcess (its own token); none for a
+    server started in process without one."""
+    token = getattr(server, "control_token", None)
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
 def send(server, body: str, queue: str = "private$%5Cq", **spec) -> int:
     """A message through the control API; its LookupIdentifier."""
     url = f"{server.control_url}/queues/{queue}/messages"
-    req = urllib.request.Request(url, method="POST",
+    req = urllib.request.Request(url, method="POST", headers=bearer(server),
                                  data=json.dumps({"body": body, **spec}).encode())
     with urllib.request.urlopen(req, timeout=10) as answer:
         return json.loads(answer.read())["lookup_id"]
@@ -171,7 +178,7 @@ def test_a_store_with_messages_for_a_queue_no_longer_provisioned_refuses_to_star
 
 def test_a_queue_created_through_the_control_api_comes_back_with_its_messages(serve):
     s = serve(queues_yaml(0))
-    req = urllib.request.Request(f"{s.control_url}/queues", method="POST",
+    req = urllib.request.Request(f"{s.control_url}/queues", method="POST", headers=bearer(s),
                                  data=json.dumps({"path": "private$\\made"}).encode())
     urllib.request.urlopen(req, timeout=10).read()
     send(s, "kept", "private$%5Cmade", delivery="recoverable")
@@ -248,7 +255,8 @@ def test_after_a_restart_the_byte_counts_are_those_of_the_stored_messages(tmp_pa
     from mqconform.model.invariants import check_invariants
 
     (tmp_path / "queues.yaml").write_text(queues_yaml(3))
-    first = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"),
+    first = start(port=0, control_port=0,
+                  control_unauthenticated=True, queues=str(tmp_path / "queues.yaml"),
                   store=str(tmp_path / "store"))
     try:
         host, port = first.control.address
@@ -257,7 +265,8 @@ def test_after_a_restart_the_byte_counts_are_those_of_the_stored_messages(tmp_pa
             send(control, f"later-{i}", delivery="recoverable")
     finally:
         first.stop()
-    again = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"),
+    again = start(port=0, control_port=0,
+                  control_unauthenticated=True, queues=str(tmp_path / "queues.yaml"),
                   store=str(tmp_path / "store"))
     try:
         qm = again.handler.env.local_queue_manager
@@ -282,8 +291,8 @@ def refused_start(yaml_path: Path, store: Path) -> subprocess.CompletedProcess:
     """``mqconform serve --store`` run as a user runs it, expected to refuse: its exit code and
     output (a start that does not end within 60 s fails the test)."""
     proc = subprocess.Popen([sys.executable, "-P", "-m", "mqconform.cli", "serve", "--port", "0",
-                             "--control-port", "0", "--queues", str(yaml_path), "--store",
-                             str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--control-port", "0", "--control-unauthenticated", "--queues",
+                             str(yaml_path), "--store", str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True)
     try:
         out, err = proc.communicate(timeout=60)
@@ -516,7 +525,8 @@ def test_a_failing_disk_takes_back_each_refused_change_and_serves_no_refused_mes
     def failing_disk():
         raise sqlite3.OperationalError("disk I/O error")
 
-    r = start(port=0, control_port=0, queues=str(tmp_path / "queues.yaml"), store=store)
+    r = start(port=0, control_port=0,
+              control_unauthenticated=True, queues=str(tmp_path / "queues.yaml"), store=store)
     try:
         host, control_port = r.control.address
         control = types.SimpleNamespace(control_url=f"http://{host}:{control_port}")
