@@ -21,10 +21,16 @@ over raw sockets and the project's PDU and NDR codecs (wire/dcerpc.py, wire/ndr.
    empty queue, 50 per connection (under the server's 64 calls in flight per connection); then
    every connection drops (rundown).
 
+While the idle and slowloris floods are held they go on opening a connection every 0.1 s, as
+a flood that keeps the server's connection table full does.
+
 Throughout, a canary (a process of its own, so that the flood's own work does not slow it)
-connects afresh (a new TCP connection, bind, R_OpenQueue) and peeks (R_StartReceive,
-MQ_ACTION_PEEK_CURRENT) every 0.2 s, reconnecting when its connection is gone. One sample is one
-tick: the peek, or the reconnection and the peek. A sample is ``ok`` (MQ_OK and a message),
+peeks (R_StartReceive, MQ_ACTION_PEEK_CURRENT) every 0.2 s; once the flood is in place it
+connects afresh (a new TCP connection, bind, R_OpenQueue; its earlier connection closed only
+after that attempt, so the place that one held is not handed back to it), and it reconnects
+whenever its connection is gone. One sample is one tick: the peek, or the reconnection and the
+peek; the samples are counted by phase (the flood building, held, gone). A sample is ``ok``
+(MQ_OK and a message),
 ``documented`` (an answer by which a server says it is busy: a bind_nak for temporary congestion
 or a local limit, C706 12.6.3.1 p_reject_reason_t; a fault nca_s_server_too_busy or
 nca_s_fault_remote_no_memory, C706 appendix E; RPC_S_SERVER_TOO_BUSY; MQ_ERROR_INSUFFICIENT_
@@ -129,6 +135,13 @@ def header(ptype: int, frag_length: int, call_id: int = 1, flags: int = d.PFC_WH
                        call_id)
 
 
+def readable(sock: socket.socket, timeout: float | None) -> bool:
+    """poll(2), not select(2): a flood's descriptors go far past FD_SETSIZE (1024)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
+
+
 class Framer:
     """PDUs out of what a socket delivers, framed by frag_length (C706 12.6.3.1)."""
 
@@ -157,7 +170,7 @@ class Framer:
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
                 return None
-            if not select.select([self.sock], [], [], wait)[0]:
+            if not readable(self.sock, wait):
                 return None
             try:
                 chunk = self.sock.recv(1 << 16)
