@@ -15,8 +15,9 @@ over raw sockets and the project's PDU and NDR codecs (wire/dcerpc.py, wire/ndr.
    PFC_LAST_FRAG (C706 12.6.3.1, 12.6.4.9) up to the per-connection reassembly cap (8 MiB,
    the server's default ``max_request``), held there;
 4. ``opens``: 100,000 R_OpenQueue (MS-MQRR 3.1.4.2) over 10 connections, each its own
-   association group, 32 calls in flight on each; then every connection drops, so the server
-   runs the rundown of every handle (MS-MQRR 3.1.6.2);
+   association group, 32 calls in flight on each (or as many as ``--build-limit`` seconds
+   allow: the figures say where it stopped); then every connection drops, so the server runs
+   the rundown of every handle (MS-MQRR 3.1.6.2);
 5. ``receives``: 10,000 blocking R_StartReceive (MS-MQRR 3.1.4.7, a one-hour timeout) on the
    empty queue, 50 per connection (under the server's 64 calls in flight per connection); then
    every connection drops (rundown).
@@ -469,6 +470,9 @@ class Flood:
     name = ""
     what = ""
 
+    #: seconds a flood may take to build before it stops where it is (``--build-limit``)
+    build_limit = 300.0
+
     def __init__(self, port: int, scale: float):
         self.port = port
         self.scale = scale
@@ -709,6 +713,9 @@ class Opens(Flood):
         opened = 0
         began = time.perf_counter()
         while conns:
+            if time.perf_counter() - began > self.build_limit:
+                self.figures["stopped at the build limit (s)"] = self.build_limit
+                break
             batches = []
             for conn in conns:
                 s, _framer, remaining, call_id, stub = conn
@@ -982,6 +989,9 @@ def main(argv: list[str] | None = None) -> int:
                          "at least 2)")
     ap.add_argument("--drip", type=float, default=3.0,
                     help="seconds between the slowloris octets (default 3)")
+    ap.add_argument("--build-limit", type=float, default=Flood.build_limit, metavar="S",
+                    help="seconds the opens flood may take to open its handles before it "
+                         "stops where it is (default 300)")
     ap.add_argument("--json", metavar="FILE", help="write the results here (JSON)")
     ap.add_argument("--canary", type=int, metavar="PORT", help=argparse.SUPPRESS)
     ap.add_argument("--every", type=float, default=EVERY, help=argparse.SUPPRESS)
@@ -990,6 +1000,9 @@ def main(argv: list[str] | None = None) -> int:
         return canary_main(args.canary, args.every)
     if not 0 < args.scale <= 10:
         ap.error(f"--scale {args.scale}: a factor in (0, 10]")
+    if not args.build_limit > 0:
+        ap.error(f"--build-limit {args.build_limit}: seconds, more than 0")
+    Flood.build_limit = args.build_limit
     raise_nofile()
     # SIGTERM unwinds like ^C: every finally closes its sockets and the server
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))

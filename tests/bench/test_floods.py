@@ -93,6 +93,7 @@ def test_pending_receives_then_a_dropped_connection_leave_the_canary_served():
 @pytest.mark.parametrize("argv, message", [
     (["--scale", "0"], "--scale 0.0: a factor in (0, 10]"),
     (["--only", "tsunami"], "invalid choice: 'tsunami'"),
+    (["--build-limit", "-1"], "--build-limit -1.0: seconds, more than 0"),
 ])
 def test_bad_options_are_one_line_usage_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
