@@ -377,14 +377,14 @@ def status_of(pid: int) -> tuple[int, int]:
 class Server:
     """``mqconform serve`` on a free port, provisioned with QUEUES; its stderr in a file."""
 
-    def __init__(self) -> None:
+    def __init__(self, serve_args: tuple[str, ...] = ()) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="floods-")
         queues = Path(self.folder.name) / "queues.yaml"
         queues.write_text(QUEUES)
         self.log = open(Path(self.folder.name) / "serve.log", "w+")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "mqconform", "serve", "--port", "0",
-             "--queues", str(queues)],
+             "--queues", str(queues), *serve_args],
             stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True,
             preexec_fn=raise_nofile)
         self.pid = self.proc.pid
@@ -688,11 +688,13 @@ class Fragments(Flood):
 
 class Opens(Flood):
     name = "opens"
-    what = "100,000 R_OpenQueue over 10 connections, then every connection dropped"
+    what = "100,000 R_OpenQueue over 25 connections, then every connection dropped"
 
     def build(self) -> None:
         total = self.n(100_000)
-        nconn = min(10, total)
+        # each connection binds its own association group, and one group may hold 4,096
+        # handles (serve --handle-limit): 25 of them hold 100,000
+        nconn = min(25, total)
         conns: list[list] = []  # [sock, framer, remaining, call_id]
         notes: dict[str, int] = {}
         for i in range(nconn):
@@ -837,9 +839,10 @@ def fresh_client(port: int) -> str:
 
 
 def run_flood(name: str, scale: float, hold: float, drip: float = 3.0,
-              settle: float = 30.0) -> dict:
-    """One flood against a fresh server: the figures as a dict (the JSON of --json)."""
-    server = Server()
+              settle: float = 30.0, serve_args: tuple[str, ...] = ()) -> dict:
+    """One flood against a fresh server (``serve_args``: more `mqconform serve` options, e.g.
+    a smaller --max-connections): the figures as a dict (the JSON of --json)."""
+    server = Server(serve_args)
     flood: Flood | None = None
     canary: Canary | None = None
     try:
@@ -992,6 +995,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-limit", type=float, default=Flood.build_limit, metavar="S",
                     help="seconds the opens flood may take to open its handles before it "
                          "stops where it is (default 300)")
+    ap.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
+                    help="an option for every `mqconform serve` the floods start (repeatable; "
+                         "e.g. --serve-arg=--max-connections --serve-arg=256)")
     ap.add_argument("--json", metavar="FILE", help="write the results here (JSON)")
     ap.add_argument("--canary", type=int, metavar="PORT", help=argparse.SUPPRESS)
     ap.add_argument("--every", type=float, default=EVERY, help=argparse.SUPPRESS)
@@ -1012,7 +1018,8 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     results = []
     for name in args.only or FLOODS:
-        result = run_flood(name, args.scale, hold, min(args.drip, hold / 3))
+        result = run_flood(name, args.scale, hold, min(args.drip, hold / 3),
+                           serve_args=tuple(args.serve_arg))
         results.append(result)
         for line in report(result):
             print(line, flush=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 import shutil
 import struct
 import subprocess
@@ -51,14 +52,14 @@ credentials: {{user: suite, password_env: MQT_SUITE, level: {level}}}
 identities:
   administrator: {{user: boss, password_env: MQT_ADMIN}}
   reader: {{user: reader, password_env: MQT_READER}}
-sut_control: {{kind: reference, url: {server.control_url}}}
+sut_control: {{kind: reference, url: {server.control_url}, token_env: MQT_CONTROL}}
 """)
         proc = subprocess.run(
             [sys.executable, "-m", "mqconform", "run", "--target", str(target),
              "--report-dir", str(out / "report"), "--select", "MS-MQRR/3.1.4.7",  # trace: ignore
              "--select", "MS-MQMR/3.1.4.1"],  # trace: ignore
             cwd=ROOT, capture_output=True, text=True, timeout=600,
-            env={**__import__("os").environ, **PASSWORDS})
+            env={**os.environ, **PASSWORDS, "MQT_CONTROL": server.control_token})
     finally:
         server.close()
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
