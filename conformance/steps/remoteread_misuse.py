@@ -28,6 +28,7 @@ from mqconform.conformance.steps.remoteread_more import (
     _call,
     _handle,
     _next_request,
+    _peek_all,
     _place,
     _remember,
     _state,
@@ -467,18 +468,7 @@ def found_whole_lookup_identifiers(mq, scenario):
     3.1.7.3.3). The two whole identifiers are mapped for the calls that follow."""
     sc = _state(scenario)
     ctx = _context(mq, sc, "the queue")
-    cursor = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
-    action = c.MQ_ACTION_PEEK_CURRENT
-    found: list[tuple[bytes, int]] = []
-    for _ in range(64):
-        out = mq.call(c.R_StartReceive(phContext=ctx, hCursor=cursor, ulAction=action,
-                                       dwMaxBodySize=MAX_BODY,
-                                       dwMaxCompoundMessageSize=MAX_BODY))
-        if out.status != 0:
-            break
-        found.append((message_body(out), out.pSequenceId))
-        action = c.MQ_ACTION_PEEK_NEXT
-    mq.call(c.R_CloseCursor(phContext=ctx, hCursor=cursor))
+    found = [(message_body(out), out.pSequenceId) for out in _peek_all(mq, ctx)]
     for body, low in found:
         def call_of(high: int, low: int = low) -> c.R_StartReceive:
             return _lookup_peek(ctx, high << 56 | low)

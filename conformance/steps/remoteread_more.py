@@ -190,21 +190,28 @@ def _remember(sc: dict, result: c.Result) -> None:
         sc["arrive"].setdefault(body.decode(errors="replace"), result.pdwArriveTime)
 
 
-def _walk(mq, sc: dict, place: str) -> None:
-    """Peek at every message of a place through a cursor, learning their lookup identifiers
-    (R_CreateCursor, R_StartReceive PEEK_CURRENT then PEEK_NEXT, R_CloseCursor)."""
-    ctx = _handle(mq, sc, place)
+def _peek_all(mq, ctx: bytes) -> list[c.Result]:
+    """Every message of the handle's queue, peeked through a cursor (R_CreateCursor,
+    R_StartReceive PEEK_CURRENT then PEEK_NEXT until one fails, at most 64, R_CloseCursor)."""
     cursor = mq.call(c.R_CreateCursor(phContext=ctx)).phCursor
     action = c.MQ_ACTION_PEEK_CURRENT
+    found = []
     for _ in range(64):
         out = mq.call(c.R_StartReceive(phContext=ctx, hCursor=cursor, ulAction=action,
                                        dwMaxBodySize=MAX_BODY,
                                        dwMaxCompoundMessageSize=MAX_BODY))
         if out.status != 0:
             break
-        _remember(sc, out)
+        found.append(out)
         action = c.MQ_ACTION_PEEK_NEXT
     mq.call(c.R_CloseCursor(phContext=ctx, hCursor=cursor))
+    return found
+
+
+def _walk(mq, sc: dict, place: str) -> None:
+    """Peek at every message of a place through a cursor, learning their lookup identifiers."""
+    for out in _peek_all(mq, _handle(mq, sc, place)):
+        _remember(sc, out)
 
 
 def _lookup(mq, sc: dict, place: str, body: str) -> int:

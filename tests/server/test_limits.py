@@ -322,3 +322,28 @@ def test_serve_refuses_a_limit_out_of_range_in_one_line(flag, value, capsys):
     assert main(["serve", "--port", "0", flag, value]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and flag in err
+
+
+def test_memory_goes_back_once_connections_have_closed_and_no_newcomer_comes():
+    """server/rpc.py _MemoryGiver: glibc's malloc_trim (the real one, counted) runs on the
+    acceptor's idle tick after a connection has closed, at most once per ``every`` seconds,
+    and not at all while no connection closed."""
+    from mqconform.server.rpc import _MemoryGiver
+
+    giver = _MemoryGiver(every=3600.0)
+    if giver._trim is None:
+        pytest.skip("no glibc malloc_trim on this system")
+    calls = []
+    real = giver._trim
+    giver._trim = lambda pad: (calls.append(pad), real(pad))[1]
+    giver.quiet()
+    assert calls == []  # nothing closed yet
+    giver.closed()
+    giver.quiet()
+    assert calls == [0]
+    giver.closed()
+    giver.quiet()  # within `every` of the last one
+    assert calls == [0]
+    giver._last -= 3600.0
+    giver.quiet()
+    assert calls == [0, 0]
