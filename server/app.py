@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import logging
 import os
+import queue
 import threading
 import time
 import uuid
@@ -77,6 +78,37 @@ __all__ = ["NCA_S_FAULT_CONTEXT_MISMATCH", "RPC_X_SS_IN_NULL_CONTEXT", "Referenc
            "UnguessableIds", "serve"]
 
 
+class _OneAtATime:
+    """Runs the functions given to ``run`` on one thread of its own, in the order given; the
+    caller waits for its function to end (and gets its exception, if it raises)."""
+
+    def __init__(self, name: str):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, work: Callable[[], None]) -> None:
+        if threading.current_thread() is self._thread:  # from the work itself: at once
+            work()
+            return
+        done = threading.Event()
+        failed: list[BaseException] = []
+        self._queue.put((work, done, failed))
+        done.wait()
+        if failed:
+            raise failed[0]
+
+    def _loop(self) -> None:
+        while True:
+            work, done, failed = self._queue.get()
+            try:
+                work()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                failed.append(exc)
+            finally:
+                done.set()
+
+
 class ReferenceQueueManager:
     """The handler that serves one model queue manager over RPC."""
 
@@ -109,6 +141,9 @@ class ReferenceQueueManager:
         self._timer = threading.Thread(target=self._timer_loop, name="model-timers",
                                        daemon=True)
         self._timer.start()
+        #: the work a departing connection leaves (its waits abandoned, its group's rundown)
+        #: runs here, one connection after another, while that connection's own thread waits
+        self._departures = _OneAtATime("departures")
 
     # the host's servers (server/faults.py wraps them in place)
     @property
@@ -179,8 +214,13 @@ class ReferenceQueueManager:
     def connection_lost(self, conn: Connection) -> None:
         """MS-MQRR 3.1.6.2: when a group's last connection is gone, run the rundown for every
         context handle the group still holds: in parts of about RUNDOWN_SLICE seconds, the
-        lock released between them (module doc). Runs on the connection's own thread, which
-        has nothing else to do; returns once the rundown is complete."""
+        lock released between them (module doc). Returns once the rundown is complete. The
+        work runs on the departures thread, one departing connection at a time: two hundred
+        connections dropped at once would otherwise be two hundred threads taking turns at the
+        lock and the interpreter, and every other client's call would wait behind them."""
+        self._departures.run(lambda: self._connection_lost(conn))
+
+    def _connection_lost(self, conn: Connection) -> None:
         with self.lock:
             for token, (_, _, owner, _) in list(self._waiting.items()):
                 if owner is conn:
@@ -371,8 +411,12 @@ class ReferenceQueueManager:
             waiter.complete(reply)
 
     def _abandon(self, token: int) -> None:
-        """The client dropped a waiting call (orphaned PDU): end the model's wait, which is
-        what R_CancelReceive does (MS-MQRR 3.1.4.8)."""
+        """The client dropped a waiting call (orphaned PDU, or its connection is gone): end the
+        model's wait, which is what R_CancelReceive does (MS-MQRR 3.1.4.8); on the departures
+        thread, as connection_lost."""
+        self._departures.run(lambda: self._abandon_now(token))
+
+    def _abandon_now(self, token: int) -> None:
         with self.lock:
             if self._waiting.pop(token, None) is None:
                 return
