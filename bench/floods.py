@@ -214,6 +214,20 @@ def answer_of(raw: bytes | None, framer: Framer) -> d.Pdu:
     return pdu
 
 
+def _answers_in(conns: list[tuple[socket.socket, Framer]], notes: dict[str, int]) -> int:
+    """How many answers the server has sent on ``conns`` so far (read without waiting); each
+    refusal among them counted in ``notes`` by its text."""
+    answered = 0
+    for _s, framer in conns:
+        for raw in framer.ready():
+            answered += 1
+            try:
+                answer_of(raw, framer)
+            except Refusal as exc:
+                notes[str(exc)] = notes.get(str(exc), 0) + 1
+    return answered
+
+
 class LeanClient:
     """One RemoteRead association: bind, open a queue, peek; every failure a Refusal."""
 
@@ -633,7 +647,7 @@ class Fragments(Flood):
 
     def build(self) -> None:
         count = self.n(60)
-        sent = answered = 0
+        sent = 0
         notes: dict[str, int] = {}
         conns: list[tuple[socket.socket, Framer]] = []
         for _ in range(count):
@@ -669,13 +683,7 @@ class Fragments(Flood):
             except OSError as exc:
                 notes[f"send: {exc}"] = notes.get(f"send: {exc}", 0) + 1
             conns.append((s, framer))
-        for _s, framer in conns:
-            for raw in framer.ready():
-                answered += 1
-                try:
-                    answer_of(raw, framer)
-                except Refusal as exc:
-                    notes[str(exc)] = notes.get(str(exc), 0) + 1
+        answered = _answers_in(conns, notes)
         self._conns = conns
         self.figures.update({"connections": len(conns), "of": count,
                              "stub octets sent (MiB)": round(sent / (1 << 20), 1),
@@ -795,15 +803,7 @@ class Receives(Flood):
 
     def hold(self, seconds: float) -> None:
         time.sleep(seconds)
-        answered = 0
-        notes = self.figures["notes"]
-        for _s, framer in self._conns:
-            for raw in framer.ready():
-                answered += 1
-                try:
-                    answer_of(raw, framer)
-                except Refusal as exc:
-                    notes[str(exc)] = notes.get(str(exc), 0) + 1
+        answered = _answers_in(self._conns, self.figures["notes"])
         self.figures["answered before the drop (should be 0)"] = answered
         self.figures["still pending at the drop"] = self.figures["receives sent"] - answered
         self.figures["connections kept at the end"] = self.kept([s for s, _ in self._conns])

@@ -63,37 +63,20 @@ def start_server(handle_limit: int) -> tuple[subprocess.Popen, int]:
     return proc, int(line.split("[", 1)[1].split("]", 1)[0])
 
 
-class Client:
-    """One bound RemoteRead association on a socket (its own association group)."""
+def _lean_client() -> type:
+    """bench/server.py's LeanClient (this script keeps bench/ off sys.path: loaded by path)."""
+    import importlib.util
 
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.call_id = 1
-        bind = d.Bind(5840, 5840, 0, (d.ContextElement(0, d.SyntaxId(c.REMOTEREAD_UUID, 1, 0),
-                                                        (d.NDR,)),))
-        self.sock.sendall(d.encode_pdu(bind, self.call_id))
-        ack = d.decode_pdu(self._read_pdu())
-        if not isinstance(ack.body, d.BindAck) or ack.body.results[0].result != 0:
-            raise RuntimeError(f"bind refused: {ack.body}")
+    spec = importlib.util.spec_from_file_location("bench_server",
+                                                  Path(__file__).with_name("server.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LeanClient
 
-    def _read_exact(self, n: int) -> bytes:
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            data += chunk
-        return data
 
-    def _read_pdu(self) -> bytes:
-        header = self._read_exact(16)
-        return header + self._read_exact(int.from_bytes(header[8:10], "little") - 16)
-
-    def request(self, call: c.Call) -> bytes:
-        self.call_id += 1
-        return d.encode_pdu(d.Request(0, call.opnum, ndr.encode_request(call, False)),
-                            self.call_id)
+class Client(_lean_client()):
+    """One bound RemoteRead association on a socket (its own association group), with
+    batched calls and a drop that waits for the server's FIN."""
 
     def calls(self, call: c.Call, n: int) -> list[c.Result]:
         """``n`` copies of ``call`` sent back to back, then their answers read."""
