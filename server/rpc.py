@@ -10,13 +10,21 @@ negotiation), 3.3.1.5.6 (presentation context and transfer syntax negotiation), 
 (failure semantics: a fault PDU, else close the connection), 3.1.3.5.2 (0x6F7 for an invalid
 octet stream), 2.2.2.5 (bind_nak reasons), 2.2.2.8 (fault PDUs carry no stub).
 
-Threads. One acceptor thread; per connection a reader thread (frames PDUs, negotiates, calls the
-handler) and a writer thread (sends what is queued for the connection, in order, one whole
-response at a time). A handler that cannot answer at once returns ``Reply.later(waiter)`` and
-completes it from any thread with ``waiter.complete(reply)``; the reader goes on with the next
-PDU meanwhile, so other calls on the same connection, and every other connection, go on. The
-writer thread starts with the connection's first answer, so a connection that never sent a
-PDU costs one thread. ``stop()`` closes every socket and joins every thread.
+Threads: a fixed few, however many clients. One I/O thread watches the listener and every
+socket (a selector: epoll on Linux): it accepts, reads, frames PDUs by frag_length, sends what
+a socket did not take at once, and keeps the time limits; it never runs a handler, so a slow
+call holds up no other client's octets. ``workers`` threads (4) run the PDUs: a connection
+with PDUs waiting is in one line; a worker takes it, handles a few of its PDUs in order
+(negotiation, authentication, reassembly, the handler's call) and, if more wait, puts it back
+at the end of the line, so no client keeps the workers from the others, and one connection's
+PDUs are never handled by two workers at once. A connection with 16 PDUs waiting is read no
+more until they are down to 4. An answer is sent by the thread that has it, at once if the
+socket takes it, else by the I/O thread when the socket can take more. One departures thread
+runs what follows a connection's end, one connection at a time: the handler's
+``connection_lost`` (the rundown), then the socket's close. A handler that cannot answer at
+once returns ``Reply.later(waiter)`` and completes it from any thread with
+``waiter.complete(reply)``; the worker goes on with the next PDU meanwhile. ``stop()`` closes
+every socket, waits for every connection's ``connection_lost`` and joins every thread.
 
 Limits: no client, nor a few thousand sockets, can starve the others.
 
@@ -59,6 +67,7 @@ thread raise out of its loop or wait forever.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import errno
 import itertools
@@ -103,8 +112,24 @@ RPC_S_SEC_PKG_ERROR = 0x00000721
 LIMITS = ("max_connections", "max_calls", "max_request", "reassembly_budget", "idle_timeout",
           "unbound_timeout", "pdu_timeout", "min_rate", "io_timeout")
 
-#: how often a waiting reader looks at its deadline and at the server stopping (seconds)
-_POLL = 1.0
+#: the I/O thread looks at the connections' deadlines at most this often, and at least
+#: this often (seconds)
+_SWEEP_MIN = 0.05
+_SWEEP_MAX = 0.25
+#: octets read from a socket at a time
+_RECV_SIZE = 65536
+#: whole PDUs a connection may have waiting for a worker before its socket is read no more;
+#: it is read again once no more than _RESUME_AT wait
+_MAX_QUEUED = 16
+_RESUME_AT = 4
+#: PDUs a worker handles on one connection before the others get their turn
+_BATCH = 4
+#: newcomers accepted before the I/O thread looks at the other sockets
+_ACCEPT_BATCH = 32
+#: how long an eviction order is reused (seconds)
+_RANK_FOR = 0.25
+#: no newcomer for this long (seconds): a moment to give memory back
+_QUIET = 0.25
 #: what a PDU may take beyond its octets at the minimum rate (round trips, a retransmission)
 _PDU_GRACE = 2.0
 
@@ -357,14 +382,24 @@ class Connection:
         self._recv_limit = max(server.max_frag, d.MUST_RECV_FRAG_SIZE)
         self._sock = sock
         self._lock = threading.Lock()
-        self._out: queue.Queue = queue.Queue()
         self._calls: dict[int, _Call] = {}
         self._closed = False
-        self._reader = threading.Thread(target=self._run, name=f"rpc-conn-{conn_id}", daemon=True)
-        self._writer = threading.Thread(target=self._write_loop, name=f"rpc-send-{conn_id}",
-                                        daemon=True)
-        self._writer_lock = threading.Lock()
-        self._writer_started = False
+        # input (the I/O thread's): octets not yet framed, the header of the PDU under way
+        self._inbuf = bytearray()
+        self._head: d.Header | None = None
+        self._reading = True  # until the input ends (EOF, an error, a timeout, close())
+        self._paused = False  # too many whole PDUs wait for a worker
+        self._events = 0  # what the selector watches for
+        # PDUs framed and not yet handled, and whether the connection is with a worker
+        self._qlock = threading.Lock()
+        self._pdus: collections.deque = collections.deque()
+        self._running = False
+        # output: what the socket did not take at once, and when it last took some
+        self._wlock = threading.Lock()
+        self._outq: collections.deque = collections.deque()
+        self._out_progress = self.accepted
+        self._departing = False  # handed to the departures thread
+        self._drain_until: float | None = None  # closed: its output may drain until then
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer[0]}:{self.peer[1]}>"
@@ -386,11 +421,15 @@ class Connection:
         return self._closed
 
     def close(self) -> None:
-        """Drop the connection (the reader notices and tears it down)."""
-        try:
-            self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        """Drop the connection: what it sent before is handled, then it is torn down (from
+        any thread)."""
+        self._soon(lambda: self._end_input("closed by the server"))
+
+    def _soon(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the I/O thread (nothing once the server has stopped)."""
+        io = self.server._io
+        if io is not None:
+            io.call_soon(fn)
 
     @property
     def in_flight(self) -> int:
@@ -403,9 +442,6 @@ class Connection:
         """Octets of the requests under reassembly."""
         with self._lock:
             return self.assoc.partial_octets
-
-    def _start(self) -> None:
-        self._reader.start()
 
     def _account(self) -> bool:
         """Bring the server's count of reassembly octets to this connection's (under
@@ -433,93 +469,181 @@ class Connection:
             return None, ""  # its closing would run down its group's context handles
         return deadline, "idle"
 
-    # --- reading ---
+    def _pdu_deadline(self) -> float:
+        """When the PDU under way must be whole: within pdu_timeout, and at no less than
+        min_rate octets a second (module doc: Limits)."""
+        server = self.server
+        allowed = server.pdu_timeout
+        if server.min_rate:
+            length = self._head.frag_length if self._head is not None else d.HEADER_SIZE
+            allowed = min(allowed, _PDU_GRACE + length / server.min_rate)
+        assert self.pdu_started is not None
+        return self.pdu_started + allowed
 
-    def _recv_exact(self, n: int, sel: selectors.BaseSelector,
-                    deadline: Callable[[], tuple[float | None, str]]) -> bytes:
-        """n octets, or b"" at a clean EOF before the first; _Closing on EOF mid-way, when
-        ``deadline()`` (a time and why) passes first, or when the server stops."""
-        buf = bytearray()
-        while len(buf) < n:
-            if self.server.stopping:
-                raise _Closing("server stopping")
-            until, why = deadline()
-            wait = _POLL if until is None else min(_POLL, until - time.monotonic())
-            if wait <= 0:
-                raise _Closing(f"timed out: {why}")
-            if not sel.select(wait):
+    # --- input (on the I/O thread) ---
+
+    def _deadline(self) -> tuple[float | None, str]:
+        """When the input ends for want of octets (None: not now), and why."""
+        if not self._reading:
+            return None, ""
+        if self.pdu_started is not None:
+            return self._pdu_deadline(), "PDU not completed in time"
+        with self._qlock:
+            if self._running or self._pdus:  # a worker has its PDUs: the silence is ours
+                return None, ""
+        return self._idle_deadline()
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = self._sock.recv(_RECV_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._end_input(f"receive failed: {exc}")
+            return
+        if not chunk:
+            if self._inbuf:
+                need = self._head.frag_length if self._head is not None else d.HEADER_SIZE
+                self._end_input(f"connection closed inside a PDU ({len(self._inbuf)}/{need} "
+                                "octets)")
+            else:
+                self._end_input(None)
+            return
+        self.last_activity = now = time.monotonic()
+        if self.pdu_started is None:
+            self.pdu_started = now
+        self._inbuf += chunk
+        self._frame()
+
+    def _frame(self) -> None:
+        """Cut the whole PDUs out of what was received, framed by frag_length (C706
+        12.6.3.1), and hand them to a worker."""
+        buf = self._inbuf
+        framed = 0
+        while self._reading:
+            if self._head is None:
+                if len(buf) < d.HEADER_SIZE:
+                    break
+                head = bytes(buf[:d.HEADER_SIZE])
+                try:
+                    self._head = d.decode_header(head)
+                except d.PduError as exc:
+                    if exc.field in ("rpc_vers", "rpc_vers_minor") and head[2] == d.PType.BIND:
+                        # C706 12.6.4.5: a bind in a version we do not speak gets a bind_nak
+                        # naming the versions we do (5.0), then the connection closes
+                        call_id = struct.unpack("<I", head[12:16])[0]
+                        nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
+                        self._send([d.encode_pdu(nak, call_id)])
+                    self._end_input(f"bad header: {exc}")
+                    break
+                limit = self._recv_limit
+                if self._head.frag_length > limit:
+                    self._end_input(f"frag_length {self._head.frag_length} exceeds the "
+                                    f"{limit}-octet limit")
+                    break
+            length = self._head.frag_length
+            if len(buf) < length:
+                break
+            raw = bytes(buf[:length])
+            del buf[:length]
+            self._head = None
+            framed += 1
+            with self._qlock:
+                self._pdus.append(raw)
+                if len(self._pdus) >= _MAX_QUEUED:
+                    self._paused = True
+                self._schedule()
+        if not buf:
+            self.pdu_started = None
+        elif framed:
+            self.pdu_started = time.monotonic()  # the next PDU began with these octets
+        self._interest()
+
+    def _end_input(self, why: str | None) -> None:
+        """Nothing more is read; what was framed is handled, then the connection closes."""
+        if not self._reading:
+            return
+        self._reading = False
+        self._inbuf = bytearray()
+        self.pdu_started = None
+        with self._qlock:
+            self._pdus.append(_End(why))
+            self._schedule()
+        self._interest()
+
+    def _resume(self) -> None:
+        if self._paused:
+            self._paused = False
+            self._interest()
+
+    def _interest(self) -> None:
+        """Watch the socket for what the connection waits for (I/O thread only)."""
+        if self._departing:
+            return
+        events = (selectors.EVENT_READ if self._reading and not self._paused else 0) | (
+            selectors.EVENT_WRITE if self._outq else 0)
+        if events == self._events:
+            return
+        sel = self.server._io.sel
+        try:
+            if not self._events:
+                sel.register(self._sock, events, self)
+            elif not events:
+                sel.unregister(self._sock)
+            else:
+                sel.modify(self._sock, events, self)
+        except (OSError, ValueError, KeyError) as exc:  # the socket is gone under us
+            log.debug("%r: selector: %s", self, exc)
+            events = 0
+        self._events = events
+
+    # --- a worker's turn ---
+
+    def _schedule(self) -> None:
+        """(under ``self._qlock``) Give the connection to a worker unless one has it."""
+        if not self._running and self._pdus:
+            self._running = True
+            self.server._runq.put(self)
+
+    def _drain(self) -> None:
+        """A worker's turn on this connection: a few of its PDUs, in order; then, if more
+        wait, back to the end of the line, so that no connection keeps the workers from the
+        others."""
+        for _ in range(_BATCH):
+            with self._qlock:
+                if not self._pdus:
+                    self._running = False
+                    return
+                item = self._pdus.popleft()
+                if self._paused and len(self._pdus) <= _RESUME_AT:
+                    self._soon(self._resume)
+            if self._closed:
+                continue  # what came after the end is dropped
+            if type(item) is _End:
+                if item.why:
+                    log.debug("%r closing: %s", self, item.why)
+                self._close_down()
                 continue
             try:
-                chunk = self._sock.recv(min(n - len(buf), 65536))
-            except (BlockingIOError, InterruptedError, TimeoutError):
-                continue
-            except OSError as exc:
-                raise _Closing(f"receive failed: {exc}") from None
-            if not chunk:
-                if buf:
-                    raise _Closing(f"connection closed inside a PDU ({len(buf)}/{n} octets)")
-                return b""
-            self.last_activity = time.monotonic()
-            buf += chunk
-        return bytes(buf)
+                self._on_pdu(item)
+            except _Closing as exc:
+                log.debug("%r closing: %s", self, exc)
+                self._close_down()
+            except Exception:  # a bug here must end one connection, not the server
+                log.exception("%r: unexpected error; closing", self)
+                self._close_down()
+        with self._qlock:
+            if self._pdus:
+                self.server._runq.put(self)
+            else:
+                self._running = False
 
-    def _read_pdu(self, sel: selectors.BaseSelector) -> bytes | None:
-        """One whole PDU framed by frag_length (C706 12.6.3.1), or None at a clean EOF."""
-        first = self._recv_exact(1, sel, self._idle_deadline)
-        if not first:
-            return None
-        server = self.server
-        self.pdu_started = start = time.monotonic()
-
-        def deadline(length: int = d.HEADER_SIZE) -> tuple[float, str]:
-            # a whole PDU within pdu_timeout, and at no less than min_rate octets a second
-            allowed = server.pdu_timeout
-            if server.min_rate:
-                allowed = min(allowed, _PDU_GRACE + length / server.min_rate)
-            return start + allowed, "PDU not completed in time"
-
-        head = first + self._recv_exact(d.HEADER_SIZE - 1, sel, deadline)
-        if len(head) < d.HEADER_SIZE:
-            raise _Closing("connection closed inside a PDU header")
-        try:
-            h = d.decode_header(head)
-        except d.PduError as exc:
-            if exc.field in ("rpc_vers", "rpc_vers_minor") and head[2] == d.PType.BIND:
-                # C706 12.6.4.5: a bind in a version we do not speak gets a bind_nak naming
-                # the versions we do (5.0), then the connection closes
-                call_id = struct.unpack("<I", head[12:16])[0]
-                nak = d.BindNak(d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED)
-                self._send([d.encode_pdu(nak, call_id)])
-            raise _Closing(f"bad header: {exc}") from None
-        limit = self._recv_limit
-        if h.frag_length > limit:
-            raise _Closing(f"frag_length {h.frag_length} exceeds the {limit}-octet limit")
-        rest = self._recv_exact(h.frag_length - d.HEADER_SIZE, sel,
-                                lambda: deadline(h.frag_length))
-        if len(rest) < h.frag_length - d.HEADER_SIZE:
-            raise _Closing("connection closed inside a PDU")
-        self.pdu_started = None
-        return head + rest
-
-    def _run(self) -> None:
-        sel = selectors.DefaultSelector()
-        try:
-            sel.register(self._sock, selectors.EVENT_READ)
-            while True:
-                raw = self._read_pdu(sel)
-                if raw is None:
-                    break
-                self._on_pdu(raw)
-        except _Closing as exc:
-            log.debug("%r closing: %s", self, exc)
-        except Exception:  # a bug here must end one connection, not the server
-            log.exception("%r: unexpected error; closing", self)
-        finally:
-            sel.close()
-            self._teardown()
-
-    def _teardown(self) -> None:
+    def _close_down(self) -> None:
+        """The connection ends: its calls are abandoned, what is queued for it is sent (for
+        at most io_timeout seconds), then the departures thread runs the rest."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             calls = list(self._calls.values())
             self._calls.clear()
@@ -528,14 +652,42 @@ class Connection:
         for call in calls:
             if call.waiter is not None:
                 call.waiter._abandon()
-        with self._writer_lock:
-            started = self._writer_started
-            self._writer_started = True  # nothing starts it now
-        if started:
-            self._out.put(None)
-            self._writer.join(self.server.io_timeout)
-        # the rundown first (MS-MQRR 3.1.6.2), then this side's FIN: a client that waits for
-        # the FIN after its own knows the handles it held are released
+        self._soon(self._retire)
+
+    def _retire(self) -> None:
+        """(I/O thread) Reads no more; departs once its output is out."""
+        self._reading = False
+        self._inbuf = bytearray()
+        self.pdu_started = None
+        if self._outq:
+            self._drain_until = time.monotonic() + self.server.io_timeout
+            self._interest()
+        else:
+            self._depart()
+
+    def _depart(self) -> None:
+        """(I/O thread) Off the selector and the connection table; the departures thread
+        runs the rundown and closes the socket."""
+        if self._departing:
+            return
+        self._interest_off()
+        self._departing = True
+        self.server._departing(self)
+
+    def _interest_off(self) -> None:
+        if self._events:
+            try:
+                self.server._io.sel.unregister(self._sock)
+            except (OSError, ValueError, KeyError):
+                pass
+            self._events = 0
+
+    def _teardown(self) -> None:
+        """(departures thread) The rundown first (MS-MQRR 3.1.6.2), then this side's FIN: a
+        client that waits for the FIN after its own knows the handles it held are
+        released."""
+        with self._wlock:
+            self._outq.clear()
         try:
             self.server.handler.connection_lost(self)
         except Exception:
@@ -547,30 +699,86 @@ class Connection:
             pass
         self.server._forget(self)
 
-    # --- writing ---
+    # --- output ---
 
     def _send(self, frames: list[bytes]) -> None:
-        with self._writer_lock:
-            if not self._writer_started:
-                self._writer_started = True
-                self._writer.start()
-        self._out.put(frames)
-
-    def _write_loop(self) -> None:
-        broken = False
-        while True:
-            item = self._out.get()
-            if item is None:
+        """Send whole PDUs, in order, from any thread: what the socket does not take at once
+        waits for the I/O thread."""
+        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        with self._wlock:
+            if self._departing:
                 return
-            if broken:
-                continue
+            if self._outq:
+                self._outq.append(data)
+                return
             try:
-                for frame in item:
-                    self._sock.sendall(frame)
+                sent = self._sock.send(data)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
             except OSError as exc:
                 log.debug("%r: send failed: %s", self, exc)
-                broken = True
-                self.close()
+                why = f"send failed: {exc}"
+                self._soon(lambda: self._end_input(why))
+                return
+            if sent == len(data):
+                return
+            self._outq.append(memoryview(data)[sent:])
+            self._out_progress = time.monotonic()
+        self._soon(self._interest)
+
+    def _on_writable(self) -> None:
+        failed = None
+        with self._wlock:
+            while self._outq:
+                head = self._outq[0]
+                try:
+                    sent = self._sock.send(head)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError as exc:
+                    failed = f"send failed: {exc}"
+                    self._outq.clear()
+                    break
+                self._out_progress = time.monotonic()
+                if sent < len(head):
+                    self._outq[0] = memoryview(head)[sent:]
+                    break
+                self._outq.popleft()
+            empty = not self._outq
+        if failed:
+            log.debug("%r: %s", self, failed)
+            self._end_input(failed)
+        if empty and self._closed and self._drain_until is not None:
+            self._depart()
+        else:
+            self._interest()
+
+    def _check_time(self, now: float) -> float | None:
+        """(I/O thread, the sweep) End what has run out of time; the next deadline."""
+        if self._departing:
+            return None
+        if self._outq and now - self._out_progress > self.server.io_timeout:
+            with self._wlock:
+                self._outq.clear()
+            log.debug("%r: a send did not finish within %.1fs", self, self.server.io_timeout)
+            if self._drain_until is not None:
+                self._depart()
+                return None
+            self._end_input("send timed out")
+            return None
+        if self._drain_until is not None:
+            if now >= self._drain_until:
+                self._depart()
+                return None
+            return self._drain_until
+        if self.server.stopping:
+            self._end_input("server stopping")
+            return None
+        until, why = self._deadline()
+        if until is not None and now >= until:
+            self._end_input(f"timed out: {why}")
+            return None
+        return until
 
     # --- dispatch ---
 
@@ -967,22 +1175,108 @@ class Connection:
 # --- the server ----------------------------------------------------------------------------------
 
 
+class _End:
+    """The input of a connection has ended (in its PDU queue, after the PDUs before it)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str | None):
+        self.why = why
+
+
+class _IO:
+    """The I/O thread: one selector over the listener and every connection's socket. It
+    accepts, reads and frames PDUs, sends what a socket did not take at once, and keeps the
+    time limits; it never runs a handler. Other threads hand it work with ``call_soon``."""
+
+    def __init__(self, server: RpcServer):
+        self.server = server
+        self.sel = selectors.DefaultSelector()
+        self._tasks: collections.deque = collections.deque()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self.sel.register(self._wake_r, selectors.EVENT_READ, None)
+        self._stopped = False
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name=f"rpc-io-{server.address[1]}")
+
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        self._tasks.append(fn)
+        if threading.current_thread() is not self.thread:
+            try:
+                self._wake_w.send(b"\0")
+            except (BlockingIOError, InterruptedError):
+                pass  # a wake-up is already pending
+            except OSError:
+                pass  # stopped
+
+    def stop(self) -> None:
+        self._stopped = True
+        self.call_soon(lambda: None)
+
+    def _run(self) -> None:
+        server = self.server
+        next_sweep = 0.0
+        try:
+            while not self._stopped:
+                now = time.monotonic()
+                wait = max(0.0, next_sweep - now)
+                if self._tasks:
+                    wait = 0.0
+                for key, mask in self.sel.select(wait):
+                    handler = key.data
+                    try:
+                        if handler is None:
+                            self._wake_r.recv(4096)
+                        elif handler is server:
+                            server._on_acceptable()
+                        else:
+                            if mask & selectors.EVENT_WRITE:
+                                handler._on_writable()
+                            if mask & selectors.EVENT_READ and handler._reading:
+                                handler._on_readable()
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    except Exception:  # one connection's bug must not stop the others
+                        log.exception("I/O thread: %r failed", handler)
+                        if isinstance(handler, Connection):
+                            handler._end_input("unexpected error")
+                while self._tasks:
+                    try:
+                        self._tasks.popleft()()
+                    except Exception:
+                        log.exception("I/O thread: a task failed")
+                now = time.monotonic()
+                if now >= next_sweep:
+                    next_sweep = server._sweep(now)
+        finally:
+            self.sel.close()
+            self._wake_r.close()
+            self._wake_w.close()
+
+
+
 class _MemoryGiver:
-    """After a burst of connections has ended, what their threads allocated goes back to the
-    system. Each connection's threads allocate in glibc's per-thread malloc arenas; freed,
-    that memory stays mapped (and counted in the server's RSS) until malloc_trim releases the
-    free pages of every arena. The server calls it when no newcomer has come for a moment
-    (the acceptor's idle tick) and a connection has closed since the last time, at most once
+    """After a burst of connections has ended, what they allocated goes back to the system.
+    Freed, that memory stays mapped in glibc's malloc arenas (one per thread that allocated,
+    up to eight per core) and counted in the server's RSS until malloc_trim releases the free
+    pages of every arena. The server has it run (on the departures thread) when no newcomer
+    has come for a moment and a connection has closed since the last time, at most once
     every ``every`` seconds. Elsewhere than on glibc it does nothing."""
 
     def __init__(self, every: float = 2.0):
         self.every = every
         self._closed = 0
-        self._last = 0.0
+        self._last = -float("inf")  # (not 0: the monotonic clock may start near it)
         self._trim = _malloc_trim()
 
     def closed(self) -> None:
         self._closed += 1
+
+    def due(self, now: float) -> bool:
+        """Would ``quiet()`` give memory back now?"""
+        return self._trim is not None and bool(self._closed) and now - self._last >= self.every
 
     def quiet(self) -> None:
         if self._trim is None or not self._closed:
@@ -1040,12 +1334,12 @@ class RpcServer:
                  reassembly_budget: int = 64 << 20, idle_timeout: float = 900.0,
                  unbound_timeout: float = 15.0, pdu_timeout: float = 10.0,
                  min_rate: float = 1024.0, io_timeout: float = 30.0,
-                 prefer_ndr64: bool = True, security: Any = None):
+                 prefer_ndr64: bool = True, security: Any = None, workers: int = 4):
         if not 64 <= max_frag <= d.MAX_FRAG_LENGTH:
             raise ValueError(f"max_frag {max_frag} is outside 64..{d.MAX_FRAG_LENGTH}")
         for name, value in (("max_connections", max_connections), ("max_calls", max_calls),
                             ("max_request", max_request),
-                            ("reassembly_budget", reassembly_budget)):
+                            ("reassembly_budget", reassembly_budget), ("workers", workers)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} {value!r} is not a positive whole number")
         for name, value in (("idle_timeout", idle_timeout),
@@ -1073,13 +1367,21 @@ class RpcServer:
         #: required and at what level (None: no authentication is offered)
         self.security = security
         self.stopping = False
+        self.workers = workers
         self._listener: socket.socket | None = None
-        self._acceptor: threading.Thread | None = None
+        self._io: _IO | None = None
+        self._threads: list[threading.Thread] = []
+        #: connections with PDUs for a worker (each at most once: Connection._schedule)
+        self._runq: queue.SimpleQueue = queue.SimpleQueue()
+        #: what the departures thread runs: connections' teardowns, giving memory back
+        self._departures: queue.SimpleQueue = queue.SimpleQueue()
         self._conns: dict[int, Connection] = {}
-        #: evicted connections still tearing down (outside the limit; joined by stop())
-        self._evicted: dict[int, Connection] = {}
+        #: connections out of the table (evicted, or ended) still tearing down (outside the
+        #: limit; awaited by stop())
+        self._leaving: dict[int, Connection] = {}
         #: gives the heap back to the system once a burst of connections has closed
         self._memory = _MemoryGiver()
+        self._last_accept = 0.0
         self._lock = threading.Lock()
         self._budget_lock = threading.Lock()
         #: stub octets under reassembly on all connections (at most reassembly_budget)
@@ -1089,6 +1391,10 @@ class RpcServer:
         self.refusals = 0
         self._refuser: _Refuser | None = None
         self._ids = itertools.count(1)
+        #: the eviction order worked out for the last newcomer, reused for a moment
+        self._victims: collections.deque = collections.deque()
+        self._victims_until = 0.0
+        self._ranked_upto = 0
         #: the association groups its clients bind into (server-issued ids)
         self.groups = AssociationGroups()
         self._address: tuple[str, int] | None = None
@@ -1121,14 +1427,23 @@ class RpcServer:
                     sock.close()
                     raise
                 port += 11
-        sock.listen(128)  # a burst of connections waits in the kernel, not in SYN retries
-        sock.settimeout(0.25)
+        # a burst of connections waits in the kernel (up to net.core.somaxconn), not in SYN
+        # retries of a second or more
+        sock.listen(4096)
+        sock.setblocking(False)
         self._listener = sock
         self._address = sock.getsockname()[:2]
         self.stopping = False
-        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
-                                          name=f"rpc-accept-{self._address[1]}")
-        self._acceptor.start()
+        self._io = _IO(self)
+        self._io.sel.register(sock, selectors.EVENT_READ, self)
+        port = self._address[1]
+        self._threads = [self._io.thread, threading.Thread(
+            target=self._departures_loop, daemon=True, name=f"rpc-departures-{port}")]
+        self._threads += [threading.Thread(target=self._work, daemon=True,
+                                           name=f"rpc-worker-{port}-{i}")
+                          for i in range(self.workers)]
+        for thread in self._threads:
+            thread.start()
         return self
 
     def __enter__(self) -> RpcServer:
@@ -1137,19 +1452,20 @@ class RpcServer:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def _accept_loop(self) -> None:
+    def _on_acceptable(self) -> None:
+        """(I/O thread) Take the newcomers the kernel holds, a few at a time."""
         assert self._listener is not None
-        while not self.stopping:
+        for _ in range(_ACCEPT_BATCH):
             try:
                 sock, _ = self._listener.accept()
-            except TimeoutError:
-                self._memory.quiet()  # no newcomer for a while: a moment to give memory back
-                continue
-            except OSError:
-                if self.stopping:
-                    return
-                time.sleep(0.05)
-                continue
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of descriptors, say: the newcomers wait a moment
+                log.warning("accept failed: %s", exc)
+                self._io.sel.unregister(self._listener)
+                self._accept_paused_until = time.monotonic() + 0.05
+                return
+            self._last_accept = time.monotonic()
             with self._lock:
                 full = len(self._conns) >= self.max_connections
             if full and not self._make_room():
@@ -1161,7 +1477,7 @@ class RpcServer:
                 self._refuser.refuse(sock)
                 continue
             try:
-                sock.settimeout(self.io_timeout)
+                sock.setblocking(False)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 conn = Connection(self, sock, next(self._ids))
             except OSError:
@@ -1169,12 +1485,58 @@ class RpcServer:
                 continue
             with self._lock:
                 self._conns[conn.id] = conn
-            conn._start()
+            conn._interest()
+
+    _accept_paused_until: float | None = None
+
+    def _sweep(self, now: float) -> float:
+        """(I/O thread) End the connections whose time has run out; when to look again."""
+        paused = self._accept_paused_until
+        if paused is not None and now >= paused and self._listener is not None:
+            self._accept_paused_until = None
+            self._io.sel.register(self._listener, selectors.EVENT_READ, self)
+        with self._lock:
+            conns = list(self._conns.values()) + list(self._leaving.values())
+        soonest = now + _SWEEP_MAX
+        for conn in conns:
+            until = conn._check_time(now)
+            if until is not None and until < soonest:
+                soonest = until
+        if now - self._last_accept > _QUIET and self._memory.due(now):
+            self._departures.put(self._memory.quiet)  # not here: it may take a while
+        return max(soonest, now + _SWEEP_MIN)
+
+    def _work(self) -> None:
+        while True:
+            conn = self._runq.get()
+            if conn is None:
+                return
+            try:
+                conn._drain()
+            except Exception:  # pragma: no cover - _drain catches what the handler raises
+                log.exception("%r: worker failed", conn)
+
+    def _departures_loop(self) -> None:
+        while True:
+            work = self._departures.get()
+            if work is None:
+                return
+            try:
+                work()
+            except Exception:
+                log.exception("departures: %r failed", work)
+
+    def _departing(self, conn: Connection) -> None:
+        """(I/O thread) Out of the table; its teardown to the departures thread."""
+        with self._lock:
+            if self._conns.pop(conn.id, None) is not None or conn.id in self._leaving:
+                self._leaving[conn.id] = conn
+        self._departures.put(conn._teardown)
 
     def _forget(self, conn: Connection) -> None:
         with self._lock:
             self._conns.pop(conn.id, None)
-            self._evicted.pop(conn.id, None)
+            self._leaving.pop(conn.id, None)
         self._memory.closed()
 
     def _charge(self, octets: int) -> bool:
@@ -1198,33 +1560,71 @@ class RpcServer:
             log.exception("%r: handler.holds_handles failed", conn)
             return True
 
-    def _victim(self) -> Connection | None:
-        """The connection that costs least to drop (module doc: Limits), or None when each
-        has a call in flight."""
-        now = time.monotonic()
-        ranked = []
-        for conn in self.connections:
-            if conn.closed or conn.in_flight:
-                continue
-            started = conn.pdu_started
-            if not conn.bound:
-                rank = 0
-            elif (started is not None and now - started > 1.0) or (
-                    conn.partial_octets and now - conn.last_activity > 1.0):
-                rank = 1  # stalled inside a PDU or between a request's fragments
-            else:
-                rank = 2
-            ranked.append((rank, conn.last_activity, conn.id, conn))
-        if not ranked:
+    def _cost(self, conn: Connection, now: float) -> tuple[int, float, int] | None:
+        """What dropping ``conn`` costs, cheapest first (module doc: Limits): never bound,
+        stalled inside a PDU or between a request's fragments, bound and idle, bound and idle
+        with its group's context handles to run down; then oldest activity first. None: it
+        has a call in flight (or is gone) and may not be evicted."""
+        if conn.closed or conn.in_flight:
             return None
-        ranked.sort(key=lambda r: r[:3])
-        if ranked[0][0] < 2:
-            return ranked[0][3]
-        # bound and idle: one whose closing runs down nothing, else the oldest of all
-        for _, _, _, conn in ranked:
-            if not self._holds_handles(conn):
-                return conn
-        return ranked[0][3]
+        started = conn.pdu_started
+        if not conn.bound:
+            rank = 0
+        elif (started is not None and now - started > 1.0) or (
+                conn.partial_octets and now - conn.last_activity > 1.0):
+            rank = 1
+        else:
+            rank = 3 if self._holds_handles(conn) else 2
+        return rank, conn.last_activity, conn.id
+
+    def _victim(self) -> Connection | None:
+        """The connection that costs least to drop, or None when each has a call in flight.
+        The order worked out for one newcomer serves the next ones for a moment (a flood of
+        newcomers would otherwise rank the whole table for each): its head is weighed
+        against the connections accepted since; one in it that has gone, or has a call in
+        flight, is passed over; one whose closing would run down context handles is taken
+        only from an order worked out afresh."""
+        now = time.monotonic()
+        fresh = now >= self._victims_until
+        while True:
+            if fresh:
+                with self._lock:
+                    conns = list(self._conns.values())
+                    self._ranked_upto = max(self._conns, default=0)
+                costs = [(cost, conn) for conn in conns
+                         if (cost := self._cost(conn, now)) is not None]
+                costs.sort(key=lambda e: e[0])
+                self._victims = collections.deque(costs)
+                self._victims_until = now + _RANK_FOR
+            head = None
+            while self._victims:
+                cost, conn = self._victims[0]
+                if conn.id in self._conns and not conn.closed and not conn.in_flight:
+                    head = self._victims[0]
+                    break
+                self._victims.popleft()
+            if head is not None and head[0][0] == 3 and not fresh:
+                fresh = True  # the last resort: only on an order worked out now
+                continue
+            newer = None
+            with self._lock:
+                recent = []
+                for conn_id in reversed(self._conns):
+                    if conn_id <= self._ranked_upto:
+                        break
+                    recent.append(self._conns[conn_id])
+            for conn in recent:
+                cost = self._cost(conn, now)
+                if cost is not None and cost[0] < 3 and (newer is None or cost < newer[0]):
+                    newer = (cost, conn)
+            if newer is not None and (head is None or newer[0] < head[0]):
+                return newer[1]
+            if head is not None:
+                self._victims.popleft()
+                return head[1]
+            if fresh:
+                return None
+            fresh = True  # the order is spent: work it out afresh
 
     def _make_room(self) -> bool:
         """Evict one connection for a newcomer; False if none may go."""
@@ -1234,7 +1634,7 @@ class RpcServer:
         with self._lock:
             if self._conns.pop(victim.id, None) is None:
                 return True  # it went away meanwhile: room all the same
-            self._evicted[victim.id] = victim
+            self._leaving[victim.id] = victim
             self.evictions += 1
         victim.evicted = True
         log.info("%r evicted for a new connection (%s)", victim,
@@ -1243,32 +1643,48 @@ class RpcServer:
         return True
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close the listener and every connection; join the threads (each connection's
-        connection_lost runs before this returns, unless a handler call hangs)."""
+        """Close the listener and every connection; each connection's connection_lost runs
+        before this returns (unless a handler call hangs), then the threads end."""
+        if self._io is None:
+            return
         self.stopping = True
-        if self._listener is not None:
-            try:  # wakes a blocked accept() at once on Linux; the 0.25 s poll covers the rest
-                self._listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            self._listener.close()
-        if self._acceptor is not None:
-            self._acceptor.join(timeout)
+        io = self._io
+        listener = self._listener
+
+        def close_all() -> None:
+            if listener is not None:
+                if self._accept_paused_until is None:
+                    try:
+                        io.sel.unregister(listener)
+                    except (KeyError, ValueError):
+                        pass
+                listener.close()
+            for conn in self.connections:
+                conn._end_input("server stopping")
+
+        io.call_soon(close_all)
         deadline = time.monotonic() + timeout
         if self._refuser is not None:
             self._refuser.stop()
             self._refuser = None
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._conns and not self._leaving:
+                    break
+            time.sleep(0.01)
         with self._lock:
-            conns = list(self._conns.values()) + list(self._evicted.values())
-        for conn in conns:
-            conn.close()
-        for conn in conns:
-            conn._reader.join(max(0.0, deadline - time.monotonic()))
-            if conn._reader.is_alive():
-                log.warning("%r did not finish within %.1fs (a handler call hangs?)", conn,
-                            timeout)
+            left = list(self._conns.values()) + list(self._leaving.values())
+        for conn in left:
+            log.warning("%r did not finish within %.1fs (a handler call hangs?)", conn, timeout)
+        io.stop()
+        for _ in range(self.workers):
+            self._runq.put(None)
+        self._departures.put(None)
+        for thread in self._threads:
+            thread.join(max(0.1, deadline - time.monotonic()))
+        self._threads = []
+        self._io = None
         self._listener = None
-        self._acceptor = None
 
 
 class _Refuser:
