@@ -132,6 +132,8 @@ class ReferenceQueueManager:
         self._start = clock()
         #: the host's token of each waiting call -> how to answer it
         self._waiting: dict[int, tuple[Waiter, c.Call, Connection, bool]] = {}
+        #: the tokens of each connection's waiting calls (connection id -> tokens)
+        self._waits_of: dict[int, set[int]] = {}
         self._wake = threading.Condition(self.lock)
         self._stopping = False
         #: a server.store.Store when queues are durable (``mqconform serve --store``)
@@ -202,6 +204,7 @@ class ReferenceQueueManager:
                 token = out.token
                 waiter = Waiter(on_abandon=lambda: self._abandon(token))
                 self._waiting[token] = (waiter, call, conn, ndr64)
+                self._waits_of.setdefault(conn.id, set()).add(token)
                 self._wake.notify()
                 reply = Reply.later(waiter)
             else:
@@ -222,9 +225,18 @@ class ReferenceQueueManager:
 
     def _connection_lost(self, conn: Connection) -> None:
         with self.lock:
-            for token, (_, _, owner, _) in list(self._waiting.items()):
-                if owner is conn:
-                    self._waiting.pop(token, None)
+            tokens = sorted(self._waits_of.pop(conn.id, ()), reverse=True)
+        while tokens:  # its waits end (the client is gone), in parts as the rundown
+            with self.lock:
+                deadline = self._clock() + RUNDOWN_SLICE
+                while tokens and self._clock() < deadline:
+                    token = tokens.pop()
+                    if self._waiting.pop(token, None) is not None:
+                        self.host.abandon(token)
+                self._persist()
+                self._deliver()
+            self._let_others_in()
+        with self.lock:
             rundown = self.host.depart(self._group_of(conn), conn.id)  # MS-MQRR/3.1.6.2/R1
             if rundown is None:
                 self._persist()
@@ -241,17 +253,21 @@ class ReferenceQueueManager:
                     self.rundown_parts += 1
                     self._persist()
                     self._deliver()
-                # a pause between parts: the other threads get the interpreter (a part would
-                # otherwise keep it for the switch interval, 5 ms) and, as Python's lock is
-                # not fair, the calls waiting for the lock go first (a bounded wait)
-                time.sleep(RUNDOWN_PAUSE)
-                for _ in range(50):
-                    if not self._contenders:
-                        break
-                    time.sleep(0.0001)
+                self._let_others_in()
         finally:
             with self.lock:
                 self.rundowns.remove(rundown)
+
+    def _let_others_in(self) -> None:
+        """Between two parts of a departure's work: a pause, in which the other threads get
+        the interpreter (a part would otherwise keep it for the switch interval, 5 ms) and,
+        as Python's lock is not fair, the calls waiting for the lock go first (a bounded
+        wait)."""
+        time.sleep(RUNDOWN_PAUSE)
+        for _ in range(50):
+            if not self._contenders:
+                break
+            time.sleep(0.0001)
 
     def holds_handles(self, conn: Connection) -> bool:
         """Would closing ``conn`` run the rundown of MS-MQRR 3.1.6.2: is it the last
@@ -403,6 +419,7 @@ class ReferenceQueueManager:
             if entry is None:
                 continue  # the caller is gone (rundown or orphaned)
             waiter, call, conn, ndr64 = entry
+            self._waits_of.get(conn.id, set()).discard(token)
             try:
                 reply = self._reply(conn, call, outcome, ndr64)
             except Exception:  # never leave a client waiting on an encoding failure
@@ -413,13 +430,19 @@ class ReferenceQueueManager:
     def _abandon(self, token: int) -> None:
         """The client dropped a waiting call (orphaned PDU, or its connection is gone): end the
         model's wait, which is what R_CancelReceive does (MS-MQRR 3.1.4.8); on the departures
-        thread, as connection_lost."""
+        thread, as connection_lost. The waits of a connection that has closed are left to its
+        connection_lost, which ends them together."""
+        entry = self._waiting.get(token)
+        if entry is None or entry[2].closed:
+            return
         self._departures.run(lambda: self._abandon_now(token))
 
     def _abandon_now(self, token: int) -> None:
         with self.lock:
-            if self._waiting.pop(token, None) is None:
+            entry = self._waiting.pop(token, None)
+            if entry is None:
                 return
+            self._waits_of.get(entry[2].id, set()).discard(token)
             self.host.abandon(token)
             self._persist()
             self._deliver()

@@ -384,6 +384,7 @@ class Connection:
         self._lock = threading.Lock()
         self._calls: dict[int, _Call] = {}
         self._closed = False
+        self._dropped: list[_Call] = []  # the calls in flight when it closed
         # input (the I/O thread's): octets not yet framed, the header of the PDU under way
         self._inbuf = bytearray()
         self._head: d.Header | None = None
@@ -639,8 +640,9 @@ class Connection:
                 self._running = False
 
     def _close_down(self) -> None:
-        """The connection ends: its calls are abandoned, what is queued for it is sent (for
-        at most io_timeout seconds), then the departures thread runs the rest."""
+        """The connection ends: what is queued for it is sent (for at most io_timeout
+        seconds), then the departures thread abandons its calls in flight and runs the
+        rest."""
         with self._lock:
             if self._closed:
                 return
@@ -649,9 +651,7 @@ class Connection:
             self._calls.clear()
             self.assoc.close()  # the octets under reassembly are freed
             self._account()
-        for call in calls:
-            if call.waiter is not None:
-                call.waiter._abandon()
+        self._dropped = calls  # abandoned on the departures thread, not on a worker's time
         self._soon(self._retire)
 
     def _retire(self) -> None:
@@ -683,11 +683,16 @@ class Connection:
             self._events = 0
 
     def _teardown(self) -> None:
-        """(departures thread) The rundown first (MS-MQRR 3.1.6.2), then this side's FIN: a
+        """(departures thread) Its calls in flight abandoned (``Waiter``: on_abandon), the
+        rundown (MS-MQRR 3.1.6.2), then this side's FIN: a
         client that waits for the FIN after its own knows the handles it held are
         released."""
         with self._wlock:
             self._outq.clear()
+        for call in self._dropped:
+            if call.waiter is not None:
+                call.waiter._abandon()
+        self._dropped = []
         try:
             self.server.handler.connection_lost(self)
         except Exception:
