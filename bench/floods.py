@@ -40,7 +40,8 @@ timeout, a wrong answer). Both of the last two count as canary failures here.
 
 Per flood: the flood's own counts (sockets the server kept, calls answered), canary p50/p99/max
 latency over every sample, failures (count and the first), the server's VmRSS before the flood,
-at its peak and after it (every connection closed and the server's threads back, or 30 s),
+at its peak and after it (every flood connection closed: the server's sockets and threads
+back to their count before, or 30 s),
 its thread count at the peak, whether it survived (alive, and a fresh client opens and peeks).
 Goals beside them: 0 canary failures, p99 <= 50 ms, max <= 1 s, RSS after within 10 % of
 before, survived. Exit status 1 if a goal is missed.
@@ -388,6 +389,16 @@ def status_of(pid: int) -> tuple[int, int]:
     return rss, threads
 
 
+def sockets_of(pid: int) -> int:
+    """How many sockets the process holds open (its /proc/<pid>/fd entries that are sockets):
+    the listeners, the canary's connection and whatever the flood still holds."""
+    try:
+        links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+    except OSError:
+        return 0
+    return sum(link.startswith("socket:") for link in links)
+
+
 class Server:
     """``mqconform serve`` on a free port, provisioned with QUEUES; its stderr in a file."""
 
@@ -434,6 +445,9 @@ class Server:
 
     def status(self) -> tuple[int, int]:
         return status_of(self.pid)
+
+    def sockets(self) -> int:
+        return sockets_of(self.pid)
 
     def peak(self, since: float) -> tuple[int, int]:
         window = [(rss, threads) for at, rss, threads in self.samples if at >= since]
@@ -853,6 +867,7 @@ def run_flood(name: str, scale: float, hold: float, drip: float = 3.0,
         canary.wait_first()
         time.sleep(0.5)
         before_rss, before_threads = server.status()
+        before_sockets = server.sockets()
         began = time.monotonic()
         cls = KINDS[name]
         flood = cls(server.port, scale, drip) if cls is Slowloris else cls(server.port, scale)
@@ -865,11 +880,11 @@ def run_flood(name: str, scale: float, hold: float, drip: float = 3.0,
         t1 = time.perf_counter()
         released = time.time()
         flood.release()
-        # after: every flood connection gone from the server (its threads back to where they
-        # were with the canary alone), or ``settle`` seconds
+        # after: every flood connection gone from the server (its sockets and threads back to
+        # where they were with the canary alone), or ``settle`` seconds
         deadline = time.monotonic() + settle
-        while time.monotonic() < deadline and server.alive \
-                and server.status()[1] > before_threads:
+        while time.monotonic() < deadline and server.alive and (
+                server.sockets() > before_sockets or server.status()[1] > before_threads):
             time.sleep(0.2)
         settled_s = time.perf_counter() - t1
         time.sleep(1.0)
@@ -893,8 +908,11 @@ def run_flood(name: str, scale: float, hold: float, drip: float = 3.0,
         return "build" if s.at < built else "hold" if s.at < released else "after"
 
     by_phase = {p: {"samples": sum(phase(s) == p for s in samples),
-                    "failures": sum(phase(s) == p for s in bad)}
+                    "failures": sum(phase(s) == p for s in bad),
+                    "max_ms": round(max((s.ms for s in samples if phase(s) == p),
+                                        default=0.0), 2)}
                 for p in ("build", "hold", "after")}
+    slowest = max(samples, key=lambda s: s.ms, default=None)
     return {
         "flood": name, "what": KINDS[name].what, "scale": scale, "hold_s": hold,
         "build_s": round(build_s, 2), "release_to_settled_s": round(settled_s, 2),
@@ -910,6 +928,8 @@ def run_flood(name: str, scale: float, hold: float, drip: float = 3.0,
             "p99_ms": round(percentile(latencies, 0.99), 2),
             "max_ms": round(max(latencies, default=0.0), 2),
             "by_phase": by_phase,
+            "slowest": (f"{slowest.kind} in the {phase(slowest)} phase, {slowest.ms:.1f} ms"
+                        if slowest is not None else ""),
             "verdicts": [s.verdict for s in samples],
         },
         "rss_kib": {"idle": idle_rss, "before": before_rss, "peak": peak_rss,
@@ -947,7 +967,9 @@ def report(result: dict) -> list[str]:
         f"{can['ok']} ok; p50 {can['p50_ms']:.1f} ms, p99 {can['p99_ms']:.1f} ms (goal <= "
         f"{GOAL_P99_MS:.0f}; ratio {can['p99_ms'] / GOAL_P99_MS:.2f}), max "
         f"{can['max_ms']:.0f} ms (goal <= {GOAL_MAX_MS:.0f}; ratio "
-        f"{can['max_ms'] / GOAL_MAX_MS:.2f})",
+        f"{can['max_ms'] / GOAL_MAX_MS:.2f}); max by phase: "
+        + ", ".join(f"{p} {v['max_ms']:.0f}" for p, v in can["by_phase"].items())
+        + (f"; slowest: {can['slowest']}" if can["slowest"] else ""),
         f"  canary failures: {can['documented'] + can['failed']} (goal 0; {can['documented']} "
         f"a documented busy answer, {can['failed']} other)"
         + "; by phase: " + ", ".join(f"{p} {v['failures']}/{v['samples']}"

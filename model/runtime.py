@@ -74,6 +74,10 @@ class SequentialIds:
         return uuid.UUID(f"00000000-0000-4000-8000-{n & 0xFFFFFFFFFFFF:012x}")
 
 
+def _CANCELLED() -> None:  # noqa: N802 - the handler of a cancelled timer
+    """A cancelled timer never fires."""
+
+
 @dataclass(order=True)
 class _Timer:
     deadline: float
@@ -104,6 +108,7 @@ class Environment:
         self.choices: Choices = REFERENCE
         self.now = now
         self._timers: list[_Timer] = []
+        self._cancelled = 0  # cancelled timers still in the heap
         self._timer_seq = itertools.count()
         self._timers_by_key: dict[int, _Timer] = {}
         self._parked: dict[int, tuple[Operation, Any, Any]] = {}
@@ -168,6 +173,16 @@ class Environment:
         if timer is None or timer.cancelled:
             return False
         timer.cancelled = True
+        # what its handler holds (an operation, its descriptor, its queue) goes now, not at
+        # the deadline, which may be an hour away; the heap is rebuilt once the cancelled
+        # timers are half of it, so they do not pile up either
+        timer.handler = _CANCELLED
+        timer.key = None
+        self._cancelled += 1
+        if self._cancelled * 2 > len(self._timers):
+            self._timers = [t for t in self._timers if not t.cancelled]
+            heapq.heapify(self._timers)
+            self._cancelled = 0
         return True
 
     def timer_deadline(self, key: Any) -> float | None:
@@ -177,6 +192,7 @@ class Environment:
     def next_deadline(self) -> float | None:
         while self._timers and self._timers[0].cancelled:
             heapq.heappop(self._timers)
+            self._cancelled = max(0, self._cancelled - 1)
         return self._timers[0].deadline if self._timers else None
 
     def advance(self, now: int) -> int:

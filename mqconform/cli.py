@@ -449,10 +449,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              "positive number of seconds")
     if not 0 <= args.min_rate < float("inf"):
         raise UsageError(f"--min-rate {args.min_rate}: must be a number of octets >= 0")
+    if getattr(args, "command_line", False):
+        _with_the_system_allocator()
     try:
         return run(args)
     except ServeError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _with_the_system_allocator() -> None:
+    """``mqconform serve`` run as a command on Linux starts again, the same process
+    (``exec``) with the same arguments, with PYTHONMALLOC=malloc (unless PYTHONMALLOC is
+    set): Python's own allocator keeps a 1 MiB arena as long as one object in it lives, so
+    after a flood of clients the server would hold tens of MiB it no longer uses; glibc's
+    malloc gives them back (server/rpc.py: malloc_trim once connections have closed)."""
+    if os.environ.get("PYTHONMALLOC") or not sys.platform.startswith("linux"):
+        return
+    from mqconform.server.rpc import _malloc_trim
+
+    if _malloc_trim() is None:  # not glibc: nothing would give the memory back either
+        return
+    os.environ["PYTHONMALLOC"] = "malloc"
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    except OSError:  # cannot start again: serve as we are
+        del os.environ["PYTHONMALLOC"]
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -746,6 +769,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        args.command_line = argv is None  # this process runs mqconform as a command
         return args.func(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1267,27 +1267,33 @@ class _MemoryGiver:
     Freed, that memory stays mapped in glibc's malloc arenas (one per thread that allocated,
     up to eight per core) and counted in the server's RSS until malloc_trim releases the free
     pages of every arena. The server has it run (on the departures thread) when no newcomer
-    has come for a moment and a connection has closed since the last time, at most once
-    every ``every`` seconds. Elsewhere than on glibc it does nothing."""
+    has come for a moment and connections have closed since the last time: once they have
+    stopped closing for ``settle`` seconds, and during a long burst of closes every ``every``
+    seconds. Elsewhere than on glibc it does nothing. (``mqconform serve`` runs with glibc's
+    malloc for Python's objects too: mqconform/cli.py.)"""
 
-    def __init__(self, every: float = 2.0):
+    def __init__(self, every: float = 2.0, settle: float = 0.25):
         self.every = every
+        self.settle = settle
         self._closed = 0
         self._last = -float("inf")  # (not 0: the monotonic clock may start near it)
+        self._last_close = -float("inf")
         self._trim = _malloc_trim()
 
     def closed(self) -> None:
         self._closed += 1
+        self._last_close = time.monotonic()
 
     def due(self, now: float) -> bool:
-        """Would ``quiet()`` give memory back now?"""
-        return self._trim is not None and bool(self._closed) and now - self._last >= self.every
+        """Would ``quiet()`` give memory back now: a connection closed since the last time,
+        and either none has closed for ``settle`` seconds (a burst is over) or ``every``
+        seconds have passed (a long burst)?"""
+        return self._trim is not None and bool(self._closed) and (
+            now - self._last_close >= self.settle or now - self._last >= self.every)
 
     def quiet(self) -> None:
-        if self._trim is None or not self._closed:
-            return
         now = time.monotonic()
-        if now - self._last < self.every:
+        if not self.due(now):
             return
         self._closed = 0
         self._last = now

@@ -347,3 +347,22 @@ def test_memory_goes_back_once_connections_have_closed_and_no_newcomer_comes():
     giver._last -= 3600.0
     giver.quiet()
     assert calls == [0, 0]
+
+
+def test_memory_goes_back_once_a_burst_of_closes_is_over():
+    """_MemoryGiver: within ``every`` of the last trim, a trim is due again once no connection
+    has closed for ``settle`` seconds (the end of a flood is not left holding its memory)."""
+    from mqconform.server.rpc import _MemoryGiver
+
+    giver = _MemoryGiver(every=3600.0, settle=0.2)
+    if giver._trim is None:
+        pytest.skip("no glibc malloc_trim on this system")
+    giver.closed()
+    giver.quiet()
+    assert not giver.due(time.monotonic())  # just trimmed
+    giver.closed()
+    assert not giver.due(time.monotonic())  # still closing
+    time.sleep(0.25)
+    assert giver.due(time.monotonic())  # the closes stopped: due, though `every` has not passed
+    giver.quiet()
+    assert not giver.due(time.monotonic())
