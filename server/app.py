@@ -224,6 +224,8 @@ class ReferenceQueueManager:
         self._departures.run(lambda: self._connection_lost(conn))
 
     def _connection_lost(self, conn: Connection) -> None:
+        if self._contenders:  # a thousand departures in a row must not keep calls waiting
+            self._let_others_in()
         with self.lock:
             tokens = sorted(self._waits_of.pop(conn.id, ()), reverse=True)
         while tokens:  # its waits end (the client is gone), in parts as the rundown

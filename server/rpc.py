@@ -124,8 +124,8 @@ _MAX_QUEUED = 16
 _RESUME_AT = 4
 #: PDUs a worker handles on one connection before the others get their turn
 _BATCH = 4
-#: newcomers accepted before the I/O thread looks at the other sockets
-_ACCEPT_BATCH = 32
+#: how long the I/O thread takes newcomers before it looks at the other sockets (seconds)
+_ACCEPT_FOR = 0.01
 #: how long an eviction order is reused (seconds)
 _RANK_FOR = 0.25
 #: no newcomer for this long (seconds): a moment to give memory back
@@ -347,7 +347,8 @@ class _Call:
 class Connection:
     """One accepted transport connection and the association on it (MS-RPCE 3.3.1.1.1)."""
 
-    def __init__(self, server: RpcServer, sock: socket.socket, conn_id: int):
+    def __init__(self, server: RpcServer, sock: socket.socket, conn_id: int,
+                 peer: tuple[str, int] | None = None):
         self.server = server
         self.id = conn_id
         #: monotonic times: accepted, last octet received or answer sent, the PDU under way
@@ -357,8 +358,8 @@ class Connection:
         #: closed by the server to make room for another connection
         self.evicted = False
         self._charged = 0  # reassembly octets counted in the server's budget
-        self.peer: tuple[str, int] = sock.getpeername()[:2]
-        self.local: tuple[str, int] = sock.getsockname()[:2]
+        self.peer: tuple[str, int] = (peer or sock.getpeername())[:2]
+        self._local: tuple[str, int] | None = None
         #: the handler's per-connection state (e.g. the context handles it gave out)
         self.state: dict = {}
         #: the association on the connection (wire/association.py): presentation contexts,
@@ -404,6 +405,16 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer[0]}:{self.peer[1]}>"
+
+    @property
+    def local(self) -> tuple[str, int]:
+        """The address the client reached the server at."""
+        if self._local is None:
+            try:
+                self._local = self._sock.getsockname()[:2]
+            except OSError:  # closed
+                return ("", 0)
+        return self._local
 
     @property
     def contexts(self) -> dict[int, Binding]:
@@ -1464,11 +1475,14 @@ class RpcServer:
         self.stop()
 
     def _on_acceptable(self) -> None:
-        """(I/O thread) Take the newcomers the kernel holds, a few at a time."""
+        """(I/O thread) Take the newcomers the kernel holds, for at most _ACCEPT_FOR seconds
+        (then the sockets already served get their turn): a newcomer waits behind those that
+        came before it, not behind their first PDUs too."""
         assert self._listener is not None
-        for _ in range(_ACCEPT_BATCH):
+        until = time.monotonic() + _ACCEPT_FOR
+        while time.monotonic() < until:
             try:
-                sock, _ = self._listener.accept()
+                sock, peer = self._listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:  # out of descriptors, say: the newcomers wait a moment
@@ -1490,7 +1504,7 @@ class RpcServer:
             try:
                 sock.setblocking(False)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                conn = Connection(self, sock, next(self._ids))
+                conn = Connection(self, sock, next(self._ids), peer)
             except OSError:
                 sock.close()
                 continue
@@ -1513,6 +1527,8 @@ class RpcServer:
             until = conn._check_time(now)
             if until is not None and until < soonest:
                 soonest = until
+        if self._victims and now >= self._victims_until:
+            self._victims.clear()  # an old eviction order keeps closed connections alive
         if now - self._last_accept > _QUIET and self._memory.due(now):
             self._departures.put(self._memory.quiet)  # not here: it may take a while
         return max(soonest, now + _SWEEP_MIN)
@@ -1526,6 +1542,7 @@ class RpcServer:
                 conn._drain()
             except Exception:  # pragma: no cover - _drain catches what the handler raises
                 log.exception("%r: worker failed", conn)
+            conn = None  # (not kept alive while the worker waits)
 
     def _departures_loop(self) -> None:
         while True:
@@ -1536,6 +1553,7 @@ class RpcServer:
                 work()
             except Exception:
                 log.exception("departures: %r failed", work)
+            work = None  # (a departed connection is not kept alive while the thread waits)
 
     def _departing(self, conn: Connection) -> None:
         """(I/O thread) Out of the table; its teardown to the departures thread."""
@@ -1617,6 +1635,10 @@ class RpcServer:
             if head is not None and head[0][0] == 3 and not fresh:
                 fresh = True  # the last resort: only on an order worked out now
                 continue
+            if head is not None and head[0][0] == 0:
+                # never bound: a connection accepted since is no older, so none is cheaper
+                self._victims.popleft()
+                return head[1]
             newer = None
             with self._lock:
                 recent = []
