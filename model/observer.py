@@ -424,6 +424,10 @@ class _OpenQueueDescriptor:
     #: (connection, call_id) of receives still waiting when an R_CancelReceive or
     #: R_CloseQueue on this handle succeeded: their entries are gone whenever they answer
     cancelled: set = field(default_factory=set)
+    #: (connection, call_id) of MQ_ACTION_RECEIVE calls still waiting when an end method
+    #: removed their entry: they have one again only if they return a message (the model's
+    #: _set_lookup adds it again, as after the Pending Request Cleanup Timer)
+    emptied: set = field(default_factory=set)
     closed_cursors: set = field(default_factory=set)
     #: (capture, connection) of its R_OpenQueue: while that connection lives, no rundown
     #: (MS-MQRR 3.1.6.2) can have closed the handle
@@ -634,6 +638,12 @@ class Observer:
             del h.pending[rid]  # it answered while the cancel was on its way
             self._unlock(entry)
 
+    def _ended_while_waiting(self, call: Observed, h: _OpenQueueDescriptor) -> None:
+        for key, receive in h.waiting.items():
+            if (receive.request_id == call.request_id and receive.action == c.MQ_ACTION_RECEIVE
+                    and receive.request_time < call.request_time):
+                h.emptied.add(key)
+
     def _closed(self, call: Observed, kind: type, h: _OpenQueueDescriptor, ok: bool) -> None:
         if not closes_handle(kind, call.status):
             return
@@ -713,6 +723,8 @@ class Observer:
         h.waiting.pop(key, None)
         cancelled = key in h.cancelled  # a successful cancel or close removed its entry
         h.cancelled.discard(key)
+        emptied = key in h.emptied  # an end removed it while it waited
+        h.emptied.discard(key)
         if call.status is None:  # a fault or no answer: nothing is known
             return
         lookup = call.sequence_id if ok else None
@@ -734,6 +746,8 @@ class Observer:
         if cancelled or not registers_pending_request(call.action, call.status):
             return
         locked = lookup is not None and holds_lock(call.action, call.status)
+        if emptied and not locked:
+            return
         # a failed receive's entry holds no lock, and the client's pairing obligations are not
         # read into a failed receive: it counts as paired
         entry = _PendingRequestEntry(call, lookup_identifier=lookup if locked else None,
@@ -779,6 +793,11 @@ class Observer:
         pending = h.ending.pop(rid, None)
         if not ok:
             if pending is None:
+                if ends_pending_request(kind, call.status):
+                    # the entry it ended is that of a receive still waiting when it was sent
+                    # (MQ_ACTION_RECEIVE has its entry from the start of its wait, 3.1.4.7):
+                    # that receive has one again only if it returns a message
+                    self._ended_while_waiting(call, h)
                 return
             if ends_pending_request(kind, call.status) or call.ack in (c.RR_ACK, c.RR_NACK):
                 # it ended here, or a valid end found no entry: the Pending Request Cleanup

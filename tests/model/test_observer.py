@@ -11,6 +11,7 @@ import pytest
 
 from mqconform.model import calls as c
 from mqconform.model.observer import RULES, Observed, Observer, observation_fields, observe
+from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, MQ_ERROR_MESSAGE_NOT_FOUND
 
 H1, H2, H3 = "00" * 19 + "01", "00" * 19 + "02", "00" * 19 + "03"
 Q = "direct=tcp:127.0.0.1\\private$\\orders"
@@ -299,6 +300,28 @@ def test_a_cancel_that_succeeded_ends_the_receive(h):
     ended = h.end(H1, 1)  # MQ_OK for an entry the cancel removed; the client named it again
     assert h.violations() == [("MS-MQRR/3.1.4.9/R14", ended.call_id),
                               ("MS-MQRR/3.1.4.9/R9", ended.call_id)]
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.9/R14", "MS-MQRR/3.1.4.7/R11")
+def test_an_end_sent_while_its_receive_still_waits_ends_that_receives_entry(h):
+    """A receive (MQ_ACTION_RECEIVE) has its PendingRequestEntry from the start of its wait;
+    an R_EndReceive for it sent while it still waits removes that entry and finds no message
+    (MQ_ERROR_MESSAGE_NOT_FOUND); the receive times out later. Nothing is pending after it,
+    so the next receive with that dwRequestId reuses nothing (the oracle's reading; found by
+    tests/model/test_observer_oracle.py)."""
+    h.open(H1)
+    h.receive(H1, 1, None, status=MQ_ERROR_IO_TIMEOUT, respond_after=0.5)
+    h.end(H1, 1, ack=c.RR_NACK, status=MQ_ERROR_MESSAGE_NOT_FOUND)  # during the wait
+    observer = Observer("srv")
+    for call in h.calls:
+        observer.feed(call)
+    observer.finish()
+    assert observer.handles[H1].pending == {}
+    h.t += 1.0
+    h.receive(H1, 1, 9)
+    h.end(H1, 1)
+    h.add("R_CloseQueue", handle=H1, result_handle=None)
+    assert h.violations() == []
 
 
 @pytest.mark.req("MS-MQRR/3.1.4.7/R1")
