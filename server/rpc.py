@@ -1534,26 +1534,12 @@ class RpcServer:
         return max(soonest, now + _SWEEP_MIN)
 
     def _work(self) -> None:
-        while True:
-            conn = self._runq.get()
-            if conn is None:
-                return
-            try:
-                conn._drain()
-            except Exception:  # pragma: no cover - _drain catches what the handler raises
-                log.exception("%r: worker failed", conn)
-            conn = None  # (not kept alive while the worker waits)
+        """A worker: the connections with PDUs waiting, in turn (Connection._drain)."""
+        _run_each(self._runq, Connection._drain, "worker")
 
     def _departures_loop(self) -> None:
-        while True:
-            work = self._departures.get()
-            if work is None:
-                return
-            try:
-                work()
-            except Exception:
-                log.exception("departures: %r failed", work)
-            work = None  # (a departed connection is not kept alive while the thread waits)
+        """What follows a connection's end (its teardown), and giving memory back."""
+        _run_each(self._departures, lambda work: work(), "departures")
 
     def _departing(self, conn: Connection) -> None:
         """(I/O thread) Out of the table; its teardown to the departures thread."""
@@ -1718,6 +1704,19 @@ class RpcServer:
         self._threads = []
         self._io = None
         self._listener = None
+
+
+def _run_each(line: queue.SimpleQueue, run: Callable[[Any], None], name: str) -> None:
+    """Run ``run`` on each item of ``line`` until None; a failure is logged, not raised."""
+    while True:
+        item = line.get()
+        if item is None:
+            return
+        try:
+            run(item)
+        except Exception:
+            log.exception("%s: %r failed", name, item)
+        item = None  # (a departed connection is not kept alive while the thread waits)
 
 
 class _Refuser:
