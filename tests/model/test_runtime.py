@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 
 
@@ -61,6 +63,31 @@ def test_a_cancelled_timer_does_not_fire():
     assert env.cancel_timer(key) is True
     env.advance(100)
     assert fired == [] and env.cancel_timer(key) is False
+
+
+def test_a_cancelled_timer_lets_go_of_what_its_handler_held_and_does_not_pile_up():
+    """An hour-long timer cancelled at once (a receive whose client went away) must not keep
+    its operation alive for the hour; cancelled timers are dropped from the heap once they
+    are half of it."""
+    env, fired = Environment(), []
+
+    class Held:
+        pass
+
+    held = Held()
+    ref = weakref.ref(held)
+    keys = [object() for _ in range(100)]
+    env.start_timer(3_600_000, lambda h=held: fired.append(h), key=keys[0])
+    for key in keys[1:]:
+        env.start_timer(3_600_000, lambda: fired.append("other"), key=key)
+    del held
+    assert env.cancel_timer(keys[0]) is True
+    assert ref() is None
+    for key in keys[1:60]:
+        env.cancel_timer(key)
+    assert len(env._timers) < 100  # rebuilt once half were cancelled
+    env.advance(4_000_000)
+    assert fired == ["other"] * 40
 
 
 def test_time_never_goes_back():
