@@ -188,6 +188,7 @@ class ReferenceQueueManager:
                 self._contenders -= 1
             group = self._group_of(conn)
             self.host.join(group, conn.id)
+            conn.state["joined"] = True  # connection_lost has a group to leave
             admitted = self.host.admit(group, call)  # strict context handles first
             if isinstance(admitted, Refused):
                 return Reply.fault(admitted.fault)
@@ -220,7 +221,11 @@ class ReferenceQueueManager:
         lock released between them (module doc). Returns once the rundown is complete. The
         work runs on the departures thread, one departing connection at a time: two hundred
         connections dropped at once would otherwise be two hundred threads taking turns at the
-        lock and the interpreter, and every other client's call would wait behind them."""
+        lock and the interpreter, and every other client's call would wait behind them. A
+        connection that never made a call (never bound, or bound and silent) left nothing to
+        run down: nothing runs."""
+        if not conn.state.get("joined"):
+            return
         self._departures.run(lambda: self._connection_lost(conn))
 
     def _connection_lost(self, conn: Connection) -> None:
