@@ -1404,6 +1404,8 @@ class RpcServer:
         #: gives the heap back to the system once a burst of connections has closed
         self._memory = _MemoryGiver()
         self._last_accept = 0.0
+        #: accept() failed (out of descriptors): the listener is watched again from then on
+        self._accept_paused_until: float | None = None
         self._lock = threading.Lock()
         self._budget_lock = threading.Lock()
         #: stub octets under reassembly on all connections (at most reassembly_budget)
@@ -1511,8 +1513,6 @@ class RpcServer:
             with self._lock:
                 self._conns[conn.id] = conn
             conn._interest()
-
-    _accept_paused_until: float | None = None
 
     def _sweep(self, now: float) -> float:
         """(I/O thread) End the connections whose time has run out; when to look again."""
