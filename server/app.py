@@ -422,11 +422,10 @@ class ReferenceQueueManager:
         """Answer the waiting calls the model has completed (``done``: those already taken
         from the host)."""
         for token, outcome in (done if done is not None else []) + self.host.completions():
-            entry = self._waiting.pop(token, None)
+            entry = self._take_wait(token)
             if entry is None:
                 continue  # the caller is gone (rundown or orphaned)
             waiter, call, conn, ndr64 = entry
-            self._waits_of.get(conn.id, set()).discard(token)
             try:
                 reply = self._reply(conn, call, outcome, ndr64)
             except Exception:  # never leave a client waiting on an encoding failure
@@ -446,13 +445,18 @@ class ReferenceQueueManager:
 
     def _abandon_now(self, token: int) -> None:
         with self.lock:
-            entry = self._waiting.pop(token, None)
-            if entry is None:
+            if self._take_wait(token) is None:
                 return
-            self._waits_of.get(entry[2].id, set()).discard(token)
             self.host.abandon(token)
             self._persist()
             self._deliver()
+
+    def _take_wait(self, token: int) -> tuple[Waiter, c.Call, Connection, bool] | None:
+        """A waiting call's entry, taken out of ``_waiting`` and its connection's index."""
+        entry = self._waiting.pop(token, None)
+        if entry is not None:
+            self._waits_of.get(entry[2].id, set()).discard(token)
+        return entry
 
     def _timer_loop(self) -> None:
         with self.lock:

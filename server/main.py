@@ -29,8 +29,8 @@ class QuietCollector:
     A full collection (generation 2) examines every object the collector tracks, with the
     interpreter held: with 100,000 open handles (five tracked objects each) that is a pause of
     more than 100 ms for every client, several times while they pile up. The server's objects
-    are freed by their reference counts (a flood of opens and their rundown leaves no cyclic
-    garbage: bench/floods.py), so what survived one full collection is moved out of the
+    are freed by their reference counts (100,000 opens and their rundown, counted with
+    gc.callbacks, left no cyclic garbage), so what survived one full collection is moved out of the
     collector's sight (``gc.freeze``), the objects of the start-up first: each full collection
     then examines only what came since the last one. Cyclic garbage among the frozen objects
     is collected when ``tick`` finds ``every`` seconds have passed (``gc.unfreeze`` and a full

@@ -575,13 +575,16 @@ class Connection:
         """Nothing more is read; what was framed is handled, then the connection closes."""
         if not self._reading:
             return
-        self._reading = False
-        self._inbuf = bytearray()
-        self.pdu_started = None
+        self._stop_reading()
         with self._qlock:
             self._pdus.append(_End(why))
             self._schedule()
         self._interest()
+
+    def _stop_reading(self) -> None:
+        self._reading = False
+        self._inbuf = bytearray()
+        self.pdu_started = None
 
     def _resume(self) -> None:
         if self._paused:
@@ -667,9 +670,7 @@ class Connection:
 
     def _retire(self) -> None:
         """(I/O thread) Reads no more; departs once its output is out."""
-        self._reading = False
-        self._inbuf = bytearray()
-        self.pdu_started = None
+        self._stop_reading()
         if self._outq:
             self._drain_until = time.monotonic() + self.server.io_timeout
             self._interest()
