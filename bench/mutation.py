@@ -66,11 +66,13 @@ assignment in a function replaced by ``pass``), ``return`` (the value replaced b
 (the condition forced True or False). Docstrings, logging calls, annotations, decorators,
 imports, ``__all__``, ``__repr__`` and f-strings are not mutated.
 
-Survivors judged equivalent (no call a client can make observes the change) are listed in
-bench/mutation_equivalent.yaml (ID: reason) and left out of the kill rate:
-(killed + timeout) / (total - equivalent); the goal is 95 %. The report gives it overall, per
-module and per section, lists the equivalents with their reasons and every survivor nobody
-judged (with ``--all``, one such survivor makes the exit status 1). Results:
+Survivors judged equivalent (no call a client can make observes the change, or what the
+mutated server does is also what the documents allow, so that a suite killing it would fail a
+conformant server) are listed in bench/mutation_equivalent.yaml (ID: reason) and left out of
+the kill rate: (killed + timeout) / (total - equivalent); the goal is 95 %. A mutant judged so
+is not run again (``--run-equivalent`` runs them, to check the judgements). The report gives
+the rate overall, per module and per section, lists the equivalents with their reasons and
+every survivor nobody judged (with ``--all``, one such survivor makes the exit status 1). Results:
 bench/out/mutation.json and bench/out/mutation.md, rewritten after every mutant; ``--resume``
 keeps the verdicts they hold for a snapshot of the same digest and runs only the rest, so
 ``--all --resume --budget 4800`` run again and again covers every mutant in CI-sized runs (exit
@@ -745,6 +747,7 @@ def _last_line(path: Path) -> str:
 UNSETTLED = ("inconclusive", "error")
 #: the reason of a survivor that was not run: the pristine server never runs its lines
 UNREACHED = "not reached"
+NOT_RUN = "not run"
 
 
 def unsettled_cases(results: Path) -> set[str]:
@@ -934,6 +937,19 @@ def unreached(m: Mutant, reached: dict[str, set[int]] | None) -> bool:
         return False
     lines = reached[m.path]
     return not any(n in lines for n in range(m.line, max(m.line, m.end_line) + 1))
+
+
+def set_aside(todo: list[Mutant], reached: dict[str, set[int]] | None,
+              equivalent: dict[str, str], run_unreached: bool = False,
+              run_equivalent: bool = False) -> tuple[list[Mutant], list[Mutant]]:
+    """The mutants of ``todo`` that get a verdict without a run: those on lines the pristine
+    server never ran (they survive, "not reached"), then those judged equivalent in the
+    equivalent file (they count as equivalent; a judgement withdrawn later runs them)."""
+    skipped = [] if run_unreached else [m for m in todo if unreached(m, reached)]
+    aside = {m.id for m in skipped}
+    trusted = [] if run_equivalent else [m for m in todo
+                                         if m.id in equivalent and m.id not in aside]
+    return skipped, trusted
 
 
 def loaded_files(listing: Path, base: Path) -> set[str]:
@@ -1308,6 +1324,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run-unreached", action="store_true",
                     help="run also the mutants on lines the pristine server never runs (by "
                          "default they survive without a run)")
+    ap.add_argument("--run-equivalent", action="store_true",
+                    help="run the mutants bench/mutation_equivalent.yaml judges equivalent too "
+                         "(by default they count as equivalent without a run)")
     ap.add_argument("--no-narrow", action="store_true",
                     help="run every mutant against the whole suite (by default a mutant runs "
                          "first against the cases that ran its lines in the pristine run, and "
@@ -1383,8 +1402,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume and args.out.exists():
             old = json.loads(args.out.read_text())
             if old.get("digest") == batch.digest:
+                # a judged-equivalent mutant left unrun whose judgement has since been
+                # withdrawn runs now
+                judged = load_equivalent()
                 done = {r["id"]: r for r in old.get("mutants", []) if r["id"] in by_id
-                        and r["verdict"] != "error"}
+                        and r["verdict"] != "error"
+                        and not (r.get("not_run") and r["id"] not in judged)}
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             else:
                 print(f"--resume: {args.out} is of another snapshot: every mutant runs again",
@@ -1418,12 +1441,17 @@ def main(argv: list[str] | None = None) -> int:
         reached = batch.reached if batch.reached is not None else (
             {f: set(lines) for f, lines in earlier_pristine["reached"].items()}
             if earlier_pristine and "reached" in earlier_pristine else None)
-        skipped = [] if args.run_unreached or args.only else [
-            m for m in todo if unreached(m, reached)]
+        skipped, trusted = set_aside(todo, reached, load_equivalent(),
+                                     run_unreached=args.run_unreached or bool(args.only),
+                                     run_equivalent=args.run_equivalent or bool(args.only))
         if skipped:
             print(f"{len(skipped)} of the {len(todo)} mutants to run are on lines the pristine "
                   f"server never runs: they survive without a run (--run-unreached runs them)",
                   flush=True)
+        if trusted:
+            print(f"{len(trusted)} of the {len(todo)} mutants to run are judged equivalent in "
+                  f"{EQUIVALENT.name}: counted so without a run (--run-equivalent runs them, "
+                  f"to check the judgements)", flush=True)
         population: dict[str, int] = {}
         for m in mutants:
             population[m.operator] = population.get(m.operator, 0) + 1
@@ -1437,7 +1465,9 @@ def main(argv: list[str] | None = None) -> int:
                     "section_from": place.how, "verdict": v.verdict, "reason": v.reason,
                     "seconds": round(v.seconds, 1), "diff": m.diff(originals[m.path]),
                     **({"unreached": True} if v.verdict == "survived" and v.seconds == 0
-                       and v.reason.startswith(UNREACHED) else {})}
+                       and v.reason.startswith(UNREACHED) else {}),
+                    **({"not_run": True} if v.verdict == "survived" and v.seconds == 0
+                       and v.reason.startswith(NOT_RUN) else {})}
 
         def report() -> dict:
             rows = [done[m.id] for m in chosen if m.id in done]
@@ -1481,10 +1511,12 @@ def main(argv: list[str] | None = None) -> int:
                 done[m.id] = row_of(m, v)
                 report()
 
-        skip = {m.id for m in skipped}
+        skip = {m.id for m in skipped} | {m.id for m in trusted}
         for m in skipped:
             done[m.id] = row_of(m, Verdict("survived", f"{UNREACHED}: the pristine server "
                                            f"never runs line {m.line}", 0.0))
+        for m in trusted:
+            done[m.id] = row_of(m, Verdict("survived", f"{NOT_RUN}: judged equivalent", 0.0))
         todo = [m for m in todo if m.id not in skip]
         began = time.perf_counter()
         for future in [pool.submit(one, m) for m in todo]:

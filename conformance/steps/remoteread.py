@@ -329,6 +329,16 @@ def call_open_direct_os(mq, scenario):
     _open(mq, scenario, scenario["queue"])
 
 
+@when("the client calls R_OpenQueue with the queue's DIRECT=OS format name in another case")
+def call_open_direct_os_other_case(mq, scenario):
+    # path names compare without case (spec/choices.yaml formats-case, fixed): MS-MQDMPR
+    # 3.1.7.1.5 finds the queue "which matches" the format name
+    computer = mq.suite.spec.computer_name
+    fmt = to_queue_format(parse_format_name(
+        f"DIRECT=OS:{computer.swapcase()}\\{mq.path_of(scenario['queue']).swapcase()}"))
+    _open(mq, scenario, fmt)
+
+
 @when("the client calls R_OpenQueue with the queue's DIRECT=TCP format name")
 def call_open_direct_tcp(mq, scenario):
     address = mq.suite.address

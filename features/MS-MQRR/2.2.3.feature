@@ -45,3 +45,10 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     When the client calls R_OpenQueue with the queue's DIRECT=TCP format name
     Then the returned context handle is not NULL
     And a peek finds the message "one"
+
+  @MS-MQRR/3.1.4.2/R26 @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario: A DIRECT format name that spells the computer and queue names in another case opens that queue
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's DIRECT=OS format name in another case
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"

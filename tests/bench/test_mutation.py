@@ -359,6 +359,26 @@ def test_a_mutant_on_lines_the_pristine_server_never_ran_is_not_reached(tmp_path
     assert not mutation.unreached(at(3), None)
 
 
+def test_judged_equivalents_and_unreached_mutants_get_their_verdict_without_a_run():
+    def at(line, detail):
+        return mutation.Mutant("model/x.py", line, 0, "cmp", detail, 0, 1, "x")
+
+    unreached, judged, other = at(3, "==->!="), at(5, "<-><="), at(5, ">->>=")
+    both = at(3, "in->not-in")
+    reached = {"model/x.py": {1, 2, 5}}
+    equivalent = {judged.id: "a reason", both.id: "a reason"}
+    todo = [unreached, judged, other, both]
+
+    skipped, trusted = mutation.set_aside(todo, reached, equivalent)
+    assert skipped == [unreached, both]  # not reached comes first: nothing ran it
+    assert trusted == [judged]
+    assert mutation.set_aside(todo, reached, equivalent, run_equivalent=True) == (
+        [unreached, both], [])
+    assert mutation.set_aside(todo, reached, equivalent, run_unreached=True) == (
+        [], [judged, both])
+    assert mutation.set_aside(todo, reached, {}, ) == ([unreached, both], [])
+
+
 def test_the_trace_gives_each_line_the_ticks_it_ran_in(tmp_path):
     base = tmp_path / "base"
     (base / "model").mkdir(parents=True)
