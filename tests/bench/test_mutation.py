@@ -7,7 +7,6 @@ import ast
 import importlib.util
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -157,20 +156,18 @@ def test_the_kill_rate_leaves_out_the_equivalent_survivors():
 def test_a_known_killed_mutant_is_killed_end_to_end():
     """R_OpenQueue's `opened.status != MQ_OK` made `!= MQ_ERROR_INVALID_HANDLE`: every open
     fails in the server copy alone; the pristine suite stops at its first failure (~10 s)."""
-    began = time.perf_counter()
     batch = mutation.Batch(commit=None, keep=False, timeout=60, select=[])
     try:
         m = next((m for m in mutation.all_mutants(batch.base, ("model/mqrr.py",))
                   if m.detail == "MQ_OK->MQ_ERROR_INVALID_HANDLE"
                   and "opened.status != MQ_OK" in
                   (batch.base / m.path).read_text().splitlines()[m.line - 1]), None)
-        if m is None:
-            pytest.skip("model/mqrr.py no longer has `if opened.status != MQ_OK`")
+        assert m is not None, ("model/mqrr.py no longer has `if opened.status != MQ_OK`: "
+                               "pick another mutant every case must kill")
         verdict = batch.run(m)
     finally:
         batch.close()
     assert verdict.verdict == "killed", verdict
-    assert time.perf_counter() - began < 30
 
 
 # ---------------------------------------------------------------------------------------------
