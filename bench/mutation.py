@@ -948,7 +948,8 @@ def set_aside(todo: list[Mutant], reached: dict[str, set[int]] | None,
     skipped = [] if run_unreached else [m for m in todo if unreached(m, reached)]
     aside = {m.id for m in skipped}
     trusted = [] if run_equivalent else [m for m in todo
-                                         if m.id in equivalent and m.id not in aside]
+                                         if judgement(equivalent, m.id) is not None
+                                         and m.id not in aside]
     return skipped, trusted
 
 
@@ -1058,6 +1059,25 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+def judgement(equivalent: dict[str, str], mutant_id: str) -> str | None:
+    """The reason the equivalent file gives for this mutant: under its own ID, or under
+    ``file:SCOPE:*``, which judges every mutant of a function (or class) and of the functions
+    inside it at once (code no client call can make the server run, each with its reason)."""
+    reason = equivalent.get(mutant_id)
+    if reason is not None:
+        return reason
+    fields = mutant_id.split(":", 2)
+    if len(fields) < 3:
+        return None
+    path, scope = fields[0], fields[1]
+    parts = scope.split(".")
+    for n in range(len(parts), 0, -1):
+        reason = equivalent.get(f"{path}:{'.'.join(parts[:n])}:*")
+        if reason is not None:
+            return reason
+    return None
+
+
 def _site_text(m: Mutant, source: str) -> str:
     return re.sub(r"\s+", "", source.encode("utf-8")[m.start:m.end].decode("utf-8"))
 
@@ -1150,7 +1170,9 @@ def migrate_equivalent_file(path: Path = EQUIVALENT) -> tuple[int, list[tuple[st
 def stale_equivalents(equivalent: dict[str, str], mutants: list[Mutant]) -> list[str]:
     """The equivalent-file keys that name no mutant of ``mutants`` (judge them again)."""
     ids = {m.id for m in mutants}
-    return [k for k in equivalent if k not in ids]
+    scopes = {f"{m.path}:{'.'.join(m.scope.split('.')[:n])}:*"
+              for m in mutants for n in range(1, len(m.scope.split(".")) + 1)}
+    return [k for k in equivalent if k not in ids and k not in scopes]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1169,8 +1191,9 @@ def summarize(rows: list[dict], equivalent: dict[str, str]) -> dict:
     counts = {k: 0 for k in ("killed", "timeout", "survived", "equivalent", "error")}
     unjudged = []
     for row in rows:
-        if row["verdict"] == "survived" and row["id"] in equivalent:
-            row["equivalent"] = equivalent[row["id"]]
+        reason = judgement(equivalent, row["id"]) if row["verdict"] == "survived" else None
+        if reason is not None:
+            row["equivalent"] = reason
             counts["equivalent"] += 1
         else:
             counts[row["verdict"]] += 1
@@ -1407,7 +1430,7 @@ def main(argv: list[str] | None = None) -> int:
                 judged = load_equivalent()
                 done = {r["id"]: r for r in old.get("mutants", []) if r["id"] in by_id
                         and r["verdict"] != "error"
-                        and not (r.get("not_run") and r["id"] not in judged)}
+                        and not (r.get("not_run") and judgement(judged, r["id"]) is None)}
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             else:
                 print(f"--resume: {args.out} is of another snapshot: every mutant runs again",

@@ -376,6 +376,29 @@ def test_judged_equivalents_and_unreached_mutants_get_their_verdict_without_a_ru
     assert mutation.set_aside(todo, reached, {}, ) == ([unreached, both], [])
 
 
+def test_a_scope_key_judges_every_mutant_of_that_function_and_the_functions_inside_it():
+    equivalent = {"model/x.py:A.f:*": "f is never called by the server",
+                  "model/x.py:g:cmp:1:==->!=": "one site"}
+    assert mutation.judgement(equivalent, "model/x.py:A.f:cmp:1:==->!=") == equivalent[
+        "model/x.py:A.f:*"]
+    assert mutation.judgement(equivalent, "model/x.py:A.f.inner:if:2:if->True") is not None
+    assert mutation.judgement(equivalent, "model/x.py:A.fg:if:1:if->True") is None
+    assert mutation.judgement(equivalent, "model/x.py:A:const:1:0->1") is None
+    assert mutation.judgement(equivalent, "model/y.py:A.f:if:1:if->True") is None
+    assert mutation.judgement(equivalent, "model/x.py:g:cmp:1:==->!=") == "one site"
+
+    def at(scope):
+        return mutation.Mutant("model/x.py", 1, 0, "cmp", "==->!=", 0, 1, "x", scope=scope,
+                               ordinal=1)
+
+    assert mutation.stale_equivalents(equivalent, [at("A.f.inner"), at("g")]) == []
+    assert mutation.stale_equivalents(equivalent, [at("A.fg"), at("g")]) == ["model/x.py:A.f:*"]
+    rows = [{"id": at("A.f").id, "verdict": "survived"}, {"id": at("A.f").id + "x",
+                                                          "verdict": "killed"}]
+    summary = mutation.summarize(rows, equivalent)
+    assert (summary["equivalent"], summary["killed"], summary["unjudged"]) == (1, 1, [])
+
+
 def test_the_trace_gives_each_line_the_ticks_it_ran_in(tmp_path):
     base = tmp_path / "base"
     (base / "model").mkdir(parents=True)
