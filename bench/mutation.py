@@ -747,6 +747,8 @@ def _last_line(path: Path) -> str:
 UNSETTLED = ("inconclusive", "error")
 #: the reason of a survivor that was not run: the pristine server never runs its lines
 UNREACHED = "not reached"
+#: ``mqconform run``'s exit status for a usage or configuration error (conformance/verdicts.py)
+USAGE_EXIT = 2
 NOT_RUN = "not run"
 
 
@@ -825,7 +827,10 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         crashed = "" if server.poll() is None else f" (the server exited {server.returncode})"
         results = report / "results.json"
         if not results.exists():
-            return Verdict("killed", f"suite exit {rc}, no results: "
+            # a usage error (a bad --select, a bad target file) is the harness's, not the
+            # mutant's: it judges nothing
+            verdict = "error" if rc == USAGE_EXIT else "killed"
+            return Verdict(verdict, f"suite exit {rc}, no results: "
                            f"{_last_line(work / 'suite.out')}{crashed}", seconds)
         data = json.loads(results.read_text())
         failed = [r for r in data["cases"] if r["verdict"] == "fail" and r["unexpected"]]

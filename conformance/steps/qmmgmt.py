@@ -54,7 +54,13 @@ from mqconform.conformance.session import CaseFailed, status_text
 from mqconform.conformance.sut import Inconclusive
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
-from mqconform.model.formats import MgmtObject, MgmtObjectType
+from mqconform.model.formats import (
+    MgmtObject,
+    MgmtObjectType,
+    from_queue_format,
+    parse_format_name,
+    to_queue_format,
+)
 from mqconform.model.mqmr import (
     MACHINE_PROPERTIES,
     PROPID_MGMT_MSMQ_ACTIVEQUEUES,
@@ -486,6 +492,16 @@ def outgoing(mq, mgmt, label, state):
 def outgoing_multicast(mq, mgmt, label, address):
     name, fmt = outgoing_queue(mq, f"MULTICAST={address}")
     mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@given(parsers.parse('queue "{alias}" is queue "{label}" spelled in another case'))
+def spelled_in_another_case(mq, mgmt, alias, label):
+    """The same queue under a format name whose every letter has the other case: keywords and
+    GUID digits match in any case, path names compare without case (spec/choices.yaml
+    formats-case, fixed)."""
+    queue = _queue(mgmt, label)
+    name = str(from_queue_format(queue["fmt"])).swapcase()
+    mgmt["queues"][alias] = {"fmt": to_queue_format(parse_format_name(name)), "format_name": name}
 
 
 @given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue in state '

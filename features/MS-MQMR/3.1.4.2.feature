@@ -88,6 +88,24 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
       | Waiting   |
       | Locked    |
 
+  @MS-MQMR/3.1.4.2/R2 @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19 @MS-MQMR/3.1.4.2/R20
+  @MS-MQMR/3.1.4.2/R21
+  Scenario: PAUSE and RESUME act on an outgoing queue to a multicast address
+    # R_QMMgmtGetInfo cannot read its state: Open Queue refuses a multicast queue (3.1.4.1)
+    Given an outgoing queue "M" to the multicast address "224.1.2.3:8001"
+    When the client calls R_QMMgmtAction "PAUSE" on queue "M"
+    Then R_QMMgmtAction returns MQ_OK
+    When the client calls R_QMMgmtAction "RESUME" on queue "M"
+    Then R_QMMgmtAction returns MQ_OK
+
+  @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19
+  Scenario: A queue action finds an outgoing queue whose format name is spelled in another case
+    Given an outgoing queue "O" to a remote queue
+    And queue "o" is queue "O" spelled in another case
+    When the client calls R_QMMgmtAction "PAUSE" on queue "o"
+    Then R_QMMgmtAction returns MQ_OK
+    And queue "O" has PROPID_MGMT_QUEUE_STATE "ONHOLD"
+
   @MS-MQMR/3.1.4.2/R2 @MS-MQMR/3.1.4.2/R22 @MS-MQMR/3.1.4.2/R23
   Scenario: EOD_RESEND on an outgoing queue succeeds and leaves its state
     Given an outgoing queue "O" to a remote queue

@@ -17,6 +17,16 @@ Feature: MS-MQRR 3.1.4.11 R_OpenQueueForMove (Opnum 11)
     Then the call returns MQ_OK
     And peeking subqueue "retry" returns "one"
 
+  @MS-MQRR/3.1.4.11/R3 @MS-MQRR/3.1.4.11/R29 @MS-MQRR/3.1.4.11/R33 @MS-MQRR/3.1.4.11/R34
+  Scenario: A subqueue name of the full 32 characters MS-MQMQ 2.1.1 allows opens for move
+    Given a queue holding "one" with subqueues "abcdefghijklmnopqrstuvwxyz012345"
+    And the client holds a receive handle on the queue
+    When the client opens subqueue "abcdefghijklmnopqrstuvwxyz012345" for move with dwAccess MQ_MOVE_ACCESS and dwShareMode MQ_DENY_NONE
+    Then the call returned a context handle and a nonzero move context
+    When the client moves "one" from the queue to subqueue "abcdefghijklmnopqrstuvwxyz012345"
+    Then the call returns MQ_OK
+    And peeking subqueue "abcdefghijklmnopqrstuvwxyz012345" returns "one"
+
   @MS-MQRR/3.1.4.11/R3 @MS-MQRR/3.1.4.11/R5 @MS-MQRR/3.1.4.11/R27 @MS-MQRR/3.1.4.11/R29
   @MS-MQRR/3.1.4.11/R33 @MS-MQRR/3.1.4.11/R34 @MS-MQRR/3.1.4.11/R35
   Scenario: A queue opens for move and takes a message back from its subqueue

@@ -482,6 +482,16 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the started request 1 returns MQ_ERROR_IO_TIMEOUT
     And it answered no sooner than 200 ms after it started
 
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R71 @MS-MQDMPR/3.1.7.1.15/R25
+  Scenario: PEEK_CURRENT on a cursor of an empty queue waits for the message that arrives
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor and ulTimeout 10000 as request 1
+    And a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+    And a peek finds the message "m"
+
   @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75
   Scenario: PEEK_NEXT on a cursor at the last message waits for the next one
     Given a queue with messages "a"
