@@ -170,6 +170,19 @@ def test_a_known_killed_mutant_is_killed_end_to_end():
     assert verdict.verdict == "killed", verdict
 
 
+def test_a_suite_refusing_its_arguments_is_an_error_of_the_harness_not_a_kill():
+    """A --select the suite does not know makes `mqconform run` exit 2 with no results: that
+    judges nothing about the mutant."""
+    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["no-such/document"])
+    try:
+        m = mutation.all_mutants(batch.base, ("model/mqrr.py",))[0]
+        verdict = batch.run(m)
+    finally:
+        batch.close()
+    assert verdict.verdict == "error", verdict
+    assert "suite exit 2" in verdict.reason
+
+
 # ---------------------------------------------------------------------------------------------
 # The stable identity, the sections, the equivalent file (none of these runs the suite)
 # ---------------------------------------------------------------------------------------------
