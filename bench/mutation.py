@@ -953,8 +953,7 @@ def set_aside(todo: list[Mutant], reached: dict[str, set[int]] | None,
     skipped = [] if run_unreached else [m for m in todo if unreached(m, reached)]
     aside = {m.id for m in skipped}
     trusted = [] if run_equivalent else [m for m in todo
-                                         if judgement(equivalent, m.id) is not None
-                                         and m.id not in aside]
+                                         if m.id in equivalent and m.id not in aside]
     return skipped, trusted
 
 
@@ -1064,12 +1063,14 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-def judgement(equivalent: dict[str, str], mutant_id: str) -> str | None:
-    """The reason the equivalent file gives for this mutant: under its own ID, or under
-    ``file:SCOPE:*``, which judges every mutant of a function (or class) and of the functions
-    inside it at once (code no client call can make the server run, each with its reason)."""
+def judgement(equivalent: dict[str, str], mutant_id: str, scopes: bool = True) -> str | None:
+    """The reason the equivalent file gives for this mutant: under its own ID, or (``scopes``)
+    under ``file:SCOPE:*``, which judges every mutant of a function (or class) and of the
+    functions inside it at once: code no client call can make the server run, each with its
+    reason. A scope key holds only for mutants the pristine server never ran (the report's
+    caller passes ``scopes`` so): one it did run contradicts the judgement and stays unjudged."""
     reason = equivalent.get(mutant_id)
-    if reason is not None:
+    if reason is not None or not scopes:
         return reason
     fields = mutant_id.split(":", 2)
     if len(fields) < 3:
@@ -1196,7 +1197,8 @@ def summarize(rows: list[dict], equivalent: dict[str, str]) -> dict:
     counts = {k: 0 for k in ("killed", "timeout", "survived", "equivalent", "error")}
     unjudged = []
     for row in rows:
-        reason = judgement(equivalent, row["id"]) if row["verdict"] == "survived" else None
+        reason = (judgement(equivalent, row["id"], scopes=bool(row.get("unreached")))
+                  if row["verdict"] == "survived" else None)
         if reason is not None:
             row["equivalent"] = reason
             counts["equivalent"] += 1
@@ -1435,7 +1437,7 @@ def main(argv: list[str] | None = None) -> int:
                 judged = load_equivalent()
                 done = {r["id"]: r for r in old.get("mutants", []) if r["id"] in by_id
                         and r["verdict"] != "error"
-                        and not (r.get("not_run") and judgement(judged, r["id"]) is None)}
+                        and not (r.get("not_run") and r["id"] not in judged)}
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             else:
                 print(f"--resume: {args.out} is of another snapshot: every mutant runs again",

@@ -339,6 +339,23 @@ def call_open_direct_os_other_case(mq, scenario):
     _open(mq, scenario, fmt)
 
 
+@when("the client calls R_OpenQueue with the queue's DIRECT=HTTP format name")
+def call_open_direct_http(mq, scenario):
+    computer = mq.suite.spec.computer_name
+    _open(mq, scenario, to_queue_format(parse_format_name(
+        f"DIRECT=HTTP://{computer}/msmq\\{mq.path_of(scenario['queue'])}")))
+
+
+@when(parsers.parse('the client calls R_OpenQueue with the DIRECT string "{text}"'))
+def call_open_direct_string(mq, scenario, text):
+    """A QUEUE_FORMAT of m_qft DIRECT whose m_pDirectID is this text as written (``<computer>``
+    and ``<queue>``: the target's computer name and the queue's path name), not checked by the
+    client: a direct format name or not."""
+    text = text.replace("<computer>", mq.suite.spec.computer_name).replace(
+        "<queue>", mq.path_of(scenario["queue"]))
+    _open(mq, scenario, QueueFormat(m_qft=3, value=text))
+
+
 @when("the client calls R_OpenQueue with the queue's DIRECT=TCP format name")
 def call_open_direct_tcp(mq, scenario):
     address = mq.suite.address
@@ -668,6 +685,16 @@ def the_call_fails(mq, scenario):
     out = _result(scenario)
     mq.assert_that(out.raised or is_failure(out.status), f"{_status_of(out)}, not a failure",
                    _rule(mq))
+
+
+@then("the call returns a failure HRESULT")
+def the_call_returns_a_failure(mq, scenario):
+    """A failure the method returns, as MS-MQRR 3.1.4 asks of every method that throws no
+    exception but the RPC protocol's own: an RPC fault (a server that broke down in the call)
+    is not a returned HRESULT."""
+    out = _result(scenario)
+    mq.assert_that(not out.raised and is_failure(out.status),
+                   f"{_status_of(out)}, not a returned failure", _rule(mq))
 
 
 @then(parsers.parse("the call throws {status:w}"))

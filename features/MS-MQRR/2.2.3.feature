@@ -52,3 +52,20 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     When the client calls R_OpenQueue with the queue's DIRECT=OS format name in another case
     Then the returned context handle is not NULL
     And a peek finds the message "one"
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
+  Scenario Outline: A DIRECT queue format whose string breaks the direct format name grammar is an invalid parameter
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the DIRECT string "<direct>"
+    Then the call throws MQ_ERROR_INVALID_PARAMETER
+
+    Examples:
+      | direct                             |
+      | OS:<computer>\private$\two words   |
+      | TCP:300.1.2.3\<queue>              |
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R25 @MS-MQDMPR/3.1.7.1.5/R36 @MS-MQDMPR/3.1.7.1.5/R38
+  Scenario: The DIRECT=HTTP format name of a local queue is not opened for receive
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's DIRECT=HTTP format name
+    Then the call fails

@@ -37,6 +37,14 @@ Feature: MS-MQRR 3.1.4.4 R_CreateCursor (Opnum 4)
     When the client calls R_CreateCursor
     Then the call fails
 
+  @MS-MQRR/3.1.4.4/R7 @MS-MQRR/3.1.4.4/R10 @MS-MQRR/3.1.4.4/R11
+  Scenario: A handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_CreateCursor
+    Then the call returns a failure HRESULT
+
   @MS-MQRR/3.1.4.4/R4 @MS-MQRR/3.1.4.4/R7 @MS-MQRR/3.1.4.4/R11
   Scenario: A NULL handle is refused
     Given a queue with messages "a"

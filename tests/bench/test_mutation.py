@@ -406,10 +406,16 @@ def test_a_scope_key_judges_every_mutant_of_that_function_and_the_functions_insi
 
     assert mutation.stale_equivalents(equivalent, [at("A.f.inner"), at("g")]) == []
     assert mutation.stale_equivalents(equivalent, [at("A.fg"), at("g")]) == ["model/x.py:A.f:*"]
-    rows = [{"id": at("A.f").id, "verdict": "survived"}, {"id": at("A.f").id + "x",
-                                                          "verdict": "killed"}]
+    # a scope key judges only mutants the pristine server never ran: one it ran and that
+    # survived contradicts "never called" and stays unjudged
+    never_ran = {"id": at("A.f").id, "verdict": "survived", "unreached": True}
+    ran = {"id": at("A.f.inner").id, "verdict": "survived"}
+    rows = [never_ran, ran, {"id": at("A.f").id + "x", "verdict": "killed"}]
     summary = mutation.summarize(rows, equivalent)
-    assert (summary["equivalent"], summary["killed"], summary["unjudged"]) == (1, 1, [])
+    assert (summary["equivalent"], summary["killed"], summary["unjudged"]) == (
+        1, 1, [at("A.f.inner").id])
+    # and only exact keys are trusted without a run
+    assert mutation.set_aside([at("A.f")], {"model/x.py": {1}}, equivalent) == ([], [])
 
 
 def test_the_trace_gives_each_line_the_ticks_it_ran_in(tmp_path):
