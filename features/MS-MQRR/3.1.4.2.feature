@@ -52,6 +52,13 @@ Feature: MS-MQRR 3.1.4.2 R_OpenQueue (Opnum 2)
     When the client calls R_OpenQueue with a DIRECT queue format that names no queue
     Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
 
+  @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.4/R11
+  Scenario: A queue that was deleted is not found
+    Given a queue with messages "a"
+    When the queue is deleted through SUT control
+    And the client calls R_OpenQueue with RECEIVE_ACCESS
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
   @MS-MQRR/3.1.4.2/R28 @MS-MQRR/3.1.4.2/R29
   Scenario: With MQ_DENY_NONE several handles may be open on one queue at once
     Given a queue with messages "one"

@@ -29,7 +29,8 @@ def results(folder: Path) -> dict:
 
 
 def test_no_case_selected_is_incomplete(tmp_path):
-    out = run("--select", "MS-MQDMPR/3.1.7.1.5", "--report-dir", "r",  # trace: ignore
+    # Queue Manager Started: no client call raises it, so no case of the suite is tagged with it
+    out = run("--select", "MS-MQDMPR/3.1.4.1", "--report-dir", "r",  # trace: ignore
               cwd=tmp_path)
     assert out.returncode == 3, out.stdout + out.stderr
     doc = results(tmp_path / "r")
