@@ -276,6 +276,9 @@ class Suite:
         # the run's queues are named mqc-<token>-N on the target (no clash with another run
         # against the same target); the records read mqc-<run>-N, alike from run to run
         self.aliases.literal(f"mqc-{self._run}-", "mqc-<run>-")
+        # path names compare without case (spec/choices.yaml formats-case): a case may spell
+        # them in the other case
+        self.aliases.literal(f"mqc-{self._run}-".swapcase(), "MQC-<RUN>-")
         self._queues = itertools.count(1)
         self.target, self.sut, port = self._open()
         self.oracle = ModelTarget(ModelQueueManager.from_yaml(

@@ -129,6 +129,13 @@ def a_queue_with_messages(mq, scenario, bodies):
     scenario["queue"] = mq.queue(_bodies(bodies))
 
 
+@given(parsers.parse('a journaled queue with messages "{bodies}"'))
+def a_journaled_queue_with_messages(mq, scenario, bodies):
+    """Queue.Journaling True (MS-MQDMPR 3.1.1.2); Inconclusive where SUT control cannot."""
+    scenario["sent_at"] = sources.now()
+    scenario["queue"] = mq.queue(_bodies(bodies), journal=True)
+
+
 @given("an empty queue")
 def an_empty_queue(mq, scenario):
     scenario["queue"] = mq.queue([])
@@ -344,6 +351,14 @@ def call_open_direct_http(mq, scenario):
     computer = mq.suite.spec.computer_name
     _open(mq, scenario, to_queue_format(parse_format_name(
         f"DIRECT=HTTP://{computer}/msmq\\{mq.path_of(scenario['queue'])}")))
+
+
+@when(parsers.parse("the client calls R_OpenQueue on the queue's journal with {access:w}"))
+def call_open_journal(mq, scenario, access):
+    computer = mq.suite.spec.computer_name
+    _open(mq, scenario, to_queue_format(parse_format_name(
+        f"DIRECT=OS:{computer}\\{mq.path_of(scenario['queue'])};JOURNAL")),
+        access=ACCESS[access])
 
 
 @when(parsers.parse('the client calls R_OpenQueue with the DIRECT string "{text}"'))

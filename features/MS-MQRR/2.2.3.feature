@@ -69,3 +69,16 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     Given a queue with messages "one"
     When the client calls R_OpenQueue with the queue's DIRECT=HTTP format name
     Then the call fails
+
+  # The queue journal holds a copy of each message received from a journaled queue
+  # (spec/errata.yaml queue-journal: the reading the suite holds to).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.3/R8
+  @MS-MQDMPR/3.1.7.2.1/R5
+  Scenario: The queue journal of a journaled queue opens for peek and holds the message received
+    Given a journaled queue with messages "one, two"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has received "one" as request 1
+    And the client has called R_EndReceive with RR_ACK for request 1
+    When the client calls R_OpenQueue on the queue's journal with PEEK_ACCESS
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
