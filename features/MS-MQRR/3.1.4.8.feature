@@ -92,7 +92,7 @@ Feature: MS-MQRR 3.1.4.8 R_CancelReceive (Opnum 8)
     And the client has opened the queue with RECEIVE_ACCESS
     When the queue is deleted through SUT control
     And the client calls R_CancelReceive for request 1
-    Then the call fails
+    Then the call returns a failure HRESULT
 
   @MS-MQRR/3.1.4.8/R2 @MS-MQRR/3.1.4.8/R7 @MS-MQRR/3.1.4.8/R9 @MS-MQRR/3.1.4.8/R11 @MS-MQRR/3.1.4.8/R12 @MS-MQRR/3.1.4.8/R13 @MS-MQRR/3.1.4.8/R14 @MS-MQDMPR/3.1.7.1.17/R3 @MS-MQDMPR/3.1.7.1.17/R11
   Scenario: A receive waiting on another queue's handle is not cancelled through this one

@@ -23,6 +23,15 @@ Feature: MS-MQRR 3.1.4.9 R_EndReceive (Opnum 9)
     When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 8
     Then the message "first" is returned
 
+  @MS-MQRR/3.1.4.9/R16
+  Scenario: R_EndReceive on a handle whose queue was deleted returns a failure, not an RPC fault
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has received "a" as request 1
+    When the queue is deleted through SUT control
+    And the client calls R_EndReceive with RR_ACK for request 1
+    Then the call returns a failure HRESULT
+
   @MS-MQRR/3.1.4.9/R7 @MS-MQRR/3.1.4.9/R14
   Scenario: A receive is ended once: the second R_EndReceive for it fails
     Given a queue with messages "first, second"
