@@ -336,29 +336,34 @@ def call_open_direct_os(mq, scenario):
     _open(mq, scenario, scenario["queue"])
 
 
+def _spelled(mq, scenario: dict, text: str) -> str:
+    """``text`` with ``<computer>`` and ``<queue>`` read as the target's computer name and the
+    path name of the scenario's queue."""
+    return text.replace("<computer>", mq.suite.spec.computer_name).replace(
+        "<queue>", mq.path_of(scenario["queue"]))
+
+
+def _named(mq, scenario: dict, text: str) -> QueueFormat:
+    return to_queue_format(parse_format_name(_spelled(mq, scenario, text)))
+
+
 @when("the client calls R_OpenQueue with the queue's DIRECT=OS format name in another case")
 def call_open_direct_os_other_case(mq, scenario):
     # path names compare without case (spec/choices.yaml formats-case, fixed): MS-MQDMPR
     # 3.1.7.1.5 finds the queue "which matches" the format name
-    computer = mq.suite.spec.computer_name
-    fmt = to_queue_format(parse_format_name(
-        f"DIRECT=OS:{computer.swapcase()}\\{mq.path_of(scenario['queue']).swapcase()}"))
-    _open(mq, scenario, fmt)
+    _open(mq, scenario, to_queue_format(parse_format_name(
+        "DIRECT=OS:" + _spelled(mq, scenario, "<computer>\\<queue>").swapcase())))
 
 
 @when("the client calls R_OpenQueue with the queue's DIRECT=HTTP format name")
 def call_open_direct_http(mq, scenario):
-    computer = mq.suite.spec.computer_name
-    _open(mq, scenario, to_queue_format(parse_format_name(
-        f"DIRECT=HTTP://{computer}/msmq\\{mq.path_of(scenario['queue'])}")))
+    _open(mq, scenario, _named(mq, scenario, "DIRECT=HTTP://<computer>/msmq\\<queue>"))
 
 
 @when(parsers.parse("the client calls R_OpenQueue on the queue's journal with {access:w}"))
 def call_open_journal(mq, scenario, access):
-    computer = mq.suite.spec.computer_name
-    _open(mq, scenario, to_queue_format(parse_format_name(
-        f"DIRECT=OS:{computer}\\{mq.path_of(scenario['queue'])};JOURNAL")),
-        access=ACCESS[access])
+    _open(mq, scenario, _named(mq, scenario, "DIRECT=OS:<computer>\\<queue>;JOURNAL"),
+          access=ACCESS[access])
 
 
 @when(parsers.parse('the client calls R_OpenQueue with the DIRECT string "{text}"'))
@@ -366,9 +371,7 @@ def call_open_direct_string(mq, scenario, text):
     """A QUEUE_FORMAT of m_qft DIRECT whose m_pDirectID is this text as written (``<computer>``
     and ``<queue>``: the target's computer name and the queue's path name), not checked by the
     client: a direct format name or not."""
-    text = text.replace("<computer>", mq.suite.spec.computer_name).replace(
-        "<queue>", mq.path_of(scenario["queue"]))
-    _open(mq, scenario, QueueFormat(m_qft=3, value=text))
+    _open(mq, scenario, QueueFormat(m_qft=3, value=_spelled(mq, scenario, text)))
 
 
 @when("the client calls R_OpenQueue with the queue's DIRECT=TCP format name")
