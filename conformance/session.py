@@ -497,6 +497,7 @@ class Case:
         #: whole lookup identifiers (high-order byte included) of the target -> the oracle's,
         #: where the two differ in more than the lower 7 octets (note_lookup)
         self._whole_lookups: dict[int, int] = {}
+        self._formats: dict[Any, Any] = {}  # note_format
         #: the target's pMoveContext values -> the oracle's, as R_OpenQueueForMove returns them,
         #: so that an R_MoveMessage's ullContextTo reaches the oracle as the oracle's own
         self._moves: dict[int, int] = {}
@@ -687,6 +688,9 @@ class Case:
         move = getattr(call, "ullContextTo", 0)
         if move and move in self._moves:
             changes["ullContextTo"] = self._moves[move]
+        fmt = getattr(call, "pQueueFormat", None)
+        if fmt is not None and fmt in self._formats:
+            changes["pQueueFormat"] = self._formats[fmt]
         lookup = getattr(call, "LookupId", 0)
         if lookup in self._whole_lookups:
             changes["LookupId"] = self._whole_lookups[lookup]
@@ -694,6 +698,12 @@ class Case:
             low = self._lookups.get(lookup & SEQUENCE_MASK)
             changes["LookupId"] = lookup if low is None else (lookup & ~SEQUENCE_MASK) | low
         return dataclasses.replace(call, **changes) if changes else call
+
+    def note_format(self, target: Any, oracle: Any) -> None:
+        """The oracle's QUEUE_FORMAT for one the target alone can name: a PRIVATE= format name
+        carries the identifier of the queue manager and the queue's number (MS-MQMQ 2.1.4),
+        which differ between the target and the oracle for the same queue."""
+        self._formats[target] = oracle
 
     def note_lookup(self, target: int, oracle: int) -> None:
         """The oracle's whole lookup identifier of a message whose whole identifier on the

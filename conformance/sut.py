@@ -40,7 +40,7 @@ from mqconform.model.provisioning import MESSAGE_KEYS, ProvisionError
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
            "commit_transaction", "abort_transaction", "set_cleanup_timer", "open_outgoing",
            "configure_queue_manager", "create_queue_from",
-           "set_incoming_transactional_transfer_info")
+           "set_incoming_transactional_transfer_info", "private_format_name")
 #: what open_outgoing may set besides the State: OutgoingQueue.NextHops,
 #: .OutgoingTransferInfoReference and .ConnectionHistory (MS-MQDMPR 3.1.1.3), as the keys of
 #: the control API's POST /outgoing
@@ -133,6 +133,13 @@ class SutControl:
         from now on to ``ms`` milliseconds; returns the previous setting if known."""
         raise Inconclusive(f"sut_control {self.kind}: cannot set the Pending Request Cleanup "
                            f"Timer")
+
+    def private_format_name(self, path: str) -> str:
+        """The PRIVATE= format name of the private queue at ``path`` (MS-MQMQ 2.1.4:
+        PRIVATE=ComputerGuid\\QueueNumber, the queue manager's identifier and the queue's
+        PrivateQueueNumber, MS-MQDMPR 3.1.1.1 and 3.1.1.2), which only the target knows."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot tell the PRIVATE= format name of "
+                           f"{path}")
 
     def choices(self) -> str | None:
         """The name of the allowed choices the target serves (model/choices.py PROFILES,
@@ -231,6 +238,19 @@ class ReferenceControl(SutControl):
             self._do("reset")
         else:
             self._http("POST", "/reset", {})
+
+    def private_format_name(self, path: str) -> str:
+        """``GET /queues``: the queue's "format_name"."""
+        queues = self._do("queues") if self.api is not None else self._http("GET", "/queues")
+        wanted = path.lower()
+        for queue in queues if isinstance(queues, list) else ():
+            pathname = str(queue.get("path", "")).lower()
+            if wanted in (pathname, pathname.split("\\", 1)[-1]):
+                name = queue.get("format_name")
+                if isinstance(name, str) and name:
+                    return name
+                break
+        return super().private_format_name(path)
 
     def end_transaction(self, identifier: bytes, commit: bool) -> None:
         if self.api is not None:
@@ -336,8 +356,10 @@ class CommandControl(SutControl):
     object on its last line (the suite sets them back after the case); {spec} (the JSON queue entry
     of the control API's POST /queues: path, queue_type, subqueues, access, ...) and {path}, {name}
     for create_queue_from, which makes the queues create_queue cannot (a connector queue, a queue
-    with an access list). Without a create_subqueue template, subqueues are taken to exist
-    implicitly (as Windows MSMQ creates them on first use). A journaled queue needs a create_queue
+    with an access list); {path}, {name} for private_format_name, whose command prints the
+    queue's PRIVATE= format name (MS-MQMQ 2.1.4) on its last line. Without a create_subqueue
+    template, subqueues are taken to exist implicitly (as Windows MSMQ creates them on first
+    use). A journaled queue needs a create_queue
     template that takes {journal}, or else create_queue_from; with neither the case is inconclusive.
     So is an outgoing queue with NextHops, an OutgoingTransferInfo or a ConnectionHistory whose
     open_outgoing template takes no {spec}: nothing is run.
@@ -507,6 +529,15 @@ class CommandControl(SutControl):
 
     def reset(self) -> None:
         self.run("reset")
+
+    def private_format_name(self, path: str) -> str:
+        """The command prints the queue's PRIVATE= format name on its last line."""
+        out = self.run("private_format_name", **self._values(path))
+        last = (out.strip().splitlines() or [""])[-1].strip()
+        if not last.upper().startswith("PRIVATE="):
+            raise Inconclusive(f"sut_control command private_format_name printed "
+                               f"{last[:60]!r}, not a PRIVATE= format name")
+        return last
 
     def end_transaction(self, identifier: bytes, commit: bool) -> None:
         self.run("commit_transaction" if commit else "abort_transaction",

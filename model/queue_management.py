@@ -242,7 +242,8 @@ _SYSTEM_QUEUE_BY_SUFFIX = {
 
 
 def _names_base_queue(env: Environment, queue: Queue, name: FormatName) -> bool:
-    """Whether ``name``, without its suffix or subqueue, designates the local ``queue``."""
+    """Whether a PRIVATE= or PUBLIC= ``name``, without its suffix or subqueue, designates the
+    local ``queue`` (a DIRECT= name: ``_direct_key``, in find_queue)."""
     if name.is_private:
         # MS-MQMQ 2.1.4: PRIVATE=ComputerGuid\QueueNumber: the hosting queue manager's
         # identifier and the queue's private queue number
@@ -252,13 +253,6 @@ def _names_base_queue(env: Environment, queue: Queue, name: FormatName) -> bool:
     if name.is_public:
         # MS-MQMQ 2.1.3: PUBLIC=QueueGuid: the public queue's identifier
         return queue.queue_type is QueueType.Public and queue.identifier == name.guid
-    if name.is_direct:
-        # MS-MQMQ 2.1.2: DIRECT=Protocol:Address\QueuePath: the local computer and the queue's
-        # path name without its computer part, compared without case (MS-MQMQ 2.1.1)
-        path = _parse_pathname(queue.pathname)
-        return (path is not None and path.subqueue is None
-                and _is_local_machine(env, name.direct_host)
-                and _fold(path.queue_path) == _fold(name.direct_queue_path))
     return False
 
 
@@ -270,7 +264,9 @@ def _direct_key_text(text: str) -> str | None:
 
 def _direct_key(pathname: Any) -> str | None:
     """What a DIRECT= name's queue path must be, case folded, to designate the queue of this
-    Pathname (_names_base_queue); None for a subqueue or a Pathname that is not a path name."""
+    Pathname (MS-MQMQ 2.1.2: DIRECT=Protocol:Address\\QueuePath, the queue's path name without
+    its computer part, compared without case, MS-MQMQ 2.1.1); None for a subqueue or a Pathname
+    that is not a path name."""
     return _direct_key_text(pathname) if isinstance(pathname, str) else None
 
 
@@ -316,8 +312,8 @@ def find_queue(env: Environment, format_name: FormatName | str) -> Queue | None:
     if system:
         return getattr(qm, _SYSTEM_QUEUE_BY_SUFFIX[name.suffix], None)
     if name.is_direct:
-        # as _names_base_queue, with the computer and the queue path looked at once, not once
-        # per queue of the collection
+        # MS-MQMQ 2.1.2: the local computer and the queue's path name without its computer
+        # part, the computer looked at once, not once per queue of the collection
         wanted = (_fold(name.direct_queue_path) if _is_local_machine(env, name.direct_host)
                   else None)
         base = None if wanted is None else next(

@@ -5,7 +5,9 @@ listens on 127.0.0.1 whatever the RPC interfaces' ``--host`` (``--control-host``
 speaks JSON over HTTP:
 
     GET    /queues                          the queues with their message counts by state
-                                            and the messages in their queue journals
+                                            and the messages in their queue journals; a
+                                            private queue's "format_name" is its PRIVATE=
+                                            format name (MS-MQMQ 2.1.4)
     POST   /queues                          {"path", "transactional", "label", "quota",
                                              "journal", "journal_quota", "subqueues"} (the
                                              provisioning document's keys) and "queue_type"
@@ -116,9 +118,15 @@ from mqconform.model.adm import (
     OutgoingTransferInfo,
     QueueAccessType,
     QueueShareMode,
+    QueueType,
     TxSequenceId,
 )
-from mqconform.model.formats import FormatNameError, parse_format_name
+from mqconform.model.formats import (
+    FormatName,
+    FormatNameError,
+    FormatNameKind,
+    parse_format_name,
+)
 from mqconform.model.higher_layer import transaction_abort, transaction_commit
 from mqconform.model.message_ops import enqueue_message
 from mqconform.model.queue_management import (
@@ -329,8 +337,19 @@ class ControlApi:
                             "subqueues": [s.pathname for s in q.subqueue_collection],
                             "journaling": q.journaling,
                             "journal": (len(journal.message_position_list)
-                                        if journal is not None else None)})
+                                        if journal is not None else None),
+                            "format_name": self._private_format_name(q)})
         return out
+
+    def _private_format_name(self, queue: Any) -> str | None:
+        """PRIVATE=ComputerGuid\\QueueNumber (MS-MQMQ 2.1.4): the identifier of the queue
+        manager hosting the queue and its PrivateQueueNumber (MS-MQDMPR 3.1.1.2); None for a
+        queue that is not private."""
+        if queue.queue_type is not QueueType.Private or queue.private_queue_number is None:
+            return None
+        qm = queue.queue_manager or self.env.local_queue_manager
+        return str(FormatName(FormatNameKind.PRIVATE, guid=qm.identifier,
+                              queue_number=queue.private_queue_number))
 
     def create_queue(self, spec: dict) -> dict:
         with self.app.lock:

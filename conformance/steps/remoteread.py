@@ -16,6 +16,7 @@ the few free-form places use regular expressions.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import time
 import uuid
@@ -28,7 +29,12 @@ from mqconform.conformance.session import message_body
 from mqconform.conformance.sut import Inconclusive
 from mqconform.model import calls as c
 from mqconform.model import status as st
-from mqconform.model.formats import QueueFormat, parse_format_name, to_queue_format
+from mqconform.model.formats import (
+    FormatName,
+    QueueFormat,
+    parse_format_name,
+    to_queue_format,
+)
 from mqconform.model.packet import time_to_reach_queue
 from mqconform.model.status import MQ_ERROR_IO_TIMEOUT, is_failure
 
@@ -372,6 +378,49 @@ def call_open_direct_string(mq, scenario, text):
     and ``<queue>``: the target's computer name and the queue's path name), not checked by the
     client: a direct format name or not."""
     _open(mq, scenario, QueueFormat(m_qft=3, value=_spelled(mq, scenario, text)))
+
+
+def _private_names(mq, scenario: dict) -> tuple[FormatName, FormatName]:
+    """The queue's PRIVATE= format name on the target and on the oracle (SUT control tells
+    them: the queue manager's identifier and the queue's number differ between the two)."""
+    path = mq.path_of(scenario["queue"])
+    return (parse_format_name(mq.sut.private_format_name(path)),
+            parse_format_name(mq.suite.oracle_sut.private_format_name(path)))
+
+
+def _open_private(mq, scenario: dict, theirs: FormatName, ours: FormatName) -> None:
+    fmt = to_queue_format(theirs)
+    mq.note_format(fmt, to_queue_format(ours))
+    _open(mq, scenario, fmt)
+
+
+@when(parsers.parse('the client calls R_OpenQueue with the format name "{text}"'))
+def call_open_format_name(mq, scenario, text):
+    """The QUEUE_FORMAT of this format name (MS-MQMQ 2.1; ``<computer>`` and ``<queue>``: the
+    target's computer name and the queue's path name)."""
+    _open(mq, scenario, _named(mq, scenario, text))
+
+
+@when("the client calls R_OpenQueue with the queue's PRIVATE= format name")
+def call_open_private(mq, scenario):
+    _open_private(mq, scenario, *_private_names(mq, scenario))
+
+
+#: a PRIVATE= name changed in one part (MS-MQMQ 2.1.4): the queue's number with its top bit
+#: flipped (no queue the case made has it), or a computer GUID no queue manager has
+_PRIVATE_CHANGES = {
+    "queue number": lambda name, guid: dataclasses.replace(
+        name, queue_number=name.queue_number ^ 0x80000000),
+    "computer GUID": lambda name, guid: dataclasses.replace(name, guid=guid),
+}
+
+
+@when(parsers.parse("the client calls R_OpenQueue with the queue's PRIVATE= format name and "
+                    "another {part}"))
+def call_open_private_changed(mq, scenario, part):
+    change, guid = _PRIVATE_CHANGES[part], sources.uuid4()
+    theirs, ours = _private_names(mq, scenario)
+    _open_private(mq, scenario, change(theirs, guid), change(ours, guid))
 
 
 @when("the client calls R_OpenQueue with the queue's DIRECT=TCP format name")

@@ -46,6 +46,48 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     Then the returned context handle is not NULL
     And a peek finds the message "one"
 
+  # PRIVATE=ComputerGuid\QueueNumber (MS-MQMQ 2.1.4): the identifier of the queue manager and
+  # the queue's number, which SUT control tells (private_format_name).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario: A PRIVATE format name opens the private queue it names
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's PRIVATE= format name
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
+
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
+  Scenario Outline: A PRIVATE format name that differs from the queue's in one part is not found
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's PRIVATE= format name and another <part>
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
+    Examples:
+      | part          |
+      | queue number  |
+      | computer GUID |
+
+  # MACHINE=ComputerGuid;suffix designates a system queue of the computer with that identifier
+  # (MS-MQMQ 2.1.6): another computer's is not in the server's QueueCollection.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
+  Scenario Outline: A MACHINE format name of another computer is not found
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the format name "MACHINE=1b4e28ba-2fa1-41d2-883f-0016d3cca427;<suffix>"
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
+    Examples:
+      | suffix     |
+      | JOURNAL    |
+      | DEADLETTER |
+      | DEADXACT   |
+
+  # PUBLIC=QueueGuid designates a public queue by its Identifier (MS-MQMQ 2.1.3); a private
+  # queue is not designated by a PUBLIC= name, whatever its Identifier (often the null GUID).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
+  Scenario: The PUBLIC format name of the null GUID opens no private queue
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the format name "PUBLIC=00000000-0000-0000-0000-000000000000"
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
   @MS-MQRR/3.1.4.2/R26 @MS-MQDMPR/3.1.7.1.5/R48
   Scenario: A DIRECT format name that spells the computer and queue names in another case opens that queue
     Given a queue with messages "one"
@@ -60,9 +102,29 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     Then the call throws MQ_ERROR_INVALID_PARAMETER
 
     Examples:
-      | direct                             |
-      | OS:<computer>\private$\two words   |
-      | TCP:300.1.2.3\<queue>              |
+      | direct                               |
+      | OS:<computer>\private$\two words     |
+      | OS:\<queue>                          |
+      | OS:bad,name\<queue>                  |
+      | TCP:300.1.2.3\<queue>                |
+      | SPX:12345678:9abcdefg\<queue>        |
+      | HTTP://<computer>:70000/msmq\<queue> |
+      | HTTP://two words/msmq\<queue>        |
+      | HTTP://bad,name/msmq\<queue>         |
+
+  # A computer name is 1-256 characters (MS-MQMQ 2.1.1): a DIRECT=OS name of a computer that
+  # is not the server's, however short or long, names no queue of its QueueCollection.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
+  Scenario Outline: A well-formed DIRECT string that names another computer's queue is not found
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the DIRECT string "<direct>"
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
+    Examples:
+      | direct                                                                                                                                                                                                                                                                      |
+      | OS:x\<queue>                                                                                                                                                                                                                                                                |
+      | TCP:192.0.2.1\<queue>                                                                                                                                                                                                                                                       |
+      | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
 
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R25 @MS-MQDMPR/3.1.7.1.5/R36 @MS-MQDMPR/3.1.7.1.5/R38
   Scenario: The DIRECT=HTTP format name of a local queue is not opened for receive

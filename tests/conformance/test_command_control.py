@@ -42,6 +42,7 @@ def templates(url: str) -> dict[str, list[str]]:
         "set_incoming_transactional_transfer_info": [
             *script, "set_incoming_transactional_transfer_info", "{path}", "{entries}"],
         "configure_queue_manager": [*script, "configure_queue_manager", "{settings}"],
+        "private_format_name": [*script, "private_format_name", "{path}"],
     }
 
 

@@ -6,6 +6,7 @@ their place."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -249,3 +250,26 @@ def test_the_incoming_transfers_template_gets_the_entries_as_json(tmp_path):
     with pytest.raises(Inconclusive, match="no template for "
                                            "set_incoming_transactional_transfer_info"):
         CommandControl({}).set_incoming_transactional_transfer_info("private$\\in", ENTRIES)
+
+
+def test_the_reference_control_tells_a_private_queues_private_format_name():
+    control, qm = _reference()
+    control.provision("private$\\named", [])
+    queue = _queue(qm, "named")
+    identifier = qm.env.local_queue_manager.identifier
+    assert control.private_format_name("private$\\NAMED") == (
+        f"PRIVATE={identifier}\\{queue.private_queue_number:08x}")
+    with pytest.raises(Inconclusive, match="PRIVATE= format name of private\\$\\\\absent"):
+        control.private_format_name("private$\\absent")
+    with pytest.raises(Inconclusive, match="cannot tell the PRIVATE= format name"):
+        NoControl().private_format_name("private$\\named")
+
+
+def test_a_private_format_name_template_prints_the_name_on_its_last_line():
+    name = "PRIVATE=1b4e28ba-2fa1-41d2-883f-0016d3cca427\\00000101"
+    control = CommandControl({"private_format_name": [
+        sys.executable, "-c", "import sys; print('made'); print(sys.argv[1])", name, "{path}"]})
+    assert control.private_format_name("private$\\q") == name
+    wrong = CommandControl({"private_format_name": "echo DIRECT=OS:x\\\\q {name}"})
+    with pytest.raises(Inconclusive, match="not a PRIVATE= format name"):
+        wrong.private_format_name("private$\\q")
