@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from typing import Any
 
 from pytest_bdd import parsers, then, when
 
+from mqconform.conformance import sources
 from mqconform.conformance.session import NotApplicable, message_body
 from mqconform.conformance.steps.remoteread_more import _assert
 from mqconform.conformance.targets import RpcTarget
@@ -271,3 +273,103 @@ def answers_the_port(mq, scenario):
     _assert(mq, answer.status == mq.target.port,
             f"R_GetServerPort answers the port it listens on ({mq.target.port}), not "
             f"{answer.status}")
+
+
+# ---------------------------------------------------------------- answers the client reads late
+
+@when(parsers.parse("a new connection opens the queue and sends {count:d} peeks of it before "
+                    "reading any answer"))
+def peeks_read_late(mq, scenario, count):
+    """Calls pipelined on one connection (C706 12.6.3: a client may have several calls
+    outstanding on an association), their answers read only after a pause: answers larger than
+    the connection's buffers wait in the target while nobody reads, and must then come whole,
+    each in its call's fragments, in order."""
+    fmt = scenario["queue"]
+    with _connect(mq) as sock:
+        ack = _bind(sock, ("ndr",)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        recorder = getattr(mq.target, "recorder", None)
+        mark = recorder.mark() if recorder is not None else 0
+        opened = _call_on(sock, 2, c.R_OpenQueue(pQueueFormat=fmt, dwAccess=c.RECEIVE_ACCESS,
+                                                 pClientId=sources.uuid4(),
+                                                 fNonRoutingServer=1))
+        _assert(mq, opened.status == 0 and not opened.raised and opened.pphContext,
+                f"R_OpenQueue on the new connection: status 0x{opened.status:08X}")
+        peeks = [c.R_StartReceive(phContext=opened.pphContext,
+                                  ulAction=c.MQ_ACTION_PEEK_CURRENT, dwRequestId=i + 1,
+                                  dwMaxBodySize=LATE_BODY_MAX,
+                                  dwMaxCompoundMessageSize=LATE_BODY_MAX)
+                 for i in range(count)]
+        for call_id, call in enumerate(peeks, start=3):
+            stub = ndr.encode_request(call, False)
+            sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
+                                                alloc_hint=len(stub)), call_id=call_id))
+        time.sleep(LATE_READ_S)
+        stubs = _read_answers(sock, range(3, 3 + count))
+        if recorder is not None:
+            recorder.note_call(mark)
+            recorder.claim()
+    scenario["late"] = [stub if isinstance(stub, d.Fault) else
+                        ndr.decode_response(call, stub, False)
+                        for call, stub in zip(peeks, stubs, strict=True)]
+
+
+#: the answers of peeks_read_late are read after this pause; each may hold a body this long
+LATE_READ_S = 0.5
+LATE_BODY_MAX = 4_194_304  # MSMQ's largest message (MS-MQMQ 2.2.19: 4 MB)
+
+
+def _call_on(sock: _Recorded, call_id: int, call: c.Call) -> c.Result:
+    stub = ndr.encode_request(call, False)
+    sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
+                                        alloc_hint=len(stub)), call_id=call_id))
+    [answer] = _read_answers(sock, [call_id])
+    if isinstance(answer, d.Fault):
+        return c.RESULTS[type(call)](status=answer.status, raised=True)
+    return ndr.decode_response(call, answer, False)
+
+
+def _read_answers(sock: _Recorded, call_ids) -> list:
+    """The answers of these calls, in this order, as they come: a call's stub (its response
+    fragments joined) or its Fault. Fragments of another call_id, or a PDU that is neither a
+    response nor a fault, break the association (C706 12.6.3)."""
+    wanted = list(call_ids)
+    answers: dict[int, Any] = {}
+    parts: list[bytes] = []
+    buffer = b""
+    while len(answers) < len(wanted):
+        while len(buffer) < d.HEADER_SIZE or \
+                len(buffer) < struct.unpack_from("<H", buffer, 8)[0]:
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError(f"the target closed the connection with "
+                                      f"{len(wanted) - len(answers)} answer(s) to come")
+            buffer += chunk
+        size = struct.unpack_from("<H", buffer, 8)[0]
+        pdu, buffer = d.decode_pdu(buffer[:size]), buffer[size:]
+        expected = wanted[len(answers)]
+        if pdu.header.call_id != expected:
+            raise ConnectionError(f"a PDU of call_id {pdu.header.call_id} where the answer "
+                                  f"of call_id {expected} was under way")
+        if isinstance(pdu.body, d.Fault):
+            answers[expected] = pdu.body
+        elif isinstance(pdu.body, d.Response):
+            parts.append(pdu.body.stub)
+            if pdu.header.pfc_flags & d.PFC_LAST_FRAG:
+                answers[expected] = b"".join(parts)
+                parts = []
+        else:
+            raise ConnectionError(f"a {type(pdu.body).__name__} PDU where an answer was due")
+    return [answers[i] for i in wanted]
+
+
+@then("each peek returns the whole message")
+def each_peek_whole(mq, scenario):
+    body = scenario["body"]
+    for i, answer in enumerate(scenario["late"], start=1):
+        _assert(mq, not isinstance(answer, d.Fault) and answer.status == 0,
+                f"peek {i}: {'fault' if isinstance(answer, d.Fault) else 'status'} "
+                f"0x{getattr(answer, 'status', 0):08X}")
+        _assert(mq, message_body(answer) == body,
+                f"peek {i} returns the message's {len(body)} body bytes whole, not "
+                f"{len(message_body(answer) or b'')}")
