@@ -749,6 +749,8 @@ UNSETTLED = ("inconclusive", "error")
 UNREACHED = "not reached"
 #: ``mqconform run``'s exit status for a usage or configuration error (conformance/verdicts.py)
 USAGE_EXIT = 2
+#: what `mqconform run` says (exit 2) of a target that does not answer its first bind
+UNREACHABLE = ": unreachable: "
 NOT_RUN = "not run"
 
 
@@ -828,10 +830,12 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         results = report / "results.json"
         if not results.exists():
             # a usage error (a bad --select, a bad target file) is the harness's, not the
-            # mutant's: it judges nothing
-            verdict = "error" if rc == USAGE_EXIT else "killed"
-            return Verdict(verdict, f"suite exit {rc}, no results: "
-                           f"{_last_line(work / 'suite.out')}{crashed}", seconds)
+            # mutant's: it judges nothing; but a server that started and then does not answer
+            # the suite's first bind (`mqconform run`'s exit 2, "unreachable") was broken by
+            # the mutant
+            last = _last_line(work / "suite.out")
+            verdict = "error" if rc == USAGE_EXIT and UNREACHABLE not in last else "killed"
+            return Verdict(verdict, f"suite exit {rc}, no results: {last}{crashed}", seconds)
         data = json.loads(results.read_text())
         failed = [r for r in data["cases"] if r["verdict"] == "fail" and r["unexpected"]]
         if failed:

@@ -183,6 +183,22 @@ def test_a_suite_refusing_its_arguments_is_an_error_of_the_harness_not_a_kill():
     assert "suite exit 2" in verdict.reason
 
 
+def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
+    """`mqconform run` exits 2 (a usage error) when the target does not answer its first
+    bind; the harness saw the mutated server start, so the mutant broke it: a kill. The
+    mutant makes every answer wait for an output queue that nobody drains."""
+    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["MS-MQRR/2.1"])
+    try:
+        m = next((m for m in mutation.all_mutants(batch.base, ("server/rpc.py",))
+                  if m.id == "server/rpc.py:Connection._send:if:2:if->True"), None)
+        assert m is not None, "Connection._send no longer has `if self._outq:`: pick another"
+        verdict = batch.run(m)
+    finally:
+        batch.close()
+    assert verdict.verdict == "killed", verdict
+    assert "unreachable" in verdict.reason
+
+
 # ---------------------------------------------------------------------------------------------
 # The stable identity, the sections, the equivalent file (none of these runs the suite)
 # ---------------------------------------------------------------------------------------------
