@@ -305,7 +305,7 @@ def peeks_read_late(mq, scenario, count):
             sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
                                                 alloc_hint=len(stub)), call_id=call_id))
         time.sleep(LATE_READ_S)
-        stubs = _read_answers(sock, range(3, 3 + count))
+        stubs = _read_answers(sock, range(3, 3 + count), chunk=SLOW_CHUNK, pause=SLOW_PAUSE_S)
         if recorder is not None:
             recorder.note_call(mark)
             recorder.claim()
@@ -317,6 +317,9 @@ def peeks_read_late(mq, scenario, count):
 #: the answers of peeks_read_late are read after this pause; each may hold a body this long
 LATE_READ_S = 0.5
 LATE_BODY_MAX = 4_194_304  # MSMQ's largest message (MS-MQMQ 2.2.19: 4 MB)
+#: and then read slowly: this many octets at a time, with this pause between reads
+SLOW_CHUNK = 1 << 16
+SLOW_PAUSE_S = 0.002
 
 
 def _call_on(sock: _Recorded, call_id: int, call: c.Call) -> c.Result:
@@ -329,10 +332,12 @@ def _call_on(sock: _Recorded, call_id: int, call: c.Call) -> c.Result:
     return ndr.decode_response(call, answer, False)
 
 
-def _read_answers(sock: _Recorded, call_ids) -> list:
+def _read_answers(sock: _Recorded, call_ids, chunk: int = 1 << 20, pause: float = 0.0
+                  ) -> list:
     """The answers of these calls, in this order, as they come: a call's stub (its response
     fragments joined) or its Fault. Fragments of another call_id, or a PDU that is neither a
-    response nor a fault, break the association (C706 12.6.3)."""
+    response nor a fault, break the association (C706 12.6.3). ``chunk``: the most octets one
+    read takes; ``pause``: seconds between reads (a slow reader)."""
     wanted = list(call_ids)
     answers: dict[int, Any] = {}
     parts: list[bytes] = []
@@ -340,11 +345,13 @@ def _read_answers(sock: _Recorded, call_ids) -> list:
     while len(answers) < len(wanted):
         while len(buffer) < d.HEADER_SIZE or \
                 len(buffer) < struct.unpack_from("<H", buffer, 8)[0]:
-            chunk = sock.recv(1 << 20)
-            if not chunk:
+            data = sock.recv(chunk)
+            if not data:
                 raise ConnectionError(f"the target closed the connection with "
                                       f"{len(wanted) - len(answers)} answer(s) to come")
-            buffer += chunk
+            buffer += data
+            if pause:
+                time.sleep(pause)
         size = struct.unpack_from("<H", buffer, 8)[0]
         pdu, buffer = d.decode_pdu(buffer[:size]), buffer[size:]
         expected = wanted[len(answers)]

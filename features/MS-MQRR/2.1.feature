@@ -34,7 +34,8 @@ Feature: MS-MQRR 2.1 Transport
     Then the server allows it (MS-MQRR/2.1/R3)
 
   # Several calls outstanding on one connection (C706 12.6.3), whose answers (2 MB each, some
-  # 500 fragments) are more than the connection's buffers hold while the client does not read.
+  # 500 fragments) are more than the connection's buffers hold while the client does not read,
+  # and then reads slowly.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.7/R31
   Scenario: Answers a client reads late come whole and in order
     Given a queue with a message of 2000000 bytes
