@@ -535,10 +535,11 @@ class Case:
             raise NotApplicable(f"the target declares no {capability}")
 
     def queue(self, messages: list[bytes | dict] = (), transactional: bool = False,
-              journal: bool = False) -> QueueFormat:
+              journal: bool = False, suffix: str = "") -> QueueFormat:
         """A new queue on the target and on the oracle, with these messages in order (and
-        Queue.Journaling True if ``journal``); Inconclusive if SUT control cannot make it."""
-        path = self.suite.queue_path()
+        Queue.Journaling True if ``journal``; its name ending in ``suffix``); Inconclusive if
+        SUT control cannot make it."""
+        path = self.suite.queue_path() + suffix
         specs = [m if isinstance(m, dict) else {"body": m} for m in messages]
         self.note_messages(specs)
         extra = {"journal": True} if journal else {}

@@ -97,7 +97,8 @@ NULL = c.PropVariant(VT_NULL)
 MACHINE_IDS = {row.name: propid for propid, row in MACHINE_PROPERTIES.items()}
 QUEUE_IDS = {row.name: propid for propid, row in QUEUE_PROPERTIES.items()}
 VT_BY_NAME = {"VT_EMPTY": c.PropVariant(VT_EMPTY), "VT_UI4": c.PropVariant(VT_UI4, 5),
-              "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL}
+              "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL,
+              "VT_BLOB": c.PropVariant(VT_BLOB, b"\x01\x02\x03\x04")}
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
 #: the VARTYPEs a scenario names (MS-MQMQ 2.2.12), joined with " | " for a vector
 VARTYPE_NAMES = {"VT_NULL": VT_NULL, "VT_I4": VT_I4, "VT_UI4": VT_UI4, "VT_I8": VT_I8,

@@ -147,6 +147,12 @@ def an_empty_queue(mq, scenario):
     scenario["queue"] = mq.queue([])
 
 
+@given(parsers.parse('a queue whose name ends in "{suffix}" with messages "{body}"'))
+def a_queue_named(mq, scenario, suffix, body):
+    """A queue name with characters the path name grammar allows (MS-MQMQ 2.1.1)."""
+    scenario["queue"] = mq.queue([body.encode()], suffix=suffix)
+
+
 @given(parsers.parse("a queue with a message of {size:d} bytes"))
 def a_queue_with_a_message_of(mq, scenario, size):
     scenario["body"] = _body_of(size)

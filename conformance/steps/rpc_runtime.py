@@ -250,26 +250,84 @@ def calls_with_a_verification_trailer(mq, scenario):
     """MS-RPCE 2.2.2.13: after the stub of the first request on a binding, a Windows client
     sends rpc_sec_vt_bitmask (its bind flagged PFC_SUPPORT_HEADER_SIGN), rpc_sec_vt_pcontext
     and rpc_sec_vt_header2, the last marked SEC_VT_COMMAND_END."""
+    _call_port_with_trailer(mq, scenario, d.vt_bitmask())
+
+
+#: commands a verification trailer may carry that a server must let pass (MS-RPCE 2.2.2.13):
+#: a command it does not know without SEC_VT_MUST_PROCESS_COMMAND (only with it MUST the
+#: server reject the request), and a bitmask with a bit it does not understand (2.2.2.13.2:
+#: "A server MUST ignore bits it does not understand")
+LENIENT_COMMANDS = {
+    "a command the server need not process": d.VtCommand(0x0005, False, bytes(4)),
+    "a bitmask bit the server does not understand": d.vt_bitmask(0x00000002),
+}
+
+
+@when(parsers.parse("the client binds RemoteRead and calls R_GetServerPort with a verification "
+                    "trailer that carries {command}"))
+def calls_with_a_lenient_trailer(mq, scenario, command):
+    _call_port_with_trailer(mq, scenario, LENIENT_COMMANDS[command])
+
+
+def _call_port_with_trailer(mq, scenario, first: d.VtCommand) -> None:
+    """R_GetServerPort on a new connection whose bind has PFC_SUPPORT_HEADER_SIGN, with a
+    verification trailer of ``first``, rpc_sec_vt_pcontext and rpc_sec_vt_header2."""
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     syntax = _target_syntax(mq)
     ndr64 = syntax == "ndr64"
     call = c.R_GetServerPort()
     stub = ndr.encode_request(call, ndr64)
     stub += bytes(-len(stub) % 4) + d.encode_verification_trailer(  # call_id 2: _one_call's
-        [d.vt_bitmask(), d.vt_pcontext(interface, d.TRANSFER_SYNTAXES[syntax]),
+        [first, d.vt_pcontext(interface, d.TRANSFER_SYNTAXES[syntax]),
          d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
     _, answer = _one_call(mq, call.opnum, stub, syntax,
                           flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
-    scenario["trailer"] = (answer.body if isinstance(answer.body, d.Fault)
-                           else ndr.decode_response(call, answer.body.stub, ndr64))
+    scenario["port_call"] = ("a request with a verification trailer after its stub "
+                             "(MS-RPCE 2.2.2.13)")
+    scenario["port_answer"] = (answer.body if isinstance(answer.body, d.Fault)
+                               else ndr.decode_response(call, answer.body.stub, ndr64))
+
+
+@when("a connection sends the first 10 octets of a bind PDU and stops")
+def stops_in_a_pdu(mq, scenario):
+    """A client stopped in the middle of a PDU (C706 12.6.3.1: frag_length is not yet even
+    known), for longer than a server takes to look at its connections."""
+    sock = _connect(mq)
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    bind = d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                               (d.ContextElement(0, interface, (d.NDR,)),)), call_id=1)
+    sock.sendall(bind[:10])
+    scenario["stalled"] = sock
+    time.sleep(STALLED_S)
+
+
+#: how long stops_in_a_pdu's client waits, stopped, before the next step
+STALLED_S = 0.5
+
+
+@when("another connection binds RemoteRead and calls R_GetServerPort")
+def another_calls_the_port(mq, scenario):
+    syntax = _target_syntax(mq)
+    call = c.R_GetServerPort()
+    try:
+        _, answer = _one_call(mq, call.opnum, ndr.encode_request(call, syntax == "ndr64"),
+                              syntax)
+    finally:
+        stalled = scenario.pop("stalled", None)
+        if stalled is not None:
+            stalled.__exit__(None, None, None)
+    scenario["port_call"] = "R_GetServerPort on a connection of its own"
+    scenario["port_answer"] = (answer.body if isinstance(answer.body, d.Fault)
+                               else ndr.decode_response(call, answer.body.stub,
+                                                        syntax == "ndr64"))
 
 
 @then("the target answers with the port it listens on, not a fault")
 def answers_the_port(mq, scenario):
-    answer = scenario["trailer"]
+    answer = scenario["port_answer"]
     _assert(mq, not isinstance(answer, d.Fault),
-            "a request with a verification trailer after its stub (MS-RPCE 2.2.2.13) is run, "
-            f"not refused (fault 0x{getattr(answer, 'status', 0):08X})")
+            f"{scenario.get('port_call', 'the request')} is run, not refused (fault "
+            f"0x{getattr(answer, 'status', 0):08X})")
     _assert(mq, answer.status == mq.target.port,
             f"R_GetServerPort answers the port it listens on ({mq.target.port}), not "
             f"{answer.status}")

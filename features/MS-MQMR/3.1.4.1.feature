@@ -590,6 +590,7 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
       | VT_EMPTY  |
       | VT_UI4    |
       | VT_LPWSTR |
+      | VT_BLOB   |
 
   @MS-MQMR/3.1.4.1/R14 @MS-MQMR/3.1.4.1/R10
   Scenario: MGMT_SESSION is refused

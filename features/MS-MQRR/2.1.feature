@@ -41,3 +41,23 @@ Feature: MS-MQRR 2.1 Transport
     Given a queue with a message of 2000000 bytes
     When a new connection opens the queue and sends 3 peeks of it before reading any answer
     Then each peek returns the whole message
+
+  # One client's unfinished PDU (C706 12.6.3.1) must not hold up the others.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A client stopped in the middle of a PDU does not keep another from being served
+    When a connection sends the first 10 octets of a bind PDU and stops
+    And another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+  # MS-RPCE 2.2.2.13: only a command marked SEC_VT_MUST_PROCESS_COMMAND that the server does not
+  # support makes it reject the request; 2.2.2.13.2: a server MUST ignore bitmask bits it does
+  # not understand.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A verification trailer with what the server may pass over is run
+    When the client binds RemoteRead and calls R_GetServerPort with a verification trailer that carries <command>
+    Then the target answers with the port it listens on, not a fault
+
+    Examples:
+      | command                                      |
+      | a command the server need not process        |
+      | a bitmask bit the server does not understand |

@@ -95,6 +95,22 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
     Then the returned context handle is not NULL
     And a peek finds the message "one"
 
+  # A queue name is 1-124 of %x21 / %x23-2A / %x2D-3A / %x3C-5B / %x5D-7F (MS-MQMQ 2.1.1): no
+  # space, '"', '+', ',', ';' or '\'.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario Outline: A queue whose name holds the other characters the grammar allows opens by its DIRECT=OS format name
+    Given a queue whose name ends in "<suffix>" with messages "one"
+    When the client calls R_OpenQueue with the queue's DIRECT=OS format name
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
+
+    Examples:
+      | suffix        |
+      | #1            |
+      | !$%&'()*      |
+      | -./:<=>?@     |
+      | [x]^_`{\|}~   |
+
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
   Scenario Outline: A DIRECT queue format whose string breaks the direct format name grammar is an invalid parameter
     Given a queue with messages "one"

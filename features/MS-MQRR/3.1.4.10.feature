@@ -121,6 +121,17 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
     And peeking subqueue "retry" finds no message
 
+  # MS-MQDMPR 3.1.4.4: committing a transaction deletes the positions it dequeued
+  @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25 @MS-MQDMPR/3.1.4.4/R10 @MS-MQDMPR/3.1.4.4/R11
+  Scenario: A message received in a transaction that was committed is no longer found
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    And the client has received "one" in transaction "T1" and ended the receive with RR_ACK
+    When transaction "T1" is committed
+    And the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking subqueue "retry" finds no message
+
   @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
   Scenario: A message already moved is no longer in the source queue
     Given a queue holding "one, two" with subqueues "retry"

@@ -187,7 +187,7 @@ def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
     """`mqconform run` exits 2 (a usage error) when the target does not answer its first
     bind; the harness saw the mutated server start, so the mutant broke it: a kill. The
     mutant makes every answer wait for an output queue that nobody drains."""
-    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["MS-MQRR/2.1"])
+    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["MS-MQRR/2.1"])  # trace: ignore
     try:
         m = next((m for m in mutation.all_mutants(batch.base, ("server/rpc.py",))
                   if m.id == "server/rpc.py:Connection._send:if:2:if->True"), None)
