@@ -620,7 +620,9 @@ m = importlib.import_module(sys.argv[2])
 print('module', m.__file__, flush=True)
 from mqconform.cli import main
 try:
-    rc = main(['serve', '--port', '0', '--control-port', '0', '--control-unauthenticated'])
+    import json, os
+    rc = main(['serve', '--port', '0', '--control-port', '0',
+               *json.loads(os.environ.get('MQC_MUTATION_SERVE', '["--control-unauthenticated"]'))])
 finally:
     if len(sys.argv) > 3:  # the modules the server loaded, the lines it ran
         sys.settrace(None)
@@ -742,9 +744,11 @@ def _last_line(path: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
-#: the verdicts of a case that say the run could not judge it (the suite cannot vouch for the
-#: target): a case in one of them that is not in the pristine run kills the mutant
-UNSETTLED = ("inconclusive", "error")
+#: the verdicts of a case other than a pass: the run could not judge it (the suite cannot vouch
+#: for the target), or it failed where the failure does not gate a run (a check of a SHOULD or
+#: MAY, a warning; an expected failure): a case in one of them that the pristine run passes
+#: kills the mutant, for the suite noticed the change
+UNSETTLED = ("inconclusive", "error", "fail")
 #: the reason of a survivor that was not run: the pristine server never runs its lines
 UNREACHED = "not reached"
 #: ``mqconform run``'s exit status for a usage or configuration error (conformance/verdicts.py)
@@ -761,10 +765,57 @@ def unsettled_cases(results: Path) -> set[str]:
             if r["verdict"] in UNSETTLED}
 
 
+#: the provisioning document of the authenticated configuration (--auth): packet integrity
+#: required, the suite's user an administrator, and the two identities the access-check cases
+#: use (conformance/targetfile.py ``identities``); passwords and the control API's token come
+#: from environment variables the run sets, never from a file
+AUTH_DOCUMENT = """\
+security:
+  authentication: required
+  level: integrity
+  users:
+    - {name: suite, password_env: MQC_MUT_SUITE, administrator: true}
+    - {name: boss, password_env: MQC_MUT_ADMIN, administrator: true}
+    - {name: reader, password_env: MQC_MUT_READER}
+"""
+AUTH_TARGET = """\
+credentials: {user: suite, password_env: MQC_MUT_SUITE, level: integrity}
+identities:
+  administrator: {user: boss, password_env: MQC_MUT_ADMIN}
+  reader: {user: reader, password_env: MQC_MUT_READER}
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    """How the servers of a batch run and how the suite reaches them: ``plain`` (no
+    authentication, the control API on loopback without a token) or ``authenticated``
+    (AUTH_DOCUMENT: every call signed with NTLM, the access checks of server/security.py and
+    the authentication paths of server/rpc.py and wire/auth.py in play)."""
+
+    name: str = "plain"
+    serve_args: tuple[str, ...] = ("--control-unauthenticated",)
+    target_extra: str = ""
+    env: tuple[tuple[str, str], ...] = ()
+    files: tuple[tuple[str, str], ...] = ()  # (name, text) written to each run's directory
+
+
+def authenticated_config() -> Config:
+    import secrets
+    env = {name: secrets.token_urlsafe(18) for name in
+           ("MQC_MUT_SUITE", "MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN")}
+    return Config("authenticated",
+                  ("--queues", "security.yaml", "--control-token-env", "MQC_MUT_TOKEN"),
+                  AUTH_TARGET, tuple(env.items()), (("security.yaml", AUTH_DOCUMENT),))
+
+
+PLAIN = Config()
+
+
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
                 timeout: float, select: list[str], loaded: Path | None = None,
                 unsettled: set[str] | None = None, cases: list[str] | None = None,
-                times: Path | None = None) -> Verdict:
+                times: Path | None = None, config: Config = PLAIN) -> Verdict:
     """Start ``mqconform serve`` from server_root, run the suite from base against it.
     ``unsettled``: the cases the pristine run left inconclusive (or in error); another case
     left so kills the mutant (None: not known, such cases are not held against it).
@@ -774,10 +825,15 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
+    for name, text in config.files:
+        (work / name).write_text(text)
+    secrets_env = dict(config.env)
     with out.open("w") as o, err.open("w") as e:
         server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(import_root(server_root)),
                          module, *([str(loaded)] if loaded else [])],
-                        cwd=work, stdout=o, stderr=e)
+                        cwd=work, stdout=o, stderr=e,
+                        env=dict(os.environ, **secrets_env,
+                                 MQC_MUTATION_SERVE=json.dumps(config.serve_args)))
     try:
         text, deadline = "", time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline and server.poll() is None:
@@ -795,15 +851,17 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
             return Verdict("error", f"the server imported {loaded and loaded.group(1)}, not "
                            f"{expect_file}", time.perf_counter() - began)
         target = work / "target.yaml"
+        token = "  token_env: MQC_MUT_TOKEN\n" if "MQC_MUT_TOKEN" in secrets_env else ""
         target.write_text(f"name: mutant\nendpoint: ncacn_ip_tcp:{rpc.group(1)}[{rpc.group(2)}]\n"
-                          f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n")
+                          f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n{token}"
+                          f"{config.target_extra}")
         report = work / "report"
         # the two access-check cases need identities the default server does not provision
         argv = [sys.executable, "-P", "-c", SUITE_BOOT, str(import_root(base)), "run", "--target",
                 str(target), "--report-dir", str(report), "--allow-inconclusive"]
         for prefix in select:
             argv += ["--select", prefix]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        env = dict(os.environ, **secrets_env, PYTHONPATH=os.pathsep.join(
             [str(ROOT / "bench"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         env.pop("MQC_MUTATION_CASES", None)
         env.pop("MQC_MUTATION_TIMES", None)
@@ -979,7 +1037,9 @@ def loaded_files(listing: Path, base: Path) -> set[str]:
 class Batch:
     """One snapshot, its pristine run, and the mutants run against it."""
 
-    def __init__(self, commit: str | None, keep: bool, timeout: float, select: list[str]):
+    def __init__(self, commit: str | None, keep: bool, timeout: float, select: list[str],
+                 config: Config = PLAIN):
+        self.config = config
         self.dir = Path(tempfile.mkdtemp(prefix="mqconform-mutation-"))
         self.base = self.dir / "base"
         self.source = snapshot(self.base, commit)
@@ -992,7 +1052,9 @@ class Batch:
         self.narrow = True
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
-        self.digest = tree_digest(self.base)
+        # a run's verdicts hold for its snapshot in its configuration (--resume)
+        self.digest = tree_digest(self.base) + ("" if config.name == "plain"
+                                                else f"+{config.name}")
         self._count = 0
         self._lock = threading.Lock()
 
@@ -1005,7 +1067,7 @@ class Batch:
         times = self.dir / "case-times.json"
         verdict = run_against(self.base, self.base, self.dir / "pristine", "mqconform.cli",
                               self.base / "mqconform" / "cli.py", self.timeout, self.select,
-                              loaded=self.dir / "loaded.txt", times=times)
+                              loaded=self.dir / "loaded.txt", times=times, config=self.config)
         self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
         trace = reached_trace(self.dir / "loaded.txt.lines", self.base)
         self.reached = {path: set(lines) for path, lines in trace.items()}
@@ -1036,12 +1098,14 @@ class Batch:
             if cases is not None:
                 first = run_against(self.base, tree, where / "narrow", module,
                                     tree / mutant.path, self.timeout, self.select,
-                                    unsettled=self.unsettled, cases=cases)
+                                    unsettled=self.unsettled, cases=cases,
+                                    config=self.config)
                 if first.verdict != "survived":
                     return replace(first, reason=f"{first.reason} (in {len(cases)} cases that "
                                                  f"ran its lines)")
             whole = run_against(self.base, tree, where / "run", module, tree / mutant.path,
-                                self.timeout, self.select, unsettled=self.unsettled)
+                                self.timeout, self.select, unsettled=self.unsettled,
+                                config=self.config)
             if cases is None:
                 return whole
             return replace(whole, seconds=first.seconds + whole.seconds,
@@ -1375,6 +1439,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the verdicts --out holds for the same snapshot; run the rest")
     ap.add_argument("--no-pristine", action="store_true",
                     help="skip the pristine run (default: skipped with --only, else done)")
+    ap.add_argument("--auth", action="store_true",
+                    help="run the servers with authentication required (packet integrity, "
+                         "NTLM users and the access checks' identities) and the suite with "
+                         "credentials: the configuration that reaches server/security.py and "
+                         "the authentication paths (a plain run cannot); --out apart from the "
+                         "plain run's")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directories")
     ap.add_argument("--out", type=Path, default=OUT, help=f"results (default {OUT})")
     args = ap.parse_args(argv)
@@ -1415,7 +1485,8 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupted)
-    batch = Batch(args.commit, args.keep, args.timeout, args.select)
+    batch = Batch(args.commit, args.keep, args.timeout, args.select,
+                  authenticated_config() if args.auth else PLAIN)
     batch.narrow = not args.no_narrow
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
@@ -1447,7 +1518,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"--resume: {args.out} is of another snapshot: every mutant runs again",
                       flush=True)
         todo = [m for m in chosen if m.id not in done]
-        print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}); "
+        print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}, "
+              f"{batch.config.name} configuration); "
               f"{len(files)} modules, {len(mutants)} mutants, {len(chosen)} chosen, "
               f"{len(chosen) - len(todo)} already judged, {len(todo)} to run, {args.jobs} at once",
               flush=True)
@@ -1507,7 +1579,8 @@ def main(argv: list[str] | None = None) -> int:
             rows = [done[m.id] for m in chosen if m.id in done]
             equivalent = load_equivalent()
             summary = summarize(rows, equivalent)
-            doc = {"snapshot": batch.source, "digest": batch.digest, "files": files,
+            doc = {"snapshot": batch.source, "digest": batch.digest,
+                   "configuration": batch.config.name, "files": files,
                    "not_loaded": unloaded, "loaded": sorted(loaded) if loaded else None,
                    "excluded": EXCLUDED if args.all else {},
                    "seed": args.seed, "sample": args.sample,

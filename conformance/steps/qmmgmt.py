@@ -495,6 +495,16 @@ def outgoing_multicast(mq, mgmt, label, address):
     mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
 
 
+@given(parsers.parse('an outgoing queue "{label}" to an HTTP host name of {size:d} characters'))
+def outgoing_long_http_host(mq, mgmt, label, size):
+    """DIRECT=HTTP://Host/msmq\\private$\\Queue whose Host is ``size`` characters long: a
+    computer name is 1-256 characters (MS-MQMQ 2.1.1), an HTTP address Host [":" Port] "/MSMQ"
+    (MS-MQMQ 2.1.2)."""
+    queue = mq.suite.queue_path().split("\\")[-1]
+    name, fmt = outgoing_queue(mq, f"DIRECT=HTTP://{'h' * size}/msmq\\private$\\{queue}")
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
 @given(parsers.parse('queue "{alias}" is queue "{label}" spelled in another case'))
 def spelled_in_another_case(mq, mgmt, alias, label):
     """The same queue under a format name whose every letter has the other case: keywords and

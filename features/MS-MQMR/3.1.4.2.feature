@@ -98,6 +98,13 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
     When the client calls R_QMMgmtAction "RESUME" on queue "M"
     Then R_QMMgmtAction returns MQ_OK
 
+  # A computer name may be 256 characters long (MS-MQMQ 2.1.1), an HTTP host too (2.1.2)
+  @MS-MQMR/3.1.4.2/R2 @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19 @MS-MQMR/3.1.4.2/R20
+  Scenario: PAUSE acts on an outgoing queue to an HTTP host name of the longest length
+    Given an outgoing queue "H" to an HTTP host name of 256 characters
+    When the client calls R_QMMgmtAction "PAUSE" on queue "H"
+    Then R_QMMgmtAction returns MQ_OK
+
   @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19
   Scenario: A queue action finds an outgoing queue whose format name is spelled in another case
     Given an outgoing queue "O" to a remote queue

@@ -199,6 +199,27 @@ def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
     assert "unreachable" in verdict.reason
 
 
+def test_the_authenticated_configuration_reaches_and_kills_an_access_check_mutant():
+    """--auth: the server requires authentication and the suite signs its calls and has the
+    access checks' identities, so a mutant of server/security.py that lets nobody named in an
+    access list in is killed (in the plain configuration no call reaches Access.allows). The
+    case it fails checks a SHOULD (MS-MQRR 2.1): a warning, not a gating failure, yet one the
+    pristine run does not give, so the suite noticed the mutant."""
+    batch = mutation.Batch(commit=None, keep=False, timeout=120,
+                           select=["MS-MQRR/2.1"],  # trace: ignore
+                           config=mutation.authenticated_config())
+    try:
+        m = next((m for m in mutation.all_mutants(batch.base, ("server/security.py",))
+                  if m.id == "server/security.py:Access.allows:return:3:return->None"), None)
+        assert m is not None, "Access.allows no longer ends with its named-user test"
+        assert batch.pristine().verdict == "survived"
+        verdict = batch.run(m)
+    finally:
+        batch.close()
+    assert verdict.verdict == "killed", verdict
+    assert batch.digest.endswith("+authenticated")
+
+
 # ---------------------------------------------------------------------------------------------
 # The stable identity, the sections, the equivalent file (none of these runs the suite)
 # ---------------------------------------------------------------------------------------------
