@@ -973,15 +973,16 @@ class _RawQmmgmt:
                  syntax: tuple[str, str]):
         from impacket.uuid import uuidtup_to_bin
 
-
         client = target.client
         host, port = client.endpoint.host, client._port(c.QMMGMT)
         self.recorder = getattr(target, "recorder", None)
+        # authenticated as the suite's own client is, on a target that requires it
+        credentials = getattr(client, "credentials", None)
         try:
-            self.dce = wc._open_dce(host, port, client.timeout, self.recorder)
+            self.dce = wc._open_dce(host, port, client.timeout, self.recorder, credentials)
         except TypeError:  # a wire client that records nothing
             self.recorder = None
-            self.dce = wc._open_dce(host, port, client.timeout)
+            self.dce = wc._open_dce(host, port, client.timeout, credentials=credentials)
         try:
             self.dce.bind(uuidtup_to_bin(interface), transfer_syntax=syntax)
         except Exception as exc:  # noqa: BLE001 - the refusal is the result
