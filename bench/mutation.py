@@ -753,8 +753,9 @@ UNSETTLED = ("inconclusive", "error", "fail")
 UNREACHED = "not reached"
 #: ``mqconform run``'s exit status for a usage or configuration error (conformance/verdicts.py)
 USAGE_EXIT = 2
-#: what `mqconform run` says (exit 2) of a target that does not answer its first bind
-UNREACHABLE = ": unreachable: "
+#: what `mqconform run` says (exit 2) of a target that does not answer its first bind, or
+#: refuses it
+UNREACHABLE = (": unreachable: ", "bind to RemoteRead on port")
 NOT_RUN = "not run"
 
 
@@ -888,11 +889,13 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         results = report / "results.json"
         if not results.exists():
             # a usage error (a bad --select, a bad target file) is the harness's, not the
-            # mutant's: it judges nothing; but a server that started and then does not answer
-            # the suite's first bind (`mqconform run`'s exit 2, "unreachable") was broken by
-            # the mutant
+            # mutant's: it judges nothing; but after a pristine run that passed with the same
+            # arguments (``unsettled`` known), or when the server started and then did not
+            # answer or refused the suite's first bind, the mutant broke the server
             last = _last_line(work / "suite.out")
-            verdict = "error" if rc == USAGE_EXIT and UNREACHABLE not in last else "killed"
+            refused = (rc == USAGE_EXIT and unsettled is None
+                       and not any(mark in last for mark in UNREACHABLE))
+            verdict = "error" if refused else "killed"
             return Verdict(verdict, f"suite exit {rc}, no results: {last}{crashed}", seconds)
         data = json.loads(results.read_text())
         failed = [r for r in data["cases"] if r["verdict"] == "fail" and r["unexpected"]]
