@@ -28,8 +28,10 @@ inconclusive, never passed.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 from typing import Any
@@ -328,6 +330,9 @@ class ReferenceControl(SutControl):
 #: the optional message keys a send_message template may use, and what they read when a
 #: message does not set them (an empty text: the template's command keeps its own default)
 OPTIONAL_MESSAGE_KEYS = tuple(sorted(MESSAGE_KEYS - {"body", "body_hex", "label", "priority"}))
+#: the longest text one command argument may be (Linux: MAX_ARG_STRLEN, 32 pages); a body
+#: whose {body} or {body_hex} would be longer goes by {body_file}
+MAX_ARGUMENT = 128 * 1024 - 1
 #: the values a send_message template must consume when a message sets them otherwise than
 #: this: a template that ignores one would send another message than the case relies on
 DEFAULTS = {"label": "", "priority": 3}
@@ -343,7 +348,9 @@ class CommandControl(SutControl):
     value is put into its argument unquoted) or a shell line (run by /bin/sh; values quoted with
     shlex.quote). Placeholders: {path} (queue path name), {name} (the queue name without
     ``private$\\``), {transactional} (true/false), {journal} (true/false: the queue's Journaling)
-    for create_queue, {body} (text), {body_hex}, {label}, {priority}, and the optional message keys
+    for create_queue, {body} (text), {body_hex}, {body_file} (a file holding the body, for
+    bodies too long for an argument: some 64 KiB and more), {label}, {priority}, and the optional
+    message keys
     (OPTIONAL_MESSAGE_KEYS: an empty text when the message does not set one); {subqueue} for
     create_subqueue; {transaction} (the XACTUOW in hex) for commit_transaction and
     abort_transaction; {ms} for set_cleanup_timer, whose command prints the previous duration in
@@ -455,19 +462,31 @@ class CommandControl(SutControl):
         given.update({k: v for k, v in (("label", label), ("priority", priority))
                       if v != DEFAULTS[k]})
         missing = sorted(k for k in given if "{" + k + "}" not in template)
-        if template and "{body}" not in template and "{body_hex}" not in template:
+        by_file = "{body_file}" in template
+        if template and not by_file and "{body}" not in template \
+                and "{body_hex}" not in template:
             missing.insert(0, "body")
         if missing:
             raise Inconclusive(f"sut_control command: the send_message template takes no "
                                f"{', '.join('{' + k + '}' for k in missing)}, which this "
                                f"message sets")
+        if not by_file and 2 * len(body) > MAX_ARGUMENT:
+            raise Inconclusive(f"sut_control command: a body of {len(body)} bytes is more than "
+                               f"one command argument holds; give the send_message template "
+                               f"{{body_file}} (a file holding the body)")
         values = {k: "" for k in OPTIONAL_MESSAGE_KEYS}
         values.update({k: ("" if v is None else v) for k, v in more.items()})
-        self.run("send_message", **{**values, "body": body.decode("utf-8", "replace"),
-                                    "body_hex": body.hex(), "label": label,
-                                    "priority": priority,
-                                    "dead_letter_queue": dead_letter_queue,
-                                    **self._values(path)})
+        with tempfile.TemporaryDirectory(prefix="mqc-body-") as folder:
+            body_file = os.path.join(folder, "body")
+            if by_file:
+                with open(body_file, "wb") as out:
+                    out.write(body)
+            self.run("send_message", **{**values, "body": body.decode("utf-8", "replace"),
+                                        "body_hex": "" if by_file else body.hex(),
+                                        "body_file": body_file, "label": label,
+                                        "priority": priority,
+                                        "dead_letter_queue": dead_letter_queue,
+                                        **self._values(path)})
 
     def delete_queue(self, path: str) -> None:
         self.run("delete_queue", **self._values(path))

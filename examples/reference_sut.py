@@ -11,7 +11,8 @@ and sent as ``Authorization: Bearer``; unset, no token is sent.
     create_queue_from SPEC                        SPEC: the JSON queue entry (the queues
                                                   create_queue cannot make, and a queue with
                                                   its subqueues)
-    send_message PATH KEY=VALUE...                body_hex=..., label=..., priority=..., and
+    send_message PATH KEY=VALUE...                body_file=... (or body_hex=...), label=...,
+                                                  priority=..., and
                                                   the optional keys; an empty VALUE: not set
     delete_queue PATH
     reset
@@ -41,7 +42,7 @@ The matching target file (argument lists: no shell, nothing quoted twice):
         create_queue: [python, reference_sut.py, URL, create_queue, "{path}",
                        "{transactional}", "{label}", "{journal}"]
         send_message: [python, reference_sut.py, URL, send_message, "{path}",
-                       "body_hex={body_hex}", "label={label}", "priority={priority}", ...]
+                       "body_file={body_file}", "label={label}", "priority={priority}", ...]
         ...
 
 (``tests/conformance/test_command_control.py`` builds the whole file.)
@@ -99,6 +100,10 @@ def message(pairs: list[str]) -> dict:
             raise Failed(f"send_message: {pair!r} is not KEY=VALUE")
         if value == "" and key not in ("body", "body_hex"):
             continue  # not set: the server's default
+        if key == "body_file":  # the body in a file (a body too long for an argument)
+            with open(value, "rb") as source:
+                spec["body_hex"] = source.read().hex()
+            continue
         if key in NUMBERS:
             spec[key] = int(value)
         elif key in FLAGS:

@@ -52,7 +52,7 @@ class _Recorded:
         self.sock.close()
 
 
-def _connect(mq) -> _Recorded:
+def _connect(mq, record: bool = True) -> _Recorded:
     target = mq.target if hasattr(mq, "target") else None
     if not isinstance(target, RpcTarget):
         raise NotApplicable("the target has no RPC runtime to bind to (it is not an "
@@ -62,7 +62,7 @@ def _connect(mq) -> _Recorded:
                             "target file gives credentials: the target requires "
                             "authentication")
     sock = socket.create_connection((target.client.endpoint.host, target.port), TIMEOUT_S)
-    return _Recorded(sock, getattr(target, "recorder", None))
+    return _Recorded(sock, getattr(target, "recorder", None) if record else None)
 
 
 def _read_pdu(sock: _Recorded):
@@ -292,7 +292,7 @@ def _call_port_with_trailer(mq, scenario, first: d.VtCommand) -> None:
 def stops_in_a_pdu(mq, scenario):
     """A client stopped in the middle of a PDU (C706 12.6.3.1: frag_length is not yet even
     known), for longer than a server takes to look at its connections."""
-    sock = _connect(mq)
+    sock = _connect(mq, record=False)  # wire.pcap holds whole PDUs (its readers check so)
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     bind = d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
                                (d.ContextElement(0, interface, (d.NDR,)),)), call_id=1)
@@ -330,7 +330,7 @@ def answers_the_port(mq, scenario):
             f"0x{getattr(answer, 'status', 0):08X})")
     _assert(mq, answer.status == mq.target.port,
             f"R_GetServerPort answers the port it listens on ({mq.target.port}), not "
-            f"{answer.status}")
+            f"{answer.status} (MS-MQRR/3.1.4.1/R6)")
 
 
 # ---------------------------------------------------------------- answers the client reads late
@@ -343,14 +343,19 @@ def peeks_read_late(mq, scenario, count):
     the connection's buffers wait in the target while nobody reads, and must then come whole,
     each in its call's fragments, in order."""
     fmt = scenario["queue"]
+    syntax = _target_syntax(mq)
+    ndr64 = syntax == "ndr64"
     with _connect(mq) as sock:
-        ack = _bind(sock, ("ndr",)).body
+        ack = _bind(sock, (syntax,)).body
         _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
         recorder = getattr(mq.target, "recorder", None)
         mark = recorder.mark() if recorder is not None else 0
         opened = _call_on(sock, 2, c.R_OpenQueue(pQueueFormat=fmt, dwAccess=c.RECEIVE_ACCESS,
                                                  pClientId=sources.uuid4(),
-                                                 fNonRoutingServer=1))
+                                                 fNonRoutingServer=1), ndr64)
+        if recorder is not None:
+            recorder.note_call(mark)
+            recorder.claim()
         _assert(mq, opened.status == 0 and not opened.raised and opened.pphContext,
                 f"R_OpenQueue on the new connection: status 0x{opened.status:08X}")
         peeks = [c.R_StartReceive(phContext=opened.pphContext,
@@ -358,17 +363,20 @@ def peeks_read_late(mq, scenario, count):
                                   dwMaxBodySize=LATE_BODY_MAX,
                                   dwMaxCompoundMessageSize=LATE_BODY_MAX)
                  for i in range(count)]
+        marks = []
         for call_id, call in enumerate(peeks, start=3):
-            stub = ndr.encode_request(call, False)
+            marks.append(recorder.mark() if recorder is not None else 0)
+            stub = ndr.encode_request(call, ndr64)
             sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
                                                 alloc_hint=len(stub)), call_id=call_id))
         time.sleep(LATE_READ_S)
         stubs = _read_answers(sock, range(3, 3 + count), chunk=SLOW_CHUNK, pause=SLOW_PAUSE_S)
-        if recorder is not None:
-            recorder.note_call(mark)
-            recorder.claim()
+        if recorder is not None:  # one call of wire.pcap each
+            for each in marks:
+                recorder.note_call(each)
+                recorder.claim()
     scenario["late"] = [stub if isinstance(stub, d.Fault) else
-                        ndr.decode_response(call, stub, False)
+                        ndr.decode_response(call, stub, ndr64)
                         for call, stub in zip(peeks, stubs, strict=True)]
 
 
@@ -380,14 +388,14 @@ SLOW_CHUNK = 1 << 16
 SLOW_PAUSE_S = 0.002
 
 
-def _call_on(sock: _Recorded, call_id: int, call: c.Call) -> c.Result:
-    stub = ndr.encode_request(call, False)
+def _call_on(sock: _Recorded, call_id: int, call: c.Call, ndr64: bool = False) -> c.Result:
+    stub = ndr.encode_request(call, ndr64)
     sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
                                         alloc_hint=len(stub)), call_id=call_id))
     [answer] = _read_answers(sock, [call_id])
     if isinstance(answer, d.Fault):
         return c.RESULTS[type(call)](status=answer.status, raised=True)
-    return ndr.decode_response(call, answer, False)
+    return ndr.decode_response(call, answer, ndr64)
 
 
 def _read_answers(sock: _Recorded, call_ids, chunk: int = 1 << 20, pause: float = 0.0

@@ -183,18 +183,28 @@ def test_a_suite_refusing_its_arguments_is_an_error_of_the_harness_not_a_kill():
     assert "suite exit 2" in verdict.reason
 
 
+def _run_one(module: str, mutant_id: str, select: list[str], pristine: bool = False,
+             config: mutation.Config = mutation.PLAIN) -> tuple[mutation.Verdict, str]:
+    """The verdict on one mutant (after the pristine run if ``pristine``) and the batch's
+    digest."""
+    batch = mutation.Batch(commit=None, keep=False, timeout=120, select=select, config=config)
+    try:
+        m = next((m for m in mutation.all_mutants(batch.base, (module,)) if m.id == mutant_id),
+                 None)
+        assert m is not None, f"no mutant {mutant_id} any more: pick another"
+        if pristine:
+            assert batch.pristine().verdict == "survived"
+        return batch.run(m), batch.digest
+    finally:
+        batch.close()
+
+
 def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
     """`mqconform run` exits 2 (a usage error) when the target does not answer its first
     bind; the harness saw the mutated server start, so the mutant broke it: a kill. The
     mutant makes every answer wait for an output queue that nobody drains."""
-    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["MS-MQRR/2.1"])  # trace: ignore
-    try:
-        m = next((m for m in mutation.all_mutants(batch.base, ("server/rpc.py",))
-                  if m.id == "server/rpc.py:Connection._send:if:2:if->True"), None)
-        assert m is not None, "Connection._send no longer has `if self._outq:`: pick another"
-        verdict = batch.run(m)
-    finally:
-        batch.close()
+    verdict, _ = _run_one("server/rpc.py", "server/rpc.py:Connection._send:if:2:if->True",
+                          ["MS-MQRR/2.1"])  # trace: ignore
     assert verdict.verdict == "killed", verdict
     assert "unreachable" in verdict.reason
 
@@ -205,19 +215,12 @@ def test_the_authenticated_configuration_reaches_and_kills_an_access_check_mutan
     access list in is killed (in the plain configuration no call reaches Access.allows). The
     case it fails checks a SHOULD (MS-MQRR 2.1): a warning, not a gating failure, yet one the
     pristine run does not give, so the suite noticed the mutant."""
-    batch = mutation.Batch(commit=None, keep=False, timeout=120,
-                           select=["MS-MQRR/2.1"],  # trace: ignore
-                           config=mutation.authenticated_config())
-    try:
-        m = next((m for m in mutation.all_mutants(batch.base, ("server/security.py",))
-                  if m.id == "server/security.py:Access.allows:return:3:return->None"), None)
-        assert m is not None, "Access.allows no longer ends with its named-user test"
-        assert batch.pristine().verdict == "survived"
-        verdict = batch.run(m)
-    finally:
-        batch.close()
+    verdict, digest = _run_one("server/security.py",
+                               "server/security.py:Access.allows:return:3:return->None",
+                               ["MS-MQRR/2.1"], pristine=True,  # trace: ignore
+                               config=mutation.authenticated_config())
     assert verdict.verdict == "killed", verdict
-    assert batch.digest.endswith("+authenticated")
+    assert digest.endswith("+authenticated")
 
 
 # ---------------------------------------------------------------------------------------------

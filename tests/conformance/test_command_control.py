@@ -30,7 +30,7 @@ def templates(url: str) -> dict[str, list[str]]:
         "create_queue": [*script, "create_queue", "{path}", "{transactional}", "{label}",
                          "{journal}"],
         "create_queue_from": [*script, "create_queue_from", "{spec}"],
-        "send_message": [*script, "send_message", "{path}", "body_hex={body_hex}",
+        "send_message": [*script, "send_message", "{path}", "body_file={body_file}",
                          "label={label}", "priority={priority}",
                          *(f"{k}={{{k}}}" for k in OPTIONAL)],
         "delete_queue": [*script, "delete_queue", "{path}"],

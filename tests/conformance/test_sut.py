@@ -273,3 +273,22 @@ def test_a_private_format_name_template_prints_the_name_on_its_last_line():
     wrong = CommandControl({"private_format_name": "echo DIRECT=OS:x\\\\q {name}"})
     with pytest.raises(Inconclusive, match="not a PRIVATE= format name"):
         wrong.private_format_name("private$\\q")
+
+
+def test_a_body_file_template_gets_the_body_in_a_file_of_any_size(tmp_path):
+    """One command argument holds some 128 KiB: a body of 2,000,000 bytes goes by
+    {body_file}, a file holding it that lives while the command runs."""
+    copy = tmp_path / "copy"
+    control = CommandControl({"send_message": f"cp {{body_file}} {copy}"})
+    body = bytes(range(256)) * 7813
+    control.send_message("private$\\q", body)
+    assert copy.read_bytes() == body
+
+
+def test_a_body_too_long_for_an_argument_without_body_file_is_inconclusive(tmp_path):
+    control, out = _recorder(tmp_path, send_message="{path} {body_hex}")
+    with pytest.raises(Inconclusive, match=r"give the send_message template \{body_file\}"):
+        control.send_message("private$\\q", bytes(70_000))
+    assert not out.exists()  # nothing was run
+    control.send_message("private$\\q", b"short")
+    assert out.read_text().split() == ["private$\\q", b"short".hex()]
