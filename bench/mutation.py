@@ -76,7 +76,10 @@ every survivor nobody judged (with ``--all``, one such survivor makes the exit s
 bench/out/mutation.json and bench/out/mutation.md, rewritten after every mutant; ``--resume``
 keeps the verdicts they hold for a snapshot of the same digest and runs only the rest, so
 ``--all --resume --budget 4800`` run again and again covers every mutant in CI-sized runs (exit
-3 while some are left).
+3 while some are left). ``--auth`` runs the servers with authentication required and the suite
+with credentials (the configuration that reaches the access checks and the authentication
+paths); ``--merge`` joins a plain and an ``--auth`` run of one snapshot into one report, a
+mutant killed in either counting as killed.
 """
 
 from __future__ import annotations
@@ -1380,6 +1383,39 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: how much a verdict says when runs in several configurations judged one mutant: a kill in
+#: any of them is the suite's
+_STRENGTH = {"killed": 3, "timeout": 2, "survived": 1, "error": 0}
+
+
+def merge_results(docs: list[dict]) -> dict:
+    """Results (``--out`` files) of one snapshot run in several configurations (plain,
+    ``--auth``) as one report: each mutant keeps its strongest verdict (killed in any run:
+    killed), is "never reached" only if no run reached it, and notes the configuration of the
+    verdict kept; the summary and the tables are worked out again. ValueError for results of
+    different snapshots."""
+    trees = {d.get("digest", "").split("+")[0] for d in docs}
+    if len(trees) != 1 or not all(trees):
+        raise ValueError("the results are of different snapshots (or of none): run each "
+                         "configuration on the same --commit")
+    best: dict[str, dict] = {}
+    for doc in docs:
+        for row in doc.get("mutants", []):
+            row = {k: v for k, v in row.items() if k != "equivalent"}
+            row["configuration"] = doc.get("configuration", "plain")
+            old = best.get(row["id"])
+            if old is None or (_STRENGTH[row["verdict"]], not row.get("unreached")) > (
+                    _STRENGTH[old["verdict"]], not old.get("unreached")):
+                best[row["id"]] = row
+    rows = sorted(best.values(), key=lambda r: r["id"])
+    summary = summarize(rows, load_equivalent())
+    return {"snapshot": docs[0].get("snapshot"), "digest": trees.pop(),
+            "configuration": "+".join(sorted({d.get("configuration", "plain") for d in docs})),
+            "merged": [d.get("digest") for d in docs], "summary": summary,
+            "by_module": breakdown(rows, "file"), "by_section": breakdown(rows, "section"),
+            "mutants": rows}
+
+
 def module_counts(mutants: list[Mutant], files: list[str]) -> list[str]:
     by_file: dict[str, dict[str, int]] = {f: {} for f in files}
     for m in mutants:
@@ -1448,6 +1484,10 @@ def main(argv: list[str] | None = None) -> int:
                          "credentials: the configuration that reaches server/security.py and "
                          "the authentication paths (a plain run cannot); --out apart from the "
                          "plain run's")
+    ap.add_argument("--merge", nargs="+", type=Path, metavar="RESULTS",
+                    help="merge these results of one snapshot in different configurations "
+                         "(a plain run's and an --auth run's --out) into --out: a mutant "
+                         "killed in any is killed; stop")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directories")
     ap.add_argument("--out", type=Path, default=OUT, help=f"results (default {OUT})")
     args = ap.parse_args(argv)
@@ -1458,6 +1498,17 @@ def main(argv: list[str] | None = None) -> int:
         for key, why in failed:
             print(f"NOT carried over: {key}: {why}")
         return 1 if failed else 0
+    if args.merge:
+        try:
+            doc = merge_results([json.loads(p.read_text()) for p in args.merge])
+        except (OSError, ValueError, KeyError) as exc:
+            raise SystemExit(f"--merge: {exc}") from None
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(doc, indent=1) + "\n")
+        args.out.with_suffix(".md").write_text(markdown(doc))
+        print_table(doc["mutants"], doc["summary"])
+        print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+        return 0 if doc["summary"]["met"] else 1
     if args.check_equivalent:
         mutants = all_mutants(ROOT, tuple(served_files(ROOT)))
         stale = stale_equivalents(load_equivalent(), mutants)

@@ -533,3 +533,42 @@ def test_the_cases_plugin_times_the_cases_and_runs_only_those_named(tmp_path):
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env=dict(env, MQC_MUTATION_CASES=str(chosen)))
     assert out.returncode != 0 and "not collected" in out.stdout + out.stderr
+
+
+def test_results_of_two_configurations_merge_into_the_strongest_verdict_per_mutant(tmp_path):
+    """A plain run and an --auth run of one snapshot: a mutant killed in either is killed;
+    one survived in both is "never reached" only if neither run reached it."""
+    def row(mid, verdict, unreached=False):
+        return {"id": mid, "file": "server/x.py", "section": "S", "verdict": verdict,
+                "reason": "", "seconds": 1.0, **({"unreached": True} if unreached else {})}
+
+    plain = {"snapshot": "commit c", "digest": "abc", "configuration": "plain", "mutants": [
+        row("server/x.py:f:if:1:if->True", "survived", unreached=True),
+        row("server/x.py:f:if:2:if->True", "survived", unreached=True),
+        row("server/x.py:f:if:3:if->True", "killed"),
+        row("server/x.py:f:if:4:if->True", "error")]}
+    auth = {"snapshot": "commit c", "digest": "abc+authenticated",
+            "configuration": "authenticated", "mutants": [
+                row("server/x.py:f:if:1:if->True", "killed"),
+                row("server/x.py:f:if:2:if->True", "survived"),
+                row("server/x.py:f:if:3:if->True", "survived"),
+                row("server/x.py:f:if:4:if->True", "survived")]}
+    doc = mutation.merge_results([plain, auth])
+    verdicts = {r["id"].split(":")[3]: (r["verdict"], bool(r.get("unreached")),
+                                         r["configuration"]) for r in doc["mutants"]}
+    assert verdicts == {"1": ("killed", False, "authenticated"),
+                        "2": ("survived", False, "authenticated"),
+                        "3": ("killed", False, "plain"),
+                        "4": ("survived", False, "authenticated")}
+    s = doc["summary"]
+    assert (s["total"], s["killed"], s["survived"]) == (4, 2, 2)
+    assert doc["configuration"] == "authenticated+plain"
+    with pytest.raises(ValueError, match="different snapshots"):
+        mutation.merge_results([plain, {**auth, "digest": "def+authenticated"}])
+    (tmp_path / "a.json").write_text(json.dumps(plain))
+    (tmp_path / "b.json").write_text(json.dumps(auth))
+    out = tmp_path / "m.json"
+    assert mutation.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
+                          "--out", str(out)]) == 1  # 50 %: the goal is not met
+    assert json.loads(out.read_text())["summary"]["killed"] == 2
+    assert out.with_suffix(".md").read_text().startswith("# Mutation self-check")
