@@ -15,6 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from mqconform.conformance.steps.remoteread import _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
+from mqconform.model.adm import MessageHashAlgorithm
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -92,6 +93,23 @@ def binary_message(mq, scenario):
             "no SRMPEnvelopeHeader without UserHeader.Flags.AH")
     _assert(mq, decoded.extras.compound_message_header is None,
             "no CompoundMessageHeader without UserHeader.Flags.AH")
+
+
+@then("MessagePropertiesHeader.HashAlgorithm holds a hash algorithm's code, SHA1's for a "
+      "message that names none")
+def hash_algorithm_code(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: Message.HashAlgorithm MUST be one of the enumeration's values (the
+    codes of the mapping of 3.1.7.1.32: 0x00008001 MD2 ... 0x0000800E SHA_512), and its
+    default SHOULD be SHA1 (0x00008004); the suite's messages name none."""
+    t = _trailers(mq, scenario)
+    value = t["decoded"].user_message.message_properties_header.hash_algorithm
+    known = isinstance(value, MessageHashAlgorithm)
+    shown = value.name if known else f"0x{value:08X}"
+    _assert(mq, known, f"MessagePropertiesHeader.HashAlgorithm is {shown}, no hash algorithm's "
+                       f"code (MS-MQDMPR/3.1.1.12/R46)")
+    _assert(mq, value is MessageHashAlgorithm.SHA1,
+            f"the default HashAlgorithm is SHA1 (0x00008004), not {shown} "
+            f"(MS-MQDMPR/3.1.1.12/R47)")
 
 
 @then("the SessionHeader is present exactly when BaseHeader.Flags.SH is set")

@@ -4,6 +4,13 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
   SubqueueHeader, DeadLetterHeader and ExtendedAddressHeader its flags announce. A message the
   suite sends is a Binary Message: no SOAP envelope, no SRMP headers.
 
+  @MS-MQDMPR/3.1.1.12/R46 @MS-MQDMPR/3.1.1.12/R47
+  Scenario: A message that names no hash algorithm carries SHA1's code
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then MessagePropertiesHeader.HashAlgorithm holds a hash algorithm's code, SHA1's for a message that names none
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
