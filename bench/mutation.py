@@ -790,6 +790,10 @@ identities:
 """
 
 
+#: the file a run's directory holds Config.provisioning in
+PROVISIONING = "queues.yaml"
+
+
 @dataclass(frozen=True)
 class Config:
     """How the servers of a batch run and how the suite reaches them: ``plain`` (no
@@ -798,19 +802,24 @@ class Config:
     the authentication paths of server/rpc.py and wire/auth.py in play)."""
 
     name: str = "plain"
-    serve_args: tuple[str, ...] = ("--control-unauthenticated",)
-    target_extra: str = ""
-    env: tuple[tuple[str, str], ...] = ()
-    files: tuple[tuple[str, str], ...] = ()  # (name, text) written to each run's directory
+    provisioning: str = ""  # the provisioning document serve reads (--queues), if any
+    token_env: str | None = None  # the variable holding the control API's token, if any
+    target_extra: str = ""  # more of the suite's target file (credentials, identities)
+    env: tuple[tuple[str, str], ...] = ()  # the secrets, for the server and the suite
+
+    def serve_args(self) -> tuple[str, ...]:
+        provisioning = ("--queues", PROVISIONING) if self.provisioning else ()
+        control = (("--control-token-env", self.token_env) if self.token_env
+                   else ("--control-unauthenticated",))
+        return provisioning + control
 
 
 def authenticated_config() -> Config:
     import secrets
     env = {name: secrets.token_urlsafe(18) for name in
            ("MQC_MUT_SUITE", "MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN")}
-    return Config("authenticated",
-                  ("--queues", "security.yaml", "--control-token-env", "MQC_MUT_TOKEN"),
-                  AUTH_TARGET, tuple(env.items()), (("security.yaml", AUTH_DOCUMENT),))
+    return Config("authenticated", AUTH_DOCUMENT, "MQC_MUT_TOKEN", AUTH_TARGET,
+                  tuple(env.items()))
 
 
 PLAIN = Config()
@@ -829,15 +838,15 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
-    for name, text in config.files:
-        (work / name).write_text(text)
+    if config.provisioning:
+        (work / PROVISIONING).write_text(config.provisioning)
     secrets_env = dict(config.env)
     with out.open("w") as o, err.open("w") as e:
         server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(import_root(server_root)),
                          module, *([str(loaded)] if loaded else [])],
                         cwd=work, stdout=o, stderr=e,
                         env=dict(os.environ, **secrets_env,
-                                 MQC_MUTATION_SERVE=json.dumps(config.serve_args)))
+                                 MQC_MUTATION_SERVE=json.dumps(config.serve_args())))
     try:
         text, deadline = "", time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline and server.poll() is None:
@@ -855,7 +864,7 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
             return Verdict("error", f"the server imported {loaded and loaded.group(1)}, not "
                            f"{expect_file}", time.perf_counter() - began)
         target = work / "target.yaml"
-        token = "  token_env: MQC_MUT_TOKEN\n" if "MQC_MUT_TOKEN" in secrets_env else ""
+        token = f"  token_env: {config.token_env}\n" if config.token_env else ""
         target.write_text(f"name: mutant\nendpoint: ncacn_ip_tcp:{rpc.group(1)}[{rpc.group(2)}]\n"
                           f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n{token}"
                           f"{config.target_extra}")

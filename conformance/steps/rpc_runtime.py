@@ -31,6 +31,7 @@ class _Recorded:
     def __init__(self, sock: socket.socket, recorder: Any):
         self.sock = sock
         self.tap = recorder.connection(sock) if recorder is not None else None
+        self.pending = b""  # octets read beyond the last whole PDU (_read_pdu)
 
     def sendall(self, data: bytes) -> None:
         self.sock.sendall(data)
@@ -65,14 +66,34 @@ def _connect(mq, record: bool = True) -> _Recorded:
     return _Recorded(sock, getattr(target, "recorder", None) if record else None)
 
 
-def _read_pdu(sock: _Recorded):
-    data = b""
+def _read_pdu(sock: _Recorded, chunk: int = 65536, pause: float = 0.0):
+    """The next PDU, framed by its frag_length (C706 12.6.3.1); what was read beyond it waits
+    for the next call. ``chunk``: the most octets one read takes; ``pause``: seconds between
+    reads (a slow reader)."""
+    data = sock.pending
     while len(data) < d.HEADER_SIZE or len(data) < struct.unpack_from("<H", data, 8)[0]:
-        chunk = sock.recv(65536)
-        if not chunk:
+        more = sock.recv(chunk)
+        if not more:
             raise ConnectionError("the target closed the connection")
-        data += chunk
-    return d.decode_pdu(data[:struct.unpack_from("<H", data, 8)[0]])
+        data += more
+        if pause:
+            time.sleep(pause)
+    size = struct.unpack_from("<H", data, 8)[0]
+    sock.pending = data[size:]
+    return d.decode_pdu(data[:size])
+
+
+def _request(call_id: int, opnum: int, stub: bytes) -> bytes:
+    """A request PDU of RemoteRead's presentation context (0), whole in one fragment."""
+    return d.encode_pdu(d.Request(context_id=0, opnum=opnum, stub=stub, alloc_hint=len(stub)),
+                        call_id=call_id)
+
+
+def _note_call(recorder: Any, mark: int) -> None:
+    """One call of wire.pcap: what this thread sent and received since ``mark``."""
+    if recorder is not None:
+        recorder.note_call(mark)
+        recorder.claim()
 
 
 def _bind(sock: _Recorded, syntaxes: tuple[str, ...], assoc_group: int = 0,
@@ -96,12 +117,9 @@ def _one_call(mq, opnum: int, stub: bytes, syntax: str = "ndr", assoc_group: int
         _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
         recorder = getattr(mq.target, "recorder", None)
         mark = recorder.mark() if recorder is not None else 0
-        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=opnum,
-                                            stub=stub, alloc_hint=len(stub)), call_id=2))
+        sock.sendall(_request(2, opnum, stub))
         answer = _read_pdu(sock)
-        if recorder is not None:
-            recorder.note_call(mark)
-            recorder.claim()
+        _note_call(recorder, mark)
     return ack, answer
 
 
@@ -282,8 +300,13 @@ def _call_port_with_trailer(mq, scenario, first: d.VtCommand) -> None:
          d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
     _, answer = _one_call(mq, call.opnum, stub, syntax,
                           flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
-    scenario["port_call"] = ("a request with a verification trailer after its stub "
-                             "(MS-RPCE 2.2.2.13)")
+    _note_port_answer(scenario, "a request with a verification trailer after its stub "
+                                "(MS-RPCE 2.2.2.13)", call, answer, ndr64)
+
+
+def _note_port_answer(scenario, what: str, call: c.Call, answer, ndr64: bool) -> None:
+    """For answers_the_port: what was asked, and the answer (a Fault, or the decoded result)."""
+    scenario["port_call"] = what
     scenario["port_answer"] = (answer.body if isinstance(answer.body, d.Fault)
                                else ndr.decode_response(call, answer.body.stub, ndr64))
 
@@ -316,10 +339,8 @@ def another_calls_the_port(mq, scenario):
         stalled = scenario.pop("stalled", None)
         if stalled is not None:
             stalled.__exit__(None, None, None)
-    scenario["port_call"] = "R_GetServerPort on a connection of its own"
-    scenario["port_answer"] = (answer.body if isinstance(answer.body, d.Fault)
-                               else ndr.decode_response(call, answer.body.stub,
-                                                        syntax == "ndr64"))
+    _note_port_answer(scenario, "R_GetServerPort on a connection of its own", call, answer,
+                      syntax == "ndr64")
 
 
 @then("the target answers with the port it listens on, not a fault")
@@ -353,9 +374,7 @@ def peeks_read_late(mq, scenario, count):
         opened = _call_on(sock, 2, c.R_OpenQueue(pQueueFormat=fmt, dwAccess=c.RECEIVE_ACCESS,
                                                  pClientId=sources.uuid4(),
                                                  fNonRoutingServer=1), ndr64)
-        if recorder is not None:
-            recorder.note_call(mark)
-            recorder.claim()
+        _note_call(recorder, mark)
         _assert(mq, opened.status == 0 and not opened.raised and opened.pphContext,
                 f"R_OpenQueue on the new connection: status 0x{opened.status:08X}")
         peeks = [c.R_StartReceive(phContext=opened.pphContext,
@@ -366,15 +385,11 @@ def peeks_read_late(mq, scenario, count):
         marks = []
         for call_id, call in enumerate(peeks, start=3):
             marks.append(recorder.mark() if recorder is not None else 0)
-            stub = ndr.encode_request(call, ndr64)
-            sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
-                                                alloc_hint=len(stub)), call_id=call_id))
+            sock.sendall(_request(call_id, call.opnum, ndr.encode_request(call, ndr64)))
         time.sleep(LATE_READ_S)
         stubs = _read_answers(sock, range(3, 3 + count), chunk=SLOW_CHUNK, pause=SLOW_PAUSE_S)
-        if recorder is not None:  # one call of wire.pcap each
-            for each in marks:
-                recorder.note_call(each)
-                recorder.claim()
+        for each in marks:  # one call of wire.pcap each
+            _note_call(recorder, each)
     scenario["late"] = [stub if isinstance(stub, d.Fault) else
                         ndr.decode_response(call, stub, ndr64)
                         for call, stub in zip(peeks, stubs, strict=True)]
@@ -389,9 +404,7 @@ SLOW_PAUSE_S = 0.002
 
 
 def _call_on(sock: _Recorded, call_id: int, call: c.Call, ndr64: bool = False) -> c.Result:
-    stub = ndr.encode_request(call, ndr64)
-    sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
-                                        alloc_hint=len(stub)), call_id=call_id))
+    sock.sendall(_request(call_id, call.opnum, ndr.encode_request(call, ndr64)))
     [answer] = _read_answers(sock, [call_id])
     if isinstance(answer, d.Fault):
         return c.RESULTS[type(call)](status=answer.status, raised=True)
@@ -407,19 +420,12 @@ def _read_answers(sock: _Recorded, call_ids, chunk: int = 1 << 20, pause: float 
     wanted = list(call_ids)
     answers: dict[int, Any] = {}
     parts: list[bytes] = []
-    buffer = b""
     while len(answers) < len(wanted):
-        while len(buffer) < d.HEADER_SIZE or \
-                len(buffer) < struct.unpack_from("<H", buffer, 8)[0]:
-            data = sock.recv(chunk)
-            if not data:
-                raise ConnectionError(f"the target closed the connection with "
-                                      f"{len(wanted) - len(answers)} answer(s) to come")
-            buffer += data
-            if pause:
-                time.sleep(pause)
-        size = struct.unpack_from("<H", buffer, 8)[0]
-        pdu, buffer = d.decode_pdu(buffer[:size]), buffer[size:]
+        try:
+            pdu = _read_pdu(sock, chunk, pause)
+        except ConnectionError:
+            raise ConnectionError(f"the target closed the connection with "
+                                  f"{len(wanted) - len(answers)} answer(s) to come") from None
         expected = wanted[len(answers)]
         if pdu.header.call_id != expected:
             raise ConnectionError(f"a PDU of call_id {pdu.header.call_id} where the answer "
