@@ -996,6 +996,8 @@ class PendingRequestEntries(dict):
     def __delitem__(self, key: tuple[int, bytes]) -> None:
         super().__delitem__(key)
         self._unindex(key)
+        if not self:
+            self.clear()  # (the table it grew to goes: model/refs.py, sparse)
 
     _MISSING = object()
 
@@ -1003,6 +1005,8 @@ class PendingRequestEntries(dict):
         if key in self:
             entry = super().pop(key)
             self._unindex(key)
+            if not self:
+                self.clear()  # (as __delitem__)
             return entry
         if default is PendingRequestEntries._MISSING:
             raise KeyError(key)

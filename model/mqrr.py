@@ -76,6 +76,7 @@ from mqconform.model.queue_management import (
     purge_queue,
     subqueue_name,
 )
+from mqconform.model.refs import sparse
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 from mqconform.model.status import (
     MQ_ERROR_INVALID_HANDLE,
@@ -443,6 +444,7 @@ class RemoteReadServer:
         # _start_receive); the Pending Request Cleanup Timer is started per entry (_add_entry)
         self._contexts: dict[bytes, OpenQueueDescriptor] = {}
         self._move_contexts: dict[int, OpenQueueDescriptor] = {}
+        self._peaks = [0, 0]  # the most entries each has held (model/refs.py: sparse)
         self._completions: list[tuple[Any, Outcome]] = []
 
     # ------------------------------------------------------------------ driving
@@ -486,6 +488,7 @@ class RemoteReadServer:
     def _new_context(self, desc: OpenQueueDescriptor) -> bytes:
         context = _context_bytes(self.env.ids.guid())
         self._contexts[context] = desc
+        self._peaks[0] = max(self._peaks[0], len(self._contexts))
         desc._context_handle = context
         return context
 
@@ -583,6 +586,7 @@ class RemoteReadServer:
             # bits), so that no two open handles share one
             move_context = int.from_bytes(context[-8:], "little") or desc.handle
             self._move_contexts[move_context] = desc
+            self._peaks[1] = max(self._peaks[1], len(self._move_contexts))
             desc._move_context = move_context
             return Outcome(c.R_OpenQueueForMoveResult(pMoveContext=move_context,
                                                       pphContext=context),
@@ -624,9 +628,15 @@ class RemoteReadServer:
 
     def _forget(self, desc: OpenQueueDescriptor, context: bytes) -> None:
         self._contexts.pop(bytes(context), None)
+        if sparse(self._contexts, self._peaks[0]):
+            self._contexts = dict(self._contexts)
+            self._peaks[0] = len(self._contexts)
         move_context = desc._move_context
         if move_context is not None and self._move_contexts.get(move_context) is desc:
             del self._move_contexts[move_context]
+            if sparse(self._move_contexts, self._peaks[1]):
+                self._move_contexts = dict(self._move_contexts)
+                self._peaks[1] = len(self._move_contexts)
 
     # ------------------------------------------------------------------ 3.1.4.4 / 3.1.4.5
     def r_createcursor(self, call: c.R_CreateCursor) -> Outcome:

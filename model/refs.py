@@ -21,6 +21,12 @@ dataclasses) and, where an event asks, an index:
 
 Each compares equal to a list of the same elements in the same order, as the list it replaces
 did.
+
+CPython keeps a dict's table at the size it grew to when entries are deleted (only a copy is
+compact): a collection that held 100,000 references and holds ten would keep megabytes, and
+walking it from its first element would step over every deleted one. A dict that has held
+at least SHRINK_FROM entries is therefore copied once it holds an eighth of its peak
+(``sparse``); the copy costs an eighth of the deletions that led to it.
 """
 
 from __future__ import annotations
@@ -28,14 +34,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+#: the fewest entries a dict must have held before it is copied when sparse (module doc)
+SHRINK_FROM = 1024
+
+
+def sparse(table: dict, peak: int) -> bool:
+    """Does ``table``, which once held ``peak`` entries, hold no more than an eighth of them
+    (and was it large)? Then its owner replaces it with a copy (module doc)."""
+    return peak >= SHRINK_FROM and len(table) <= peak >> 3
+
 
 class References:
     """An ordered collection of distinct element references."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_peak")
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         self._items: dict[Any, None] = {}
+        self._peak = 0
         for item in items:
             self.append(item)
 
@@ -43,6 +59,8 @@ class References:
         if item in self._items:
             return  # a collection of references holds an element once
         self._items[item] = None
+        if len(self._items) > self._peak:
+            self._peak = len(self._items)
         self._added(item)
 
     def extend(self, items: Iterable[Any]) -> None:
@@ -59,6 +77,9 @@ class References:
             del self._items[item]
         except KeyError:
             raise ValueError(f"{item!r} is not in the collection") from None
+        if sparse(self._items, self._peak):
+            self._items = dict(self._items)
+            self._peak = len(self._items)
         self._removed(item)
 
     def discard(self, item: Any) -> bool:

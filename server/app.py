@@ -240,6 +240,8 @@ class ReferenceQueueManager:
                     token = tokens.pop()
                     if self._waiting.pop(token, None) is not None:
                         self.host.abandon(token)
+                if not self._waiting:
+                    self._waiting.clear()  # (the table it grew to goes: model/refs.py)
                 self._persist()
                 self._deliver()
             self._let_others_in()
@@ -456,6 +458,8 @@ class ReferenceQueueManager:
         entry = self._waiting.pop(token, None)
         if entry is not None:
             self._waits_of.get(entry[2].id, set()).discard(token)
+        if not self._waiting:
+            self._waiting.clear()  # (the table it grew to goes: model/refs.py)
         return entry
 
     def _timer_loop(self) -> None:
