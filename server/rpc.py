@@ -70,10 +70,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import errno
+import gc
 import itertools
 import logging
 import queue
 import secrets
+import select
 import selectors
 import socket
 import struct
@@ -126,10 +128,19 @@ _RESUME_AT = 4
 _BATCH = 4
 #: how long the I/O thread takes newcomers before it looks at the other sockets (seconds)
 _ACCEPT_FOR = 0.01
+#: in a long round of ready sockets, the I/O thread looks for newcomers this often (seconds)
+_ACCEPT_EVERY = 0.002
 #: how long an eviction order is reused (seconds)
 _RANK_FOR = 0.25
 #: no newcomer for this long (seconds): a moment to give memory back
 _QUIET = 0.25
+#: at most this many connections left: the moment to give memory back collects first
+#: (_MemoryGiver)
+_COLLECT_AMONG = 8
+#: sockets of untouched connections whose closing waits for a moment with nothing to read
+#: (_IO.close_later): at most this many wait, and this many are closed at a time
+_CLOSE_BACKLOG = 1024
+_CLOSE_BATCH = 64
 #: what a PDU may take beyond its octets at the minimum rate (round trips, a retransmission)
 _PDU_GRACE = 2.0
 
@@ -348,12 +359,12 @@ class Connection:
     """One accepted transport connection and the association on it (MS-RPCE 3.3.1.1.1)."""
 
     def __init__(self, server: RpcServer, sock: socket.socket, conn_id: int,
-                 peer: tuple[str, int] | None = None):
+                 peer: tuple[str, int] | None = None, accepted: float | None = None):
         self.server = server
         self.id = conn_id
         #: monotonic times: accepted, last octet received or answer sent, the PDU under way
         #: began (None between PDUs)
-        self.accepted = self.last_activity = time.monotonic()
+        self.accepted = self.last_activity = time.monotonic() if accepted is None else accepted
         self.pdu_started: float | None = None
         #: closed by the server to make room for another connection
         self.evicted = False
@@ -396,6 +407,7 @@ class Connection:
         self._qlock = threading.Lock()
         self._pdus: collections.deque = collections.deque()
         self._running = False
+        self._handed = False  # a PDU of it has gone to a worker (_frame)
         # output: what the socket did not take at once, and when it last took some
         self._wlock = threading.Lock()
         self._outq: collections.deque = collections.deque()
@@ -560,6 +572,7 @@ class Connection:
             del buf[:length]
             self._head = None
             framed += 1
+            self._handed = True
             with self._qlock:
                 self._pdus.append(raw)
                 if len(self._pdus) >= _MAX_QUEUED:
@@ -575,11 +588,38 @@ class Connection:
         """Nothing more is read; what was framed is handled, then the connection closes."""
         if not self._reading:
             return
+        if not self._handed and not self._outq:
+            self._close_untouched(why)
+            return
         self._stop_reading()
         with self._qlock:
             self._pdus.append(_End(why))
             self._schedule()
         self._interest()
+
+    def _close_untouched(self, why: str | None) -> None:
+        """(I/O thread) The end of a connection no worker ever saw (no whole PDU came, nothing
+        waits to be sent): it has no call, no association group and no context handle, so
+        it is torn down here at once, not handed from thread to thread as a connection
+        that made calls is (_close_down, _teardown). A flood of connections that never
+        send a whole PDU (slowloris, or the newcomers evicted for others) costs the other
+        clients no more than their accepting and closing."""
+        if why:
+            log.debug("%r closing: %s", self, why)
+        self._stop_reading()
+        self._closed = True
+        self._interest_off()
+        self._departing = True
+        try:
+            self.server.handler.connection_lost(self)
+        except Exception:
+            log.exception("%r: connection_lost failed", self)
+        io = self.server._io
+        if io is not None:
+            io.close_later(self._sock)
+        else:  # (the server has stopped)
+            self._sock.close()
+        self.server._forget(self)
 
     def _stop_reading(self) -> None:
         self._reading = False
@@ -595,8 +635,8 @@ class Connection:
         """Watch the socket for what the connection waits for (I/O thread only)."""
         if self._departing:
             return
-        events = (selectors.EVENT_READ if self._reading and not self._paused else 0) | (
-            selectors.EVENT_WRITE if self._outq else 0)
+        events = (_READ if self._reading and not self._paused else 0) | (
+            _WRITE if self._outq else 0)
         if events == self._events:
             return
         sel = self.server._io.sel
@@ -1201,19 +1241,94 @@ class _End:
         self.why = why
 
 
+#: what a socket is watched for (_Poller)
+_READ, _WRITE = selectors.EVENT_READ, selectors.EVENT_WRITE
+
+
+class _Poller:
+    """Which sockets are ready, for the I/O thread: epoll itself where there is one (Linux),
+    else the selectors module. Each connection a burst brings is registered and unregistered
+    once, and the selectors module's bookkeeping around those calls costs as much as the
+    system calls themselves. ``poll`` gives (handler, events): _READ when there is input, an
+    end of input or an error to read, _WRITE when a watched socket can be written (or
+    failed)."""
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll() if hasattr(select, "epoll") else None
+        self._sel = None if self._epoll is not None else selectors.DefaultSelector()
+        self._handlers: dict[int, Any] = {}  # fd -> handler (epoll)
+
+    @staticmethod
+    def _mask(events: int) -> int:
+        return (select.EPOLLIN if events & _READ else 0) | (
+            select.EPOLLOUT if events & _WRITE else 0)
+
+    def register(self, sock: socket.socket, events: int, handler: Any) -> None:
+        if self._epoll is None:
+            self._sel.register(sock, events, handler)
+            return
+        fd = sock.fileno()
+        self._epoll.register(fd, self._mask(events))
+        self._handlers[fd] = handler
+
+    def modify(self, sock: socket.socket, events: int, handler: Any) -> None:
+        if self._epoll is None:
+            self._sel.modify(sock, events, handler)
+            return
+        fd = sock.fileno()
+        self._epoll.modify(fd, self._mask(events))
+        self._handlers[fd] = handler
+
+    def unregister(self, sock: socket.socket) -> None:
+        """(before ``sock`` is closed) KeyError if it is not watched."""
+        if self._epoll is None:
+            self._sel.unregister(sock)
+            return
+        fd = sock.fileno()
+        del self._handlers[fd]
+        self._epoll.unregister(fd)
+
+    def poll(self, timeout: float) -> list[tuple[Any, int]]:
+        if self._epoll is None:
+            return [(key.data, events) for key, events in self._sel.select(timeout)]
+        handlers = self._handlers
+        ready = []
+        for fd, ev in self._epoll.poll(timeout):
+            handler = handlers.get(fd)
+            if handler is None and fd not in handlers:
+                continue  # unregistered by an earlier event of this round
+            readable = _READ if ev & _EPOLL_IN else 0
+            ready.append((handler, readable | (_WRITE if ev & _EPOLL_OUT else 0)))
+        return ready
+
+    def close(self) -> None:
+        if self._epoll is None:
+            self._sel.close()
+        else:
+            self._epoll.close()
+            self._handlers.clear()
+
+
+if hasattr(select, "epoll"):
+    # input, its end or an error: read (recv says which); room or an error: write
+    _EPOLL_IN = select.EPOLLIN | select.EPOLLHUP | select.EPOLLERR | select.EPOLLRDHUP
+    _EPOLL_OUT = select.EPOLLOUT | select.EPOLLHUP | select.EPOLLERR
+
+
 class _IO:
-    """The I/O thread: one selector over the listener and every connection's socket. It
+    """The I/O thread: one poller over the listener and every connection's socket. It
     accepts, reads and frames PDUs, sends what a socket did not take at once, and keeps the
     time limits; it never runs a handler. Other threads hand it work with ``call_soon``."""
 
     def __init__(self, server: RpcServer):
         self.server = server
-        self.sel = selectors.DefaultSelector()
+        self.sel = _Poller()
         self._tasks: collections.deque = collections.deque()
+        self._closing: collections.deque = collections.deque()  # (close_later)
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
-        self.sel.register(self._wake_r, selectors.EVENT_READ, None)
+        self.sel.register(self._wake_r, _READ, None)
         self._stopped = False
         self.thread = threading.Thread(target=self._run, daemon=True,
                                        name=f"rpc-io-{server.address[1]}")
@@ -1232,6 +1347,22 @@ class _IO:
         self._stopped = True
         self.call_soon(lambda: None)
 
+    def close_later(self, sock: socket.socket) -> None:
+        """(I/O thread) Close ``sock``, off the selector already, when nothing waits to be
+        read: closing a TCP socket costs the kernel as much as accepting one (its FIN), and
+        a burst of connections closed for others (evicted, oversized, timed out) must not
+        delay the client the I/O thread would serve next."""
+        self._closing.append(sock)
+        if len(self._closing) > _CLOSE_BACKLOG:
+            self._close_some(len(self._closing) - _CLOSE_BACKLOG)
+
+    def _close_some(self, count: int) -> None:
+        for _ in range(min(count, len(self._closing))):
+            try:
+                self._closing.popleft().close()
+            except OSError:
+                pass
+
     def _run(self) -> None:
         server = self.server
         next_sweep = 0.0
@@ -1239,19 +1370,30 @@ class _IO:
             while not self._stopped:
                 now = time.monotonic()
                 wait = max(0.0, next_sweep - now)
-                if self._tasks:
+                if self._tasks or self._closing or server._lobby:
                     wait = 0.0
-                for key, mask in self.sel.select(wait):
-                    handler = key.data
+                ready = self.sel.poll(wait)
+                if not ready and self._closing:
+                    self._close_some(_CLOSE_BATCH)
+                look_at = time.monotonic() + _ACCEPT_EVERY
+                for i, (handler, mask) in enumerate(ready):
+                    if i & 15 == 15 and server._listening and time.monotonic() >= look_at:
+                        # a long round (a burst): newcomers are not kept waiting to its end
+                        try:
+                            server._on_acceptable()
+                        except Exception:
+                            log.exception("I/O thread: accepting failed")
+                        look_at = time.monotonic() + _ACCEPT_EVERY
                     try:
                         if handler is None:
                             self._wake_r.recv(4096)
                         elif handler is server:
                             server._on_acceptable()
                         else:
-                            if mask & selectors.EVENT_WRITE:
+                            watched = handler._events  # (what it was registered for)
+                            if mask & _WRITE and watched & _WRITE:
                                 handler._on_writable()
-                            if mask & selectors.EVENT_READ and handler._reading:
+                            if mask & _READ and watched & _READ and handler._reading:
                                 handler._on_readable()
                     except (BlockingIOError, InterruptedError):
                         pass
@@ -1264,10 +1406,16 @@ class _IO:
                         self._tasks.popleft()()
                     except Exception:
                         log.exception("I/O thread: a task failed")
+                if server._lobby:
+                    try:
+                        server._take_in()
+                    except Exception:
+                        log.exception("I/O thread: admitting newcomers failed")
                 now = time.monotonic()
                 if now >= next_sweep:
                     next_sweep = server._sweep(now)
         finally:
+            self._close_some(len(self._closing))
             self.sel.close()
             self._wake_r.close()
             self._wake_w.close()
@@ -1282,7 +1430,15 @@ class _MemoryGiver:
     has come for a moment and connections have closed since the last time: once they have
     stopped closing for ``settle`` seconds, and during a long burst of closes every ``every``
     seconds. Elsewhere than on glibc it does nothing. (``mqconform serve`` runs with glibc's
-    malloc for Python's objects too: mqconform/cli.py.)"""
+    malloc for Python's objects too: mqconform/cli.py.)
+
+    When few connections are left (``collect``), a full collection runs first. It finds little
+    garbage (the server's objects are freed by their reference counts), but it empties
+    Python's free lists of tuples, lists and dicts: thousands of those, kept from the burst,
+    each hold a page of the heap that malloc_trim cannot give back (measured: a receives
+    flood left 10 MiB so held). With few connections alive it examines few objects (those
+    that survived the last one are frozen: server/main.py, QuietCollector); with a thousand
+    alive it would hold the interpreter for as long as every client would wait."""
 
     def __init__(self, every: float = 2.0, settle: float = 0.25):
         self.every = every
@@ -1303,7 +1459,7 @@ class _MemoryGiver:
         return self._trim is not None and bool(self._closed) and (
             now - self._last_close >= self.settle or now - self._last >= self.every)
 
-    def quiet(self) -> None:
+    def quiet(self, collect: bool = False) -> None:
         now = time.monotonic()
         if not self.due(now):
             return
@@ -1311,8 +1467,8 @@ class _MemoryGiver:
         self._last = now
         if self._trim is None:
             return
-        # (no gc.collect() here: with a thousand connections' objects alive it holds the
-        # interpreter for more than a second, which every other client would wait out)
+        if collect:
+            gc.collect()
         try:
             self._trim(0)  # ctypes releases the GIL for the call: other threads go on
         except OSError:  # pragma: no cover - the symbol resolved but failed
@@ -1407,6 +1563,8 @@ class RpcServer:
         self._last_accept = 0.0
         #: accept() failed (out of descriptors): the listener is watched again from then on
         self._accept_paused_until: float | None = None
+        #: newcomers accepted and not yet given a connection (_take_in)
+        self._lobby: list[tuple[socket.socket, Any, float]] = []  # (socket, peer, accepted)
         self._lock = threading.Lock()
         self._budget_lock = threading.Lock()
         #: stub octets under reassembly on all connections (at most reassembly_budget)
@@ -1460,7 +1618,7 @@ class RpcServer:
         self._address = sock.getsockname()[:2]
         self.stopping = False
         self._io = _IO(self)
-        self._io.sel.register(sock, selectors.EVENT_READ, self)
+        self._io.sel.register(sock, _READ, self)
         port = self._address[1]
         self._threads = [self._io.thread, threading.Thread(
             target=self._departures_loop, daemon=True, name=f"rpc-departures-{port}")]
@@ -1477,23 +1635,43 @@ class RpcServer:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    @property
+    def _listening(self) -> bool:
+        """(I/O thread) Is the listener watched (not stopped, not paused)?"""
+        return (self._listener is not None and self._accept_paused_until is None
+                and not self.stopping)
+
     def _on_acceptable(self) -> None:
-        """(I/O thread) Take the newcomers the kernel holds, for at most _ACCEPT_FOR seconds
-        (then the sockets already served get their turn): a newcomer waits behind those that
-        came before it, not behind their first PDUs too."""
+        """(I/O thread) Take the newcomers the kernel holds into the lobby, for at most
+        _ACCEPT_FOR seconds, then admit them (``_take_in``)."""
         assert self._listener is not None
         until = time.monotonic() + _ACCEPT_FOR
-        while time.monotonic() < until:
+        lobby = self._lobby
+        while len(lobby) < self.max_connections and time.monotonic() < until:
             try:
                 sock, peer = self._listener.accept()
             except (BlockingIOError, InterruptedError):
-                return
+                break
             except OSError as exc:  # out of descriptors, say: the newcomers wait a moment
                 log.warning("accept failed: %s", exc)
                 self._io.sel.unregister(self._listener)
                 self._accept_paused_until = time.monotonic() + 0.05
-                return
-            self._last_accept = time.monotonic()
+                break
+            lobby.append((sock, peer, time.monotonic()))
+        self._last_accept = time.monotonic()
+        self._take_in()
+
+    def _take_in(self) -> None:
+        """(I/O thread) Give the newcomers in the lobby their connections, the newest first,
+        for at most _ACCEPT_FOR seconds (the sockets already served get their turn, and
+        the I/O thread comes back to the rest at once). The kernel hands newcomers over in
+        the order they came: when a burst of them (a flood) is ahead of a client, the
+        client waits while they are accepted, which costs little, but not also while each
+        of them is set up and evicted again; it is set up first."""
+        until = time.monotonic() + _ACCEPT_FOR
+        lobby = self._lobby
+        while lobby and time.monotonic() < until:
+            sock, peer, accepted = lobby.pop()
             with self._lock:
                 full = len(self._conns) >= self.max_connections
             if full and not self._make_room():
@@ -1507,20 +1685,21 @@ class RpcServer:
             try:
                 sock.setblocking(False)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                conn = Connection(self, sock, next(self._ids), peer)
+                conn = Connection(self, sock, next(self._ids), peer, accepted)
             except OSError:
                 sock.close()
                 continue
             with self._lock:
                 self._conns[conn.id] = conn
             conn._interest()
+            conn._on_readable()  # what it sent already (its bind), without waiting for a poll
 
     def _sweep(self, now: float) -> float:
         """(I/O thread) End the connections whose time has run out; when to look again."""
         paused = self._accept_paused_until
         if paused is not None and now >= paused and self._listener is not None:
             self._accept_paused_until = None
-            self._io.sel.register(self._listener, selectors.EVENT_READ, self)
+            self._io.sel.register(self._listener, _READ, self)
         with self._lock:
             conns = list(self._conns.values()) + list(self._leaving.values())
         soonest = now + _SWEEP_MAX
@@ -1531,7 +1710,8 @@ class RpcServer:
         if self._victims and now >= self._victims_until:
             self._victims.clear()  # an old eviction order keeps closed connections alive
         if now - self._last_accept > _QUIET and self._memory.due(now):
-            self._departures.put(self._memory.quiet)  # not here: it may take a while
+            few = len(self._conns) <= _COLLECT_AMONG
+            self._departures.put(lambda: self._memory.quiet(few))  # not here: it takes time
         return max(soonest, now + _SWEEP_MIN)
 
     def _work(self) -> None:
@@ -1659,7 +1839,7 @@ class RpcServer:
         victim.evicted = True
         log.info("%r evicted for a new connection (%s)", victim,
                  "bound" if victim.bound else "never bound")
-        victim.close()
+        victim._end_input("closed by the server")  # (this is the I/O thread: _on_acceptable)
         return True
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -1679,6 +1859,9 @@ class RpcServer:
                     except (KeyError, ValueError):
                         pass
                 listener.close()
+            for sock, _, _ in self._lobby:
+                sock.close()
+            self._lobby.clear()
             for conn in self.connections:
                 conn._end_input("server stopping")
 

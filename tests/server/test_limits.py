@@ -157,6 +157,29 @@ def test_a_thousand_idle_sockets_leave_a_fresh_client_its_call(start_server, cli
     assert flood  # held open until the end of the test
 
 
+def test_connections_that_never_sent_a_whole_pdu_are_ended_once_each(start_server, client_for):
+    """Evicted before a whole PDU came, or closed for an oversized frag_length: each client
+    sees the server's FIN, the handler hears of each connection once, none stays listed."""
+    n = 4
+    handler = EchoHandler()
+    srv = start_server(handler, max_connections=n, pdu_timeout=3600, min_rate=0)
+    half = [client_for(srv) for _ in range(n)]
+    assert wait_for(lambda: len(srv.connections) == n)
+    for cl in half:
+        cl.send(BIND[:5])  # inside a PDU, never finished
+    oversized = client_for(srv)
+    oversized.send(BIND[:8] + (0xFFFF).to_bytes(2, "little") + BIND[10:16])  # frag_length too big
+    assert oversized.closed_by_peer()
+    assert serves(srv.address, client_for)
+    assert half[0].closed_by_peer()  # evicted for the newcomer
+    assert srv.evictions >= 1
+    for cl in half:
+        cl.close()
+    assert wait_for(lambda: len(srv.connections) == 1)  # the newcomer, still open
+    assert wait_for(lambda: len(handler.lost) == n + 1)  # the four and the oversized
+    assert len(set(handler.lost)) == len(handler.lost)
+
+
 @pytest.fixture
 def queue_manager(tmp_path):
     """The reference queue manager with room for three connections."""
