@@ -4,6 +4,7 @@ keep an open's cost independent of the handles others hold."""
 
 from __future__ import annotations
 
+import sys
 import uuid
 
 from mqconform.model import calls as c
@@ -147,3 +148,28 @@ def test_the_cursor_collection_finds_a_cursor_by_the_handle_set_after_it_was_add
     assert coll.find(7) is first and coll.find(9) is second and coll.find(8) is None
     coll.remove(first)
     assert coll.find(7) is None and coll == [second]
+
+
+def test_a_collection_emptied_after_a_flood_gives_its_table_back_and_keeps_its_order():
+    none, peek = QueueShareMode.DenyNone, QueueAccessType.PeekAccess
+    descs = [_Desc(none, peek) for _ in range(20_000)]
+    coll = DescriptorCollection(descs)
+    grown = sys.getsizeof(coll._items)
+    for d in descs[:19_990]:
+        coll.remove(d)
+    assert sys.getsizeof(coll._items) < grown // 50
+    assert coll == descs[19_990:] and coll.first() is descs[19_990] and coll.has(none, peek)
+
+
+def test_the_server_gives_back_the_tables_of_its_handles_once_they_are_closed():
+    h = make()
+    server = h.remote_read
+    contexts = [opened(h, 1) for _ in range(3000)]
+    moves = [opened(h, 1, move=True) for _ in range(3000)]
+    grown = sys.getsizeof(server._contexts), sys.getsizeof(server._move_contexts)
+    for context in contexts + moves[:-1]:
+        out = h.call(1, c.R_CloseQueue(pphContext=context))
+        assert out.status == MQ_OK
+    assert sys.getsizeof(server._contexts) < grown[0] // 5
+    assert sys.getsizeof(server._move_contexts) < grown[1] // 5
+    assert server.descriptor(moves[-1]) is not None
