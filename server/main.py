@@ -30,11 +30,14 @@ class QuietCollector:
     interpreter held: with 100,000 open handles (five tracked objects each) that is a pause of
     more than 100 ms for every client, several times while they pile up. The server's objects
     are freed by their reference counts (100,000 opens and their rundown, counted with
-    gc.callbacks, left no cyclic garbage), so what survived one full collection is moved out of the
-    collector's sight (``gc.freeze``), the objects of the start-up first: each full collection
-    then examines only what came since the last one. Cyclic garbage among the frozen objects
-    is collected when ``tick`` finds ``every`` seconds have passed (``gc.unfreeze`` and a full
-    collection, then the survivors frozen again) and at ``close``."""
+    gc.callbacks, left no cyclic garbage), so what survived a collection of the older
+    generations (1 or 2) is moved out of the collector's sight (``gc.freeze``), the objects of
+    the start-up first: each collection then examines only what came since the last one.
+    Freezing only after full collections was not enough: 10,000 receives coming in made
+    90,000 new objects between two full collections, each a pause of 45 ms. Cyclic garbage
+    among the frozen objects is collected when ``tick`` finds ``every`` seconds have passed
+    (``gc.unfreeze`` and a full collection, then the survivors frozen again) and at
+    ``close``."""
 
     def __init__(self, every: float = 600.0):
         self.every = every
@@ -47,7 +50,7 @@ class QuietCollector:
         return self
 
     def _after(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "stop" and info.get("generation") == 2:
+        if phase == "stop" and info.get("generation", 0) >= 1:  # (class doc)
             gc.freeze()
 
     def tick(self) -> None:

@@ -45,6 +45,20 @@ def test_survivors_of_a_full_collection_are_frozen_and_their_cycles_collected_at
     assert collector._after not in gc.callbacks
 
 
+def test_survivors_of_a_collection_of_generation_1_are_frozen_too():
+    collector = QuietCollector(every=3600.0).install()
+    try:
+        frozen = gc.get_freeze_count()
+        kept = [Node() for _ in range(1000)]
+        gc.collect(1)
+        assert gc.get_freeze_count() >= frozen + len(kept)
+        assert not gc.get_objects(2)  # nothing left for a full collection to examine
+        gc.collect(0)
+        assert gc.get_freeze_count() >= frozen + len(kept)
+    finally:
+        collector.close()
+
+
 def _serve_environment(tmp_path: Path, **env: str) -> dict[str, str]:
     """The environment of a ``mqconform serve`` started as a command, once it serves."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONMALLOC"} | env
