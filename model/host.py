@@ -55,6 +55,7 @@ from mqconform.model import calls as c
 from mqconform.model.mqmr import QMMgmtServer
 from mqconform.model.mqrr import RemoteReadServer
 from mqconform.model.outcome import Outcome, status_only
+from mqconform.model.refs import taken
 from mqconform.model.runtime import Environment, Pending
 from mqconform.model.status import MQ_ERROR_INSUFFICIENT_RESOURCES
 
@@ -194,7 +195,7 @@ class QueueManagerHost:
         del self.groups[group]
         for token, (owner, _) in list(self._waiting.items()):
             if owner == group:
-                del self._waiting[token]
+                taken(self._waiting, token)
         return Rundown(found, list(found.contexts))
 
     def run_down(self, rundown: Rundown, budget: int) -> bool:
@@ -314,7 +315,7 @@ class QueueManagerHost:
         in the order they completed."""
         done = []
         for completion in self.remote_read.take_completions():
-            entry = self._waiting.pop(completion.token, None)
+            entry = taken(self._waiting, completion.token)
             if entry is not None:
                 group, call = entry
                 self._record(self.groups.get(group) if group is not None else None, call,
@@ -325,7 +326,7 @@ class QueueManagerHost:
     def abandon(self, token: Any) -> bool:
         """The caller of a waiting call is gone (an orphaned call, MS-RPCE 3.3.1.5.6): end the
         model's wait as R_CancelReceive does (MS-MQRR 3.1.4.8). False if it was not waiting."""
-        entry = self._waiting.pop(token, None)
+        entry = taken(self._waiting, token)
         if entry is None:
             return False
         _, call = entry

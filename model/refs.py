@@ -26,7 +26,8 @@ CPython keeps a dict's table at the size it grew to when entries are deleted (on
 compact): a collection that held 100,000 references and holds ten would keep megabytes, and
 walking it from its first element would step over every deleted one. A dict that has held
 at least SHRINK_FROM entries is therefore copied once it holds an eighth of its peak
-(``sparse``); the copy costs an eighth of the deletions that led to it.
+(``sparse``); the copy costs an eighth of the deletions that led to it. The tables of waits
+and timers, empty between bursts, give theirs back when their last entry goes (``taken``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,15 @@ def sparse(table: dict, peak: int) -> bool:
     """Does ``table``, which once held ``peak`` entries, hold no more than an eighth of them
     (and was it large)? Then its owner replaces it with a copy (module doc)."""
     return peak >= SHRINK_FROM and len(table) <= peak >> 3
+
+
+def taken(table: dict, key: Any, default: Any = None) -> Any:
+    """``table.pop(key, default)``; the last entry gone, the table it grew to goes too (a
+    dict emptied keeps it: module doc)."""
+    value = table.pop(key, default)
+    if not table:
+        table.clear()
+    return value
 
 
 class References:

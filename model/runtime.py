@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqconform.model.choices import REFERENCE, Choices
+from mqconform.model.refs import taken
 
 #: MS-MQDMPR's "Infinite" timeout
 INFINITE = float("inf")
@@ -143,7 +144,7 @@ class Environment:
 
     def resume(self, key: Any, value: Any) -> bool:
         """Continue the operation waiting on ``key`` with ``value``; False if none waits."""
-        parked = self._parked.pop(id(key), None)
+        parked = taken(self._parked, id(key))
         if parked is None:
             return False
         operation, token, _ = parked
@@ -169,7 +170,7 @@ class Environment:
             self._timers_by_key[id(key)] = timer
 
     def cancel_timer(self, key: Any) -> bool:
-        timer = self._timers_by_key.pop(id(key), None)
+        timer = taken(self._timers_by_key, id(key))
         if timer is None or timer.cancelled:
             return False
         timer.cancelled = True
@@ -205,7 +206,7 @@ class Environment:
                 break
             timer = heapq.heappop(self._timers)
             if timer.key is not None and self._timers_by_key.get(id(timer.key)) is timer:
-                del self._timers_by_key[id(timer.key)]
+                taken(self._timers_by_key, id(timer.key))
             self.now = max(self.now, int(timer.deadline))
             timer.handler()
             fired += 1

@@ -53,6 +53,7 @@ from mqconform.model.host import (
     Refused,
 )
 from mqconform.model.outcome import Outcome
+from mqconform.model.refs import taken
 from mqconform.model.runtime import Environment, Pending
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, MQ_ERROR_INSUFFICIENT_RESOURCES
 from mqconform.server.epm import EndpointMapper
@@ -238,10 +239,8 @@ class ReferenceQueueManager:
                 deadline = self._clock() + RUNDOWN_SLICE
                 while tokens and self._clock() < deadline:
                     token = tokens.pop()
-                    if self._waiting.pop(token, None) is not None:
+                    if taken(self._waiting, token) is not None:
                         self.host.abandon(token)
-                if not self._waiting:
-                    self._waiting.clear()  # (the table it grew to goes: model/refs.py)
                 self._persist()
                 self._deliver()
             self._let_others_in()
@@ -455,11 +454,9 @@ class ReferenceQueueManager:
 
     def _take_wait(self, token: int) -> tuple[Waiter, c.Call, Connection, bool] | None:
         """A waiting call's entry, taken out of ``_waiting`` and its connection's index."""
-        entry = self._waiting.pop(token, None)
+        entry = taken(self._waiting, token)
         if entry is not None:
             self._waits_of.get(entry[2].id, set()).discard(token)
-        if not self._waiting:
-            self._waiting.clear()  # (the table it grew to goes: model/refs.py)
         return entry
 
     def _timer_loop(self) -> None:
