@@ -518,14 +518,15 @@ class Connection:
         return self._idle_deadline()
 
     def _on_readable(self) -> None:
+        received = self.server._io.received  # (one buffer for every read of the I/O thread)
         try:
-            chunk = self._sock.recv(_RECV_SIZE)
+            count = self._sock.recv_into(received)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
             self._end_input(f"receive failed: {exc}")
             return
-        if not chunk:
+        if not count:
             if self._inbuf:
                 need = self._head.frag_length if self._head is not None else d.HEADER_SIZE
                 self._end_input(f"connection closed inside a PDU ({len(self._inbuf)}/{need} "
@@ -536,7 +537,7 @@ class Connection:
         self.last_activity = now = time.monotonic()
         if self.pdu_started is None:
             self.pdu_started = now
-        self._inbuf += chunk
+        self._inbuf += received[:count]
         self._frame()
 
     def _frame(self) -> None:
@@ -1325,6 +1326,10 @@ class _IO:
         self.sel = _Poller()
         self._tasks: collections.deque = collections.deque()
         self._closing: collections.deque = collections.deque()  # (close_later)
+        #: what a read takes from a socket goes here first, then to the connection's input:
+        #: a buffer of its own for every read would be 64 KiB allocated and shrunk to what
+        #: came, the rest of the heap fragmented around what stays
+        self.received = memoryview(bytearray(_RECV_SIZE))
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
