@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconform import cli
 from mqconform.server.main import QuietCollector
 from mqconform.server.rpc import _malloc_trim
 
@@ -61,7 +62,8 @@ def test_survivors_of_a_collection_of_generation_1_are_frozen_too():
 
 def _serve_environment(tmp_path: Path, **env: str) -> dict[str, str]:
     """The environment of a ``mqconform serve`` started as a command, once it serves."""
-    environ = {k: v for k, v in os.environ.items() if k != "PYTHONMALLOC"} | env
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONMALLOC", "GLIBC_TUNABLES")} | env
     proc = subprocess.Popen([sys.executable, "-m", "mqconform", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environ, cwd=tmp_path)
@@ -80,3 +82,37 @@ def _serve_environment(tmp_path: Path, **env: str) -> dict[str, str]:
 def test_serve_as_a_command_runs_with_glibc_malloc_unless_pythonmalloc_is_set(tmp_path):
     assert _serve_environment(tmp_path).get("PYTHONMALLOC") == "malloc"
     assert _serve_environment(tmp_path, PYTHONMALLOC="pymalloc")["PYTHONMALLOC"] == "pymalloc"
+
+
+class _Exec(Exception):
+    pass
+
+
+def _restart_environment(monkeypatch, **env: str) -> dict[str, str]:
+    """The environment ``mqconform serve`` would start again with (its exec caught: glibc
+    rewrites GLIBC_TUNABLES in the new process's own copy, so /proc shows less)."""
+    for name in ("PYTHONMALLOC", "GLIBC_TUNABLES"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    def execv(path, argv):
+        raise _Exec(dict(os.environ))
+
+    monkeypatch.setattr(os, "execv", execv)
+    try:
+        cli._with_the_system_allocator()
+    except _Exec as exc:
+        return exc.args[0]
+    return {}  # no restart
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or _malloc_trim() is None,
+                    reason="the restart with glibc's malloc is for Linux with glibc only")
+def test_serve_restarts_with_glibc_malloc_tuned_keeping_what_the_user_set(monkeypatch):
+    assert sorted(_restart_environment(monkeypatch)["GLIBC_TUNABLES"].split(":")) == [
+        "glibc.malloc.arena_max=1", "glibc.malloc.tcache_count=0"]
+    mine = _restart_environment(monkeypatch, GLIBC_TUNABLES="glibc.malloc.arena_max=4")
+    assert sorted(mine["GLIBC_TUNABLES"].split(":")) == [
+        "glibc.malloc.arena_max=4", "glibc.malloc.tcache_count=0"]
+    assert _restart_environment(monkeypatch, PYTHONMALLOC="malloc") == {}
