@@ -126,10 +126,14 @@ _MAX_QUEUED = 16
 _RESUME_AT = 4
 #: PDUs a worker handles on one connection before the others get their turn
 _BATCH = 4
-#: how long the I/O thread takes newcomers before it looks at the other sockets (seconds)
+#: how long the I/O thread takes newcomers from the kernel into its lobby, then how long it
+#: sets up those of the lobby, before it looks at the other sockets (seconds; _take_in)
 _ACCEPT_FOR = 0.01
+_TAKE_IN_FOR = 0.003
 #: in a long round of ready sockets, the I/O thread looks for newcomers this often (seconds)
 _ACCEPT_EVERY = 0.002
+#: how long a round serves the ready connections that have not bound (_IO._round)
+_ROUND_FOR = 0.005
 #: how long an eviction order is reused (seconds)
 _RANK_FOR = 0.25
 #: no newcomer for this long (seconds): a moment to give memory back
@@ -1380,32 +1384,7 @@ class _IO:
                 ready = self.sel.poll(wait)
                 if not ready and self._closing:
                     self._close_some(_CLOSE_BATCH)
-                look_at = time.monotonic() + _ACCEPT_EVERY
-                for i, (handler, mask) in enumerate(ready):
-                    if i & 15 == 15 and server._listening and time.monotonic() >= look_at:
-                        # a long round (a burst): newcomers are not kept waiting to its end
-                        try:
-                            server._on_acceptable()
-                        except Exception:
-                            log.exception("I/O thread: accepting failed")
-                        look_at = time.monotonic() + _ACCEPT_EVERY
-                    try:
-                        if handler is None:
-                            self._wake_r.recv(4096)
-                        elif handler is server:
-                            server._on_acceptable()
-                        else:
-                            watched = handler._events  # (what it was registered for)
-                            if mask & _WRITE and watched & _WRITE:
-                                handler._on_writable()
-                            if mask & _READ and watched & _READ and handler._reading:
-                                handler._on_readable()
-                    except (BlockingIOError, InterruptedError):
-                        pass
-                    except Exception:  # one connection's bug must not stop the others
-                        log.exception("I/O thread: %r failed", handler)
-                        if isinstance(handler, Connection):
-                            handler._end_input("unexpected error")
+                self._round(ready)
                 while self._tasks:
                     try:
                         self._tasks.popleft()()
@@ -1425,6 +1404,57 @@ class _IO:
             self._wake_r.close()
             self._wake_w.close()
 
+
+
+    def _round(self, ready: list[tuple[Any, int]]) -> None:
+        """Serve what one poll found ready: the connections that have bound first (with the
+        listener and the wake-up), then those that have not, the latter for at most
+        _ROUND_FOR seconds (the sockets left over are ready still and come again at the next
+        poll, after the bound ones). A burst of connections that never bind (a slowloris
+        flood) so holds up a bound client's call for a few milliseconds, not for the whole
+        burst. Every _ACCEPT_EVERY seconds of a long round the listener is looked at too:
+        newcomers are not kept waiting to its end either."""
+        server = self.server
+        later = []
+        look_at = time.monotonic() + _ACCEPT_EVERY
+        for handler, mask in ready:
+            if type(handler) is Connection and not handler.bound:
+                later.append((handler, mask))
+            else:
+                self._serve(handler, mask)
+        until = time.monotonic() + _ROUND_FOR
+        for i, (handler, mask) in enumerate(later):
+            if i & 15 == 15:
+                now = time.monotonic()
+                if now >= until:
+                    return
+                if now >= look_at and server._listening:
+                    try:
+                        server._on_acceptable()
+                    except Exception:
+                        log.exception("I/O thread: accepting failed")
+                    look_at = time.monotonic() + _ACCEPT_EVERY
+            self._serve(handler, mask)
+
+    def _serve(self, handler: Any, mask: int) -> None:
+        server = self.server
+        try:
+            if handler is None:
+                self._wake_r.recv(4096)
+            elif handler is server:
+                server._on_acceptable()
+            else:
+                watched = handler._events  # (what it was registered for)
+                if mask & _WRITE and watched & _WRITE:
+                    handler._on_writable()
+                if mask & _READ and watched & _READ and handler._reading:
+                    handler._on_readable()
+        except (BlockingIOError, InterruptedError):
+            pass
+        except Exception:  # one connection's bug must not stop the others
+            log.exception("I/O thread: %r failed", handler)
+            if isinstance(handler, Connection):
+                handler._end_input("unexpected error")
 
 
 class _MemoryGiver:
@@ -1668,12 +1698,12 @@ class RpcServer:
 
     def _take_in(self) -> None:
         """(I/O thread) Give the newcomers in the lobby their connections, the newest first,
-        for at most _ACCEPT_FOR seconds (the sockets already served get their turn, and
+        for at most _TAKE_IN_FOR seconds (the sockets already served get their turn, and
         the I/O thread comes back to the rest at once). The kernel hands newcomers over in
         the order they came: when a burst of them (a flood) is ahead of a client, the
         client waits while they are accepted, which costs little, but not also while each
         of them is set up and evicted again; it is set up first."""
-        until = time.monotonic() + _ACCEPT_FOR
+        until = time.monotonic() + _TAKE_IN_FOR
         lobby = self._lobby
         while lobby and time.monotonic() < until:
             sock, peer, accepted = lobby.pop()
