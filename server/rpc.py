@@ -11,7 +11,7 @@ negotiation), 3.3.1.5.6 (presentation context and transfer syntax negotiation), 
 octet stream), 2.2.2.5 (bind_nak reasons), 2.2.2.8 (fault PDUs carry no stub).
 
 Threads: a fixed few, however many clients. One I/O thread watches the listener and every
-socket (a selector: epoll on Linux): it accepts, reads, frames PDUs by frag_length, sends what
+socket (epoll on Linux, else a selector): it accepts, reads, frames PDUs by frag_length, sends what
 a socket did not take at once, and keeps the time limits; it never runs a handler, so a slow
 call holds up no other client's octets. ``workers`` threads (4) run the PDUs: a connection
 with PDUs waiting is in one line; a worker takes it, handles a few of its PDUs in order
@@ -25,6 +25,14 @@ runs what follows a connection's end, one connection at a time: the handler's
 once returns ``Reply.later(waiter)`` and completes it from any thread with
 ``waiter.complete(reply)``; the worker goes on with the next PDU meanwhile. ``stop()`` closes
 every socket, waits for every connection's ``connection_lost`` and joins every thread.
+
+Bursts: the I/O thread serves what a poll found ready with the connections that have bound
+first, then the others for a few milliseconds (the rest come again at the next poll), so a
+flood of connections that never bind holds up a client's call for milliseconds, not for the
+whole flood. Newcomers are taken from the kernel into a lobby and set up newest first, their
+first octets (a bind) read at once; in a long round the listener is looked at every 2 ms. A
+connection that ends before a whole PDU came is torn down on the I/O thread at once (no
+worker ever saw it), its socket closed when nothing waits to be read.
 
 Limits: no client, nor a few thousand sockets, can starve the others.
 
