@@ -1277,19 +1277,17 @@ class _Poller:
             select.EPOLLOUT if events & _WRITE else 0)
 
     def register(self, sock: socket.socket, events: int, handler: Any) -> None:
-        if self._epoll is None:
-            self._sel.register(sock, events, handler)
-            return
-        fd = sock.fileno()
-        self._epoll.register(fd, self._mask(events))
-        self._handlers[fd] = handler
+        self._watch(sock, events, handler, first=True)
 
     def modify(self, sock: socket.socket, events: int, handler: Any) -> None:
+        self._watch(sock, events, handler, first=False)
+
+    def _watch(self, sock: socket.socket, events: int, handler: Any, first: bool) -> None:
         if self._epoll is None:
-            self._sel.modify(sock, events, handler)
+            (self._sel.register if first else self._sel.modify)(sock, events, handler)
             return
         fd = sock.fileno()
-        self._epoll.modify(fd, self._mask(events))
+        (self._epoll.register if first else self._epoll.modify)(fd, self._mask(events))
         self._handlers[fd] = handler
 
     def unregister(self, sock: socket.socket) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import select
 import socket
 import struct
 import threading
@@ -678,3 +679,24 @@ def test_stop_closes_connections_and_runs_connection_lost(handler, client_for):
 def test_reply_fault_refuses_status_zero():
     with pytest.raises(ValueError):
         Reply.fault(0)
+
+
+def test_without_epoll_the_server_serves_through_the_selectors_module(monkeypatch, handler,
+                                                                     make_server, client_for):
+    """Where there is no epoll (not Linux) the I/O thread polls through a selector: binds,
+    calls, an eviction and a disconnect go as with epoll."""
+    monkeypatch.delattr(select, "epoll")
+    srv = make_server(max_connections=2)
+    assert srv._io.sel._epoll is None
+    c = client_for(srv)
+    c.bind([(0, ECHO_IF, [d.NDR])])
+    assert c.call(0, OP_ECHO, b"x" * 4000) == b"32:" + b"x" * 4000
+    [conn] = srv.connections
+    idle = client_for(srv)  # never binds: evicted for the next newcomer
+    assert wait_for(lambda: len(srv.connections) == 2)
+    other = client_for(srv)
+    other.bind([(0, ECHO_IF, [d.NDR])])
+    assert other.call(0, OP_ECHO, b"y") == b"32:y"
+    assert idle.closed_by_peer()
+    c.close()
+    assert wait_for(lambda: conn.id in handler.lost)
