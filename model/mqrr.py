@@ -628,15 +628,19 @@ class RemoteReadServer:
 
     def _forget(self, desc: OpenQueueDescriptor, context: bytes) -> None:
         self._contexts.pop(bytes(context), None)
-        if sparse(self._contexts, self._peaks[0]):
-            self._contexts = dict(self._contexts)
-            self._peaks[0] = len(self._contexts)
+        self._contexts = self._compact(self._contexts, 0)
         move_context = desc._move_context
         if move_context is not None and self._move_contexts.get(move_context) is desc:
             del self._move_contexts[move_context]
-            if sparse(self._move_contexts, self._peaks[1]):
-                self._move_contexts = dict(self._move_contexts)
-                self._peaks[1] = len(self._move_contexts)
+            self._move_contexts = self._compact(self._move_contexts, 1)
+
+    def _compact(self, table: dict, which: int) -> dict:
+        """``table`` (peak ``self._peaks[which]``), or a compact copy once it is sparse
+        (model/refs.py)."""
+        if not sparse(table, self._peaks[which]):
+            return table
+        self._peaks[which] = len(table)
+        return dict(table)
 
     # ------------------------------------------------------------------ 3.1.4.4 / 3.1.4.5
     def r_createcursor(self, call: c.R_CreateCursor) -> Outcome:

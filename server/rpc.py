@@ -623,16 +623,20 @@ class Connection:
         self._closed = True
         self._interest_off()
         self._departing = True
-        try:
-            self.server.handler.connection_lost(self)
-        except Exception:
-            log.exception("%r: connection_lost failed", self)
+        self._lost()
         io = self.server._io
         if io is not None:
             io.close_later(self._sock)
         else:  # (the server has stopped)
             self._sock.close()
         self.server._forget(self)
+
+    def _lost(self) -> None:
+        """The handler hears the connection is gone (once: _close_untouched or _teardown)."""
+        try:
+            self.server.handler.connection_lost(self)
+        except Exception:
+            log.exception("%r: connection_lost failed", self)
 
     def _stop_reading(self) -> None:
         self._reading = False
@@ -758,10 +762,7 @@ class Connection:
             if call.waiter is not None:
                 call.waiter._abandon()
         self._dropped = []
-        try:
-            self.server.handler.connection_lost(self)
-        except Exception:
-            log.exception("%r: connection_lost failed", self)
+        self._lost()
         self.server.groups.leave(self)
         try:
             self._sock.close()
