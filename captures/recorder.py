@@ -20,10 +20,13 @@ Decisions:
    ...:02 for the server), IPv4 or IPv6 with the connection's real addresses, TCP with its
    real ports, a SYN / SYN-ACK / ACK handshake when the connection is tapped, and FIN-ACK /
    FIN-ACK / ACK when it closes (or when the recorder is closed with the connection open).
-   Sequence and acknowledgement numbers are consistent (initial sequence numbers derived from
-   the 4-tuple, so a file is reproducible from the same exchanges); every segment
-   acknowledges all the peer has sent so far. Timestamps are the clock's (``time.time``) at
-   the moment the octets were handed over.
+   Sequence and acknowledgement numbers are consistent; every segment acknowledges all the
+   peer has sent so far. Initial sequence numbers are derived from the 4-tuple plus the
+   connection's index, so a file is reproducible from the same exchanges, and a connection
+   on ports the system gave out again (a long run does reuse them) starts with another
+   number than the one before: Wireshark takes a SYN with the number of the stream before
+   on those ports for a retransmission and dissects nothing of the new connection.
+   Timestamps are the clock's (``time.time``) at the moment the octets were handed over.
 2. Segmentation follows DCE/RPC PDUs (C706 12.6.3.1: ``frag_length`` at offset 8 of the
    common header): each PDU starts a new segment and is cut into segments of at most ``mss``
    octets (1460, Ethernet), so a frame never mixes two PDUs and every PDU has a first and a
@@ -210,8 +213,9 @@ class _Connection:
     open: bool = True
 
 
-def _isn(text: str) -> int:
-    return zlib.crc32(text.encode()) & 0xFFFFFFFF
+def _isn(text: str, index: int) -> int:
+    """A connection's initial sequence number: distinct for each index on one 4-tuple."""
+    return (zlib.crc32(text.encode()) + (index << 20)) & 0xFFFFFFFF
 
 
 def _address(sockaddr: Any) -> tuple[str, int]:
@@ -271,9 +275,10 @@ class Recorder:
         if ipaddress.ip_address(client[0]).version != ipaddress.ip_address(server[0]).version:
             raise ValueError(f"{client[0]} and {server[0]} are not of one IP version")
         with self._lock:
-            isn_c = _isn(f"{client}>{server}")
-            isn_s = _isn(f"{server}>{client}")
-            conn = _Connection(len(self._connections), client, server, [isn_c + 1, isn_s + 1])
+            index = len(self._connections)
+            isn_c = _isn(f"{client}>{server}", index)
+            isn_s = _isn(f"{server}>{client}", index)
+            conn = _Connection(index, client, server, [isn_c + 1, isn_s + 1])
             self._connections.append(conn)
             now = self.clock()
             self._append(conn, True, SYN, isn_c, 0, b"", now)

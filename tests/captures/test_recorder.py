@@ -5,7 +5,9 @@ thread), and the tap conformance.client puts on each connection it opens."""
 from __future__ import annotations
 
 import io
+import shutil
 import struct
+import subprocess
 import threading
 
 import pytest
@@ -115,6 +117,35 @@ def test_a_fault_octets_that_are_not_dcerpc_and_a_second_connection():
     assert rec.frame_count == 9 + 1 + 3 + 3  # the pending octets, then FINs for both
     rec.close()  # once only
     assert rec.frame_count == 16
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_connections_on_ports_given_out_again_are_streams_of_their_own_for_tshark(tmp_path):
+    """A long run gets the same client port more than once; each connection on it starts with
+    another initial sequence number, so tshark dissects every call, each in its own stream
+    (the same numbers made tshark take the second SYN for a retransmission and drop its calls)."""
+    rec = Recorder(clock=Clock())
+    marks = []
+    for call_id in (1, 2, 3):
+        tap = rec.open(("127.0.0.1", 50001), ("127.0.0.1", 2103))
+        mark = rec.mark()
+        tap.sent(pdu(0, call_id, opnum=call_id))
+        tap.received(pdu(2, call_id))
+        marks.append(rec.exchange(mark))
+        tap.closed()
+    rec.close()
+    pcap = tmp_path / "reuse.pcap"
+    rec.write(pcap)
+    out = subprocess.run([shutil.which("tshark"), "-r", str(pcap), "-Y", "dcerpc", "-T", "fields",
+                          "-e", "frame.number", "-e", "tcp.stream", "-e", "dcerpc.pkt_type",
+                          "-e", "dcerpc.cn_call_id"], capture_output=True, text=True, check=True)
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    want = []
+    for call_id, frames in enumerate(marks, 1):
+        assert frames["tcp_stream"] == call_id - 1
+        want += [[str(frames["request"][1]), str(call_id - 1), "0", str(call_id)],
+                 [str(frames["response"][1]), str(call_id - 1), "2", str(call_id)]]
+    assert rows == want
 
 
 def test_ipv6_connections():
