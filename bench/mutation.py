@@ -76,7 +76,11 @@ every survivor nobody judged (with ``--all``, one such survivor makes the exit s
 bench/out/mutation.json and bench/out/mutation.md, rewritten after every mutant; ``--resume``
 keeps the verdicts they hold for a snapshot of the same digest and runs only the rest, so
 ``--all --resume --budget 4800`` run again and again covers every mutant in CI-sized runs (exit
-3 while some are left). ``--auth`` runs the servers with authentication required and the suite
+3 while some are left). A snapshot that differs only in the suite's cases and steps
+(conformance/, features/: the same ``served_digest``) keeps the kills of the earlier one, each
+row naming the snapshot it was judged on, and runs every other mutant again: cases are added
+or made stricter, never weakened, so what a case killed it still kills (``--no-carry`` keeps
+none). ``--auth`` runs the servers with authentication required and the suite
 with credentials (the configuration that reaches the access checks and the authentication
 paths); ``--merge`` joins a plain and an ``--auth`` run of one snapshot into one report, a
 mutant killed in either counting as killed.
@@ -134,6 +138,9 @@ EXCLUDED = {
 }
 LAYERS = ("model", "server", "wire", "spec", "captures", "conformance", "features", "examples")
 TREE = (*LAYERS, "mqconform", "pyproject.toml")
+#: the suite's side of the tree: its cases and steps. A snapshot that differs from another only
+#: there has the same served code (``served_digest``), so a kill there stays a kill (--resume)
+SUITE_SIDE = ("conformance", "features")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 GOAL = 0.95
@@ -668,16 +675,62 @@ def snapshot(dest: Path, commit: str | None) -> str:
     return "working tree"
 
 
-def tree_digest(tree: Path) -> str:
-    """A SHA-256 over the snapshot's files (names and bytes): --resume keeps only the verdicts
-    of a snapshot with the same digest, from a commit or from the working tree alike."""
+def tree_digest(tree: Path, skip: tuple[str, ...] = ()) -> str:
+    """A SHA-256 over the snapshot's files (names and bytes), but those under the top-level
+    folders ``skip``: --resume keeps the verdicts of a snapshot with the same digest, from a
+    commit or from the working tree alike."""
     import hashlib
 
     h = hashlib.sha256()
-    for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and p.relative_to(tree).parts[0] not in skip):
         h.update(path.relative_to(tree).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
+            judged: dict[str, str]) -> tuple[dict[str, dict], str]:
+    """The verdicts of an earlier results file (``old``) that still hold for this run
+    (--resume), by mutant ID, and a line saying which:
+
+    - from a snapshot of the same ``digest``: every verdict but the harness's errors (and but
+      a judged-equivalent mutant left unrun whose judgement has since been withdrawn);
+    - from a snapshot whose served code is the same (``served_digest``: only the suite's cases
+      or steps differ): the kills and timeouts, each naming the snapshot it was judged on
+      (``carried_from``). The suite's cases are added to or made stricter, never weakened
+      (the project's rule for tests), so a case that killed a mutant still does; a survivor
+      faces the new cases, so it runs again. ``served_digest`` None (``--no-carry``): nothing
+      is carried;
+    - otherwise nothing."""
+    rows = [r for r in old.get("mutants", []) if r["id"] in ids and r["verdict"] != "error"]
+    if old.get("digest") == digest:
+        return ({r["id"]: r for r in rows if not (r.get("not_run") and r["id"] not in judged)},
+                f"the same snapshot: {len(rows)} verdicts kept")
+    if served_digest is not None and old.get("served_digest") == served_digest:
+        source = old.get("snapshot")
+        kept = {r["id"]: {**r, "carried_from": r.get("carried_from") or source}
+                for r in rows if r["verdict"] in ("killed", "timeout")}
+        return kept, (f"the same served code as {source}, another suite: its {len(kept)} "
+                      f"kills are carried, every other mutant runs again")
+    return {}, "of another snapshot: every mutant runs again"
+
+
+def served_digest_of(doc: dict) -> str | None:
+    """The served code's digest of a results file written before results named it: worked
+    out again from the commit it was run on (None for a working tree's snapshot)."""
+    source = doc.get("snapshot") or ""
+    if not source.startswith("commit "):
+        return None
+    with tempfile.TemporaryDirectory(prefix="mqconform-mutation-") as tmp:
+        tree = Path(tmp) / "base"
+        try:
+            snapshot(tree, source.split()[1])
+        except subprocess.CalledProcessError:
+            return None  # a commit this clone does not have
+        suffix = "" if doc.get("configuration", "plain") == "plain" else \
+            f"+{doc['configuration']}"
+        return tree_digest(tree, SUITE_SIDE) + suffix
 
 
 def import_root(tree: Path) -> Path:
@@ -1068,8 +1121,10 @@ class Batch:
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
         # a run's verdicts hold for its snapshot in its configuration (--resume)
-        self.digest = tree_digest(self.base) + ("" if config.name == "plain"
-                                                else f"+{config.name}")
+        suffix = "" if config.name == "plain" else f"+{config.name}"
+        self.digest = tree_digest(self.base) + suffix
+        #: the same, over the served code only (SUITE_SIDE left out)
+        self.served_digest = tree_digest(self.base, SUITE_SIDE) + suffix
         self._count = 0
         self._lock = threading.Lock()
 
@@ -1379,6 +1434,9 @@ def markdown(doc: dict) -> str:
              f"{s['timeout']} timed out, {s['survived']} survived unjudged ("
              f"{s.get('unreached', 0)} of them never reached), {s['equivalent']} "
              f"equivalent" + (f", {s['error']} errors" if s["error"] else "") + ".", "",
+             *([f"{doc['carried']} of the kills were judged on an earlier snapshot with the "
+                f"same served code (carried by --resume; each row names it).", ""]
+               if doc.get("carried") else []),
              "## Per module", "", *table(doc["by_module"], "module"), "",
              "## Per section", "", *table(doc["by_section"], "section"), ""]
     rows = doc["mutants"]
@@ -1485,6 +1543,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="snapshot this commit (e.g. HEAD) rather than the working tree")
     ap.add_argument("--resume", action="store_true",
                     help="keep the verdicts --out holds for the same snapshot; run the rest")
+    ap.add_argument("--no-carry", action="store_true",
+                    help="with --resume: keep no kill of a snapshot whose suite differs (module "
+                         "doc)")
     ap.add_argument("--no-pristine", action="store_true",
                     help="skip the pristine run (default: skipped with --only, else done)")
     ap.add_argument("--auth", action="store_true",
@@ -1569,17 +1630,14 @@ def main(argv: list[str] | None = None) -> int:
         earlier_pristine, earlier_loaded = None, None
         if args.resume and args.out.exists():
             old = json.loads(args.out.read_text())
+            if "served_digest" not in old and not args.no_carry:
+                old["served_digest"] = served_digest_of(old)
+            done, kept = resumed(old, batch.digest,
+                                 None if args.no_carry else batch.served_digest,
+                                 set(by_id), load_equivalent())
             if old.get("digest") == batch.digest:
-                # a judged-equivalent mutant left unrun whose judgement has since been
-                # withdrawn runs now
-                judged = load_equivalent()
-                done = {r["id"]: r for r in old.get("mutants", []) if r["id"] in by_id
-                        and r["verdict"] != "error"
-                        and not (r.get("not_run") and r["id"] not in judged)}
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
-            else:
-                print(f"--resume: {args.out} is of another snapshot: every mutant runs again",
-                      flush=True)
+            print(f"--resume: {args.out}: {kept}", flush=True)
         todo = [m for m in chosen if m.id not in done]
         print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}, "
               f"{batch.config.name} configuration); "
@@ -1642,7 +1700,9 @@ def main(argv: list[str] | None = None) -> int:
             rows = [done[m.id] for m in chosen if m.id in done]
             equivalent = load_equivalent()
             summary = summarize(rows, equivalent)
+            carried = sum(1 for r in rows if r.get("carried_from"))
             doc = {"snapshot": batch.source, "digest": batch.digest,
+                   "served_digest": batch.served_digest, "carried": carried,
                    "configuration": batch.config.name, "files": files,
                    "not_loaded": unloaded, "loaded": sorted(loaded) if loaded else None,
                    "excluded": EXCLUDED if args.all else {},

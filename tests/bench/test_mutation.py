@@ -379,6 +379,40 @@ def test_the_snapshot_digest_changes_with_a_file_and_ignores_bytecode(tmp_path):
     assert mutation.tree_digest(tmp_path) != first
 
 
+def test_the_served_digest_leaves_the_suites_cases_and_steps_out(tmp_path):
+    for name in ("model", "conformance", "features"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.py").write_text("x = 1\n")
+    served, whole = (mutation.tree_digest(tmp_path, mutation.SUITE_SIDE),
+                     mutation.tree_digest(tmp_path))
+    (tmp_path / "features" / "a.py").write_text("x = 2\n")
+    (tmp_path / "conformance" / "b.py").write_text("y = 1\n")
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) == served
+    assert mutation.tree_digest(tmp_path) != whole
+    (tmp_path / "model" / "a.py").write_text("x = 2\n")
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != served
+
+
+def test_resume_keeps_a_snapshots_verdicts_and_carries_only_kills_across_suite_changes():
+    rows = [{"id": "k", "verdict": "killed"}, {"id": "t", "verdict": "timeout"},
+            {"id": "s", "verdict": "survived"}, {"id": "e", "verdict": "error"},
+            {"id": "u", "verdict": "survived", "not_run": True},
+            {"id": "gone", "verdict": "killed"}]
+    old = {"digest": "D1", "served_digest": "S1", "snapshot": "commit aaa", "mutants": rows}
+    ids = {"k", "t", "s", "e", "u"}
+    same, _ = mutation.resumed(old, "D1", "S1", ids, judged={"u": "reason"})
+    assert set(same) == {"k", "t", "s", "u"}  # an error runs again; a gone mutant is dropped
+    withdrawn, _ = mutation.resumed(old, "D1", "S1", ids, judged={})
+    assert set(withdrawn) == {"k", "t", "s"}  # its judgement withdrawn, "u" runs again
+    carried, line = mutation.resumed(old, "D2", "S1", ids, judged={"u": "reason"})
+    assert set(carried) == {"k", "t"} and "2 kills" in line
+    assert {r["carried_from"] for r in carried.values()} == {"commit aaa"}
+    again, _ = mutation.resumed({**old, "mutants": list(carried.values())}, "D3", "S1", ids, {})
+    assert {r["carried_from"] for r in again.values()} == {"commit aaa"}  # the first judge
+    assert mutation.resumed(old, "D2", "S2", ids, {})[0] == {}  # the served code changed
+    assert mutation.resumed(old, "D2", None, ids, {})[0] == {}  # --no-carry
+
+
 def test_the_cases_a_run_leaves_unsettled_are_read_from_its_results(tmp_path):
     results = tmp_path / "results.json"
     assert mutation.unsettled_cases(results) == set()
