@@ -46,6 +46,12 @@ with the server and kill nothing. So a mutant lives only in the server process:
    kills the mutant; a mutant that survives them runs against the whole suite (a case may see
    later what an earlier one left behind), so every survivor has passed the whole suite. A
    stateful machine's failure kills without being shrunk (``--mq-stateful-no-shrink``).
+   ``--narrow-only`` stops there: such a survivor is recorded without the whole suite (its
+   reason says so; a survivor costs a whole pass, some 40 s, against a few seconds for most
+   kills). It can only miss kills, never add one, so the rate it gives is a lower bound; a
+   later --resume without it runs those survivors against the whole suite, so a first pass
+   over every mutant can be narrowed and only the survivors nobody judged equivalent pay for
+   the whole suite.
 
 A mutant's ID is ``file:scope:operator:ordinal:detail``: the dotted name of the function (or
 class, or ``<module>``) holding the site, the operator, the site's rank among that operator's
@@ -690,12 +696,14 @@ def tree_digest(tree: Path, skip: tuple[str, ...] = ()) -> str:
 
 
 def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
-            judged: dict[str, str]) -> tuple[dict[str, dict], str]:
+            judged: dict[str, str], narrowed: bool = False) -> tuple[dict[str, dict], str]:
     """The verdicts of an earlier results file (``old``) that still hold for this run
     (--resume), by mutant ID, and a line saying which:
 
-    - from a snapshot of the same ``digest``: every verdict but the harness's errors (and but
-      a judged-equivalent mutant left unrun whose judgement has since been withdrawn);
+    - from a snapshot of the same ``digest``: every verdict but the harness's errors, a
+      judged-equivalent mutant left unrun whose judgement has since been withdrawn, and (unless
+      ``narrowed``: --narrow-only again) a survivor that faced only the cases that ran its
+      lines, which now faces the whole suite;
     - from a snapshot whose served code is the same (``served_digest``: only the suite's cases
       or steps differ): the kills and timeouts, each naming the snapshot it was judged on
       (``carried_from``). The suite's cases are added to or made stricter, never weakened
@@ -705,8 +713,9 @@ def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
     - otherwise nothing."""
     rows = [r for r in old.get("mutants", []) if r["id"] in ids and r["verdict"] != "error"]
     if old.get("digest") == digest:
-        return ({r["id"]: r for r in rows if not (r.get("not_run") and r["id"] not in judged)},
-                f"the same snapshot: {len(rows)} verdicts kept")
+        kept = {r["id"]: r for r in rows if not (r.get("not_run") and r["id"] not in judged)
+                and (narrowed or not r.get("narrowed"))}
+        return kept, f"the same snapshot: {len(kept)} verdicts kept"
     if served_digest is not None and old.get("served_digest") == served_digest:
         source = old.get("snapshot")
         kept = {r["id"]: {**r, "carried_from": r.get("carried_from") or source}
@@ -813,6 +822,8 @@ USAGE_EXIT = 2
 #: refuses it
 UNREACHABLE = (": unreachable: ", "bind to RemoteRead on port")
 NOT_RUN = "not run"
+#: the reason's mark of a survivor that faced only the cases that ran its lines (--narrow-only)
+NARROWED = "the whole suite not run"
 
 
 def unsettled_cases(results: Path) -> set[str]:
@@ -1118,6 +1129,8 @@ class Batch:
         #: or --no-narrow: every mutant runs the whole suite)
         self.case_map: CaseMap | None = None
         self.narrow = True
+        #: a survivor of the cases that ran its lines is not run against the whole suite
+        self.narrow_only = False
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
         # a run's verdicts hold for its snapshot in its configuration (--resume)
@@ -1173,6 +1186,9 @@ class Batch:
                 if first.verdict != "survived":
                     return replace(first, reason=f"{first.reason} (in {len(cases)} cases that "
                                                  f"ran its lines)")
+                if self.narrow_only:
+                    return replace(first, reason=f"{first.reason} (the {len(cases)} cases that "
+                                                 f"ran its lines; {NARROWED})")
             whole = run_against(self.base, tree, where / "run", module, tree / mutant.path,
                                 self.timeout, self.select, unsettled=self.unsettled,
                                 config=self.config)
@@ -1434,6 +1450,9 @@ def markdown(doc: dict) -> str:
              f"{s['timeout']} timed out, {s['survived']} survived unjudged ("
              f"{s.get('unreached', 0)} of them never reached), {s['equivalent']} "
              f"equivalent" + (f", {s['error']} errors" if s["error"] else "") + ".", "",
+             *([f"{n} survivors faced only the cases that ran their lines (--narrow-only): "
+                f"the whole suite may still kill them.", ""]
+               if (n := sum(1 for r in doc["mutants"] if r.get("narrowed"))) else []),
              *([f"{doc['carried']} of the kills were judged on an earlier snapshot with the "
                 f"same served code (carried by --resume; each row names it).", ""]
                if doc.get("carried") else []),
@@ -1543,6 +1562,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="snapshot this commit (e.g. HEAD) rather than the working tree")
     ap.add_argument("--resume", action="store_true",
                     help="keep the verdicts --out holds for the same snapshot; run the rest")
+    ap.add_argument("--narrow-only", action="store_true",
+                    help="a mutant that survives the cases that ran its lines is not run against "
+                         "the whole suite (a lower bound on the kills: module doc)")
     ap.add_argument("--no-carry", action="store_true",
                     help="with --resume: keep no kill of a snapshot whose suite differs (module "
                          "doc)")
@@ -1612,6 +1634,7 @@ def main(argv: list[str] | None = None) -> int:
     batch = Batch(args.commit, args.keep, args.timeout, args.select,
                   authenticated_config() if args.auth else PLAIN)
     batch.narrow = not args.no_narrow
+    batch.narrow_only = args.narrow_only
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
         mutants = all_mutants(batch.base, tuple(files))
@@ -1634,7 +1657,7 @@ def main(argv: list[str] | None = None) -> int:
                 old["served_digest"] = served_digest_of(old)
             done, kept = resumed(old, batch.digest,
                                  None if args.no_carry else batch.served_digest,
-                                 set(by_id), load_equivalent())
+                                 set(by_id), load_equivalent(), narrowed=args.narrow_only)
             if old.get("digest") == batch.digest:
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             print(f"--resume: {args.out}: {kept}", flush=True)
@@ -1694,7 +1717,9 @@ def main(argv: list[str] | None = None) -> int:
                     **({"unreached": True} if v.verdict == "survived" and v.seconds == 0
                        and v.reason.startswith(UNREACHED) else {}),
                     **({"not_run": True} if v.verdict == "survived" and v.seconds == 0
-                       and v.reason.startswith(NOT_RUN) else {})}
+                       and v.reason.startswith(NOT_RUN) else {}),
+                    **({"narrowed": True} if v.verdict == "survived" and NARROWED in v.reason
+                       else {})}
 
         def report() -> dict:
             rows = [done[m.id] for m in chosen if m.id in done]
@@ -1774,6 +1799,10 @@ def main(argv: list[str] | None = None) -> int:
             return 3
         if args.all and summary["unjudged"]:
             return 1
+        narrowed = sum(1 for r in rows if r.get("narrowed"))
+        if narrowed:
+            print(f"{narrowed} survivors faced only the cases that ran their lines "
+                  f"(--narrow-only): --resume without it runs them against the whole suite")
         return 0 if summary["met"] else 1
     except KeyboardInterrupt:
         print("interrupted: stopping the running servers and suites", file=sys.stderr)

@@ -170,6 +170,39 @@ def test_a_known_killed_mutant_is_killed_end_to_end():
     assert verdict.verdict == "killed", verdict
 
 
+def test_narrow_only_keeps_a_survivor_of_the_cases_that_ran_its_lines_from_the_whole_suite():
+    """A mutant that changes memory only (an emptied table not cleared) survives; with
+    narrow_only it faces the one case the trace names and is recorded so (a lower bound),
+    without it the whole (selected) suite follows."""
+    case = ("conformance/cases/test_remoteread_basic.py::"
+            "test_get_server_port_returns_the_remoteread_port")
+    batch = mutation.Batch(commit=None, keep=False, timeout=60, select=["MS-MQRR/3.1.4.1"])
+    try:
+        m = next(m for m in mutation.all_mutants(batch.base, ("model/refs.py",))
+                 if m.id == "model/refs.py:taken:stmt:2:table.clear()->pass")
+        per = mutation.TICKS_PER_S
+        batch.case_map = mutation.CaseMap({case: [1.0, 3.0], "t::other": [4.0, 5.0]},
+                                          {m.path: {m.line: [int(2.0 * per)]}})
+        batch.narrow_only = True
+        narrowed = batch.run(m)
+        batch.narrow_only = False
+        whole = batch.run(m)
+    finally:
+        batch.close()
+    assert narrowed.verdict == "survived" and mutation.NARROWED in narrowed.reason, narrowed
+    assert "1 pass" in narrowed.reason  # the one case, not the selection
+    assert whole.verdict == "survived" and mutation.NARROWED not in whole.reason, whole
+    assert "the whole suite, after the 1 cases" in whole.reason
+
+
+def test_resume_runs_narrowed_survivors_again_unless_narrow_only_is_given_again():
+    rows = [{"id": "n", "verdict": "survived", "narrowed": True},
+            {"id": "k", "verdict": "killed"}]
+    old = {"digest": "D1", "served_digest": "S1", "snapshot": "commit aaa", "mutants": rows}
+    assert set(mutation.resumed(old, "D1", "S1", {"n", "k"}, {})[0]) == {"k"}
+    assert set(mutation.resumed(old, "D1", "S1", {"n", "k"}, {}, narrowed=True)[0]) == {"n", "k"}
+
+
 def test_a_suite_refusing_its_arguments_is_an_error_of_the_harness_not_a_kill():
     """A --select the suite does not know makes `mqconform run` exit 2 with no results: that
     judges nothing about the mutant."""
