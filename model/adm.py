@@ -1067,6 +1067,8 @@ class LocalMessage(Message):
     offset: list[tuple[int, int]] = empty()
     # the message packet those offsets point into (MS-MQRR 2.2.5), as the wire codec wrote it
     packet: bytes = b""
+    #: where the packet's UserMessage ends (packet.DecodedPacket.user_message_size), once known
+    _user_message_size: int | None = bookkeeping()
 
 
 # ---------------------------------------------------------------------------------------------

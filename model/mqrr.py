@@ -205,6 +205,26 @@ class PacketLayout:
     body_offset: int  # the body (binary) or the CompoundMessageHeader (SRMP)
     body_size: int
     trailers: bytes
+    #: where the UserMessage ends: the SessionHeader and ExtensionHeader begin there, inside
+    #: the trailers, after a DebugHeader, SoapHeader or MultiQueueFormatHeader if any
+    user_message_size: int = 0
+
+
+def _user_message_size(message: Any, packet: bytes) -> int:
+    """packet.DecodedPacket.user_message_size of the message's packet: kept on the message
+    when it was deserialized, else decoded once and kept (a message read back from the
+    store); the packet's length for one that does not decode."""
+    size = getattr(message, "_user_message_size", None)
+    if size is None:
+        try:
+            size = packet_codec.decode_packet(packet).user_message_size
+        except packet_codec.PacketError:
+            size = len(packet)
+        try:
+            message._user_message_size = size
+        except AttributeError:  # not an ADM message (a model test's stand-in)
+            pass
+    return size
 
 
 def packet_layout(message: Any) -> PacketLayout:
@@ -218,7 +238,7 @@ def packet_layout(message: Any) -> PacketLayout:
         (h_off, h_size), (b_off, b_size) = offsets[0], offsets[1]
         t_off, t_size = offsets[2] if len(offsets) > 2 else (b_off + b_size, 0)
         return PacketLayout(packet, srmp, h_off + h_size, b_off, b_size,
-                            packet[t_off:t_off + t_size])
+                            packet[t_off:t_off + t_size], _user_message_size(message, packet))
     body = message.body or b""
     return PacketLayout(body, srmp, 0, 0, len(body), b"")
 
@@ -269,7 +289,7 @@ def with_subqueue_name(layout: PacketLayout, subqueue: str | None) -> PacketLayo
     if not layout.trailers:
         return layout
     start = len(layout.packet) - len(layout.trailers)
-    packet = packet_codec.with_subqueue_name(layout.packet, start, subqueue)
+    packet = packet_codec.with_subqueue_name(layout.packet, layout.user_message_size, subqueue)
     return layout if packet is layout.packet else replace(layout, packet=packet,
                                                           trailers=packet[start:])
 

@@ -392,6 +392,10 @@ class DecodedPacket:
     body: tuple[int, int]
     trailers: tuple[int, int]
     message_body: tuple[int, int]
+    #: where the UserMessage ends and the headers after it begin (the SessionHeader if
+    #: BaseHeader.Flags.SH, then the ExtensionHeader); the trailers of Offset begin earlier,
+    #: at the body's end, and hold the DebugHeader, SoapHeader, MultiQueueFormatHeader too
+    user_message_size: int = 0
 
     @property
     def offset(self) -> list[tuple[int, int]]:
@@ -925,8 +929,9 @@ def set_time_to_reach_queue(packet: bytes, value: int) -> bytes:
 def with_subqueue_name(packet: bytes, trailers_start: int, subqueue: str | None) -> bytes:
     """The encoded packet with SubqueueHeader.SubqueueName naming ``subqueue``: the
     null-terminated name padded with 0x00 (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6), or all
-    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). ``trailers_start``: where the trailers
-    begin (the SessionHeader, if BaseHeader.Flags.SH, then the ExtensionHeader). A packet
+    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). ``trailers_start``: where the UserMessage
+    ends (DecodedPacket.user_message_size: the SessionHeader, if BaseHeader.Flags.SH, then
+    the ExtensionHeader; not Offset's trailers, which begin at the body's end). A packet
     without a SubqueueHeader is returned as it is (the same object); a name longer than the
     field takes is cut to what it holds."""
     if len(packet) < 4:
@@ -1479,7 +1484,8 @@ def decode_packet(data: bytes) -> DecodedPacket:
         type=LocalMessageType.SRMP if uf.ah else LocalMessageType.Binary,
         packet_size=packet_size, headers=(0, headers_end), body=body_region,
         trailers=(trailers_start, len(data) - trailers_start),
-        message_body=(body_offset, len(properties.message_body)))
+        message_body=(body_offset, len(properties.message_body)),
+        user_message_size=user_message_size)
 
 
 __all__ = [

@@ -437,6 +437,7 @@ def deserialize_message_from_buffer(buffer: bytes) -> LocalMessage:
     r_message.packet = bytes(buffer)
     r_message.type = decoded.type
     r_message.offset = decoded.offset
+    r_message._user_message_size = decoded.user_message_size
     return r_message
 
 

@@ -47,7 +47,9 @@ def _trailers(mq, scenario: dict) -> dict:
         decoded = decode_packet(data)
     except PacketError as e:
         _assert(mq, False, f"the Message Packet is well formed ({e})")
-    start = decoded.trailers[0]
+    # the headers after the UserMessage (MS-MQRR 2.2.5): a SoapHeader, a DebugHeader or a
+    # MultiQueueFormatHeader lies between the body and them
+    start = decoded.user_message_size
     session = decoded.extras.session_header is not None
     pos = start + (16 if session else 0)
     _assert(mq, len(data) >= pos + EXTENSION_HEADER,
@@ -230,6 +232,27 @@ def dead_letter_header(mq, scenario, path):
     _assert(mq, padding == bytes(len(padding)) and len(padding) < 4 and len(field) % 4 == 0,
             f"DeadLetterPathName is padded with {len(padding)} zero byte(s) to a multiple of 4 "
             f"({len(field)} bytes)")
+
+
+# ------------------------------------------------------------------------- SOAP headers
+
+@then("the packet's SoapHeader holds the SOAP header and the SOAP body the message was sent with")
+def soap_header_as_sent(mq, scenario):
+    """Checked against the texts the scenario provisioned, not the oracle's packet: the
+    server writes the SubqueueHeader's name into the trailers when it returns a message, and
+    the SoapHeader lies in the trailers too (after the body, before the ExtensionHeader)."""
+    header, body = scenario["soap"]
+    data = _packet(mq, scenario)
+    try:
+        soap = decode_packet(data).extras.soap_header
+    except PacketError as e:
+        _assert(mq, False, f"the Message Packet is well formed ({e})")
+    _assert(mq, soap is not None, "the packet of a message with a SOAP header carries a "
+                                  "SoapHeader (UserHeader.Flags.HH)")
+    _assert(mq, (soap.header, soap.body) == (header, body),
+            f"the SoapHeader holds the header {header!r} and the body {body!r} the message was "
+            f"sent with, not {soap.header!r} and {soap.body!r}: the whole packet, as it was "
+            f"sent")
 
 
 # ------------------------------------------------------------------------- SRMP messages

@@ -235,10 +235,17 @@ def _next_request(sc: dict) -> int:
 # ------------------------------------------------------------------------------ queues
 
 @given(_re(r'(?P<which>a|another) (?P<kind>transactional )?queue holding "(?P<bodies>[^"]*)"'
+           r'(?:, each message with the SOAP header "(?P<soap_header>[^"]*)" and the SOAP body '
+           r'"(?P<soap_body>[^"]*)",)?'
            r'(?: with subqueues "(?P<subs>[^"]*)")?'))
-def a_queue_holding(mq, scenario, which, kind, bodies, subs):
+def a_queue_holding(mq, scenario, which, kind, bodies, subs, soap_header=None, soap_body=None):
     sc = _state(scenario)
-    fmt, subqueues = pre.queue_with_subqueues(mq, _bodies(bodies), _names(subs),
+    messages: list = _bodies(bodies)
+    if soap_header is not None:  # SUT control's soap_header and soap_body (conformance/sut.py)
+        messages = [{"body": body, "soap_header": soap_header, "soap_body": soap_body}
+                    for body in messages]
+        scenario["soap"] = (soap_header, soap_body)
+    fmt, subqueues = pre.queue_with_subqueues(mq, messages, _names(subs),
                                               transactional=bool(kind))
     name = "the queue" if which == "a" else "the other queue"
     sc["places"][name] = fmt

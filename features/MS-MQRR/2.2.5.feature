@@ -40,6 +40,22 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client peeks at subqueue "retry"
     Then the SubqueueHeader names subqueue "retry", padded with zero bytes
 
+  # The SoapHeader (MS-MQMQ 2.2.20.7) follows the body, in the trailers before the
+  # ExtensionHeader: writing the SubqueueName where the trailers begin would overwrite it.
+  @MS-MQRR/3.1.4.7/R28 @MS-MQRR/3.1.4.7/R31
+  Scenario: A message with a SOAP header comes back with its SoapHeader as it was sent
+    Given a queue holding "one", each message with the SOAP header "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" and the SOAP body "<b/>",
+    When the client peeks at the queue
+    Then the packet's SoapHeader holds the SOAP header and the SOAP body the message was sent with
+
+  @MS-MQRR/2.2.5.3/R5 @MS-MQRR/2.2.5.3/R6 @MS-MQRR/3.1.4.7/R31
+  Scenario: A message with a SOAP header moved to a subqueue keeps its SoapHeader and carries the subqueue's name
+    Given a queue holding "one", each message with the SOAP header "<h:a xmlns:h='urn:x'/>" and the SOAP body "bbbb", with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client peeks at subqueue "retry"
+    Then the packet's SoapHeader holds the SOAP header and the SOAP body the message was sent with
+    And the SubqueueHeader names subqueue "retry", padded with zero bytes
+
   @MS-MQRR/2.2.5.5/R2 @MS-MQRR/2.2.5.5/R3 @MS-MQRR/2.2.5.5/R5
   Scenario: The ExtendedAddressHeader has a known AddressType with a matching length and scope
     Given a queue with a message of 32 bytes

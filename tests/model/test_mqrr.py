@@ -516,6 +516,31 @@ def test_the_subqueue_header_names_the_subqueue_the_message_is_read_from(subqueu
     assert decode_packet(bytes(again[0].pSectionBuffer)).extras.subqueue_header.subqueue_name == ""
 
 
+@pytest.mark.req("MS-MQRR/2.2.5.3/R5", "MS-MQRR/3.1.4.7/R31")
+@pytest.mark.parametrize("subqueue", [None, "retry"])
+@pytest.mark.parametrize("store", [False, True])
+def test_a_soap_header_between_body_and_extension_header_is_left_as_it_was_sent(subqueue, store):
+    """The trailers of Message.Offset begin at the body's end, and a SoapHeader lies there
+    before the ExtensionHeader: the SubqueueName is written after the UserMessage, not where
+    the trailers begin (which overwrote the SOAP header's text). ``store``: a message read
+    back from the store knows nothing of where its UserMessage ends and decodes it once."""
+    from mqconform.model.mqrr import packet_sections
+    from mqconform.model.packet import decode_packet
+    from mqconform.model.provisioning import make_message
+
+    message = make_message({"body": "hello", "soap_header": "b" * 32, "soap_body": "<b/>"},
+                           "message")
+    if store:
+        message._user_message_size = None
+    decoded = decode_packet(message.packet)
+    assert decoded.trailers[0] < decoded.user_message_size  # the SoapHeader between them
+    [section] = packet_sections(message, 1 << 16, 1 << 16, subqueue)
+    out = decode_packet(bytes(section.pSectionBuffer))
+    assert (out.extras.soap_header.header, out.extras.soap_header.body) == ("b" * 32, "<b/>")
+    assert out.extras.subqueue_header.subqueue_name == (subqueue or "")
+    assert message._user_message_size == decoded.user_message_size
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.7/R55", "MS-MQRR/3.1.4.7/R56", "MS-MQRR/3.1.4.7/R57",
                  "MS-MQRR/3.1.4.7/R58", "MS-MQRR/3.1.4.7/R59", "MS-MQRR/3.1.4.3/R13")
 def test_a_receive_records_its_entry_with_the_time_and_close_queue_removes_it(rig):
