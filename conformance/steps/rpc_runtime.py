@@ -183,8 +183,8 @@ def _send_request(mq, scenario, opnum: int, stub: bytes) -> None:
 def answers_with_a_fault(mq, scenario):
     body = scenario["answer"].body
     _assert(mq, isinstance(body, d.Fault),
-            f"the target refuses the malformed stub with a fault PDU (it sent "
-            f"{type(body).__name__})")
+            f"the target refuses {scenario.get('refused', 'the malformed stub')} with a fault "
+            f"PDU (it sent {type(body).__name__})")
     _assert(mq, body.status != 0, f"the fault carries a status (0x{body.status:08X})")
 
 
@@ -452,3 +452,150 @@ def each_peek_whole(mq, scenario):
         _assert(mq, message_body(answer) == body,
                 f"peek {i} returns the message's {len(body)} body bytes whole, not "
                 f"{len(message_body(answer) or b'')}")
+
+
+# ---------------------------------------------------------------- one connection, several PDUs
+
+def _port_call(mq, sock: _Recorded, call_id: int, context_id: int, syntax: str):
+    """R_GetServerPort on ``context_id`` of a bound connection: one call of wire.pcap; the
+    Fault or the decoded result."""
+    call = c.R_GetServerPort()
+    recorder = getattr(mq.target, "recorder", None)
+    mark = recorder.mark() if recorder is not None else 0
+    stub = ndr.encode_request(call, syntax == "ndr64")
+    sock.sendall(d.encode_pdu(d.Request(context_id=context_id, opnum=call.opnum, stub=stub,
+                                        alloc_hint=len(stub)), call_id=call_id))
+    [answer] = _read_answers(sock, [call_id])
+    _note_call(recorder, mark)
+    return answer if isinstance(answer, d.Fault) else \
+        ndr.decode_response(call, answer, syntax == "ndr64")
+
+
+def _bound(mq) -> tuple[_Recorded, str]:
+    """A new connection bound to RemoteRead (presentation context 0, the target's syntax)."""
+    syntax = _target_syntax(mq)
+    sock = _connect(mq)
+    ack = _bind(sock, (syntax,)).body
+    if not isinstance(ack, d.BindAck):
+        sock.__exit__(None, None, None)
+        _assert(mq, False, f"the target accepts the bind (it sent {type(ack).__name__})")
+    return sock, syntax
+
+
+@when("the client binds RemoteRead, adds a second presentation context with alter_context and "
+      "calls R_GetServerPort on it")
+def alter_context_and_call(mq, scenario):
+    """C706 12.6.4.1: alter_context proposes more presentation contexts on a bound
+    association (here RemoteRead again, as context 1); 12.6.4.2: alter_context_resp answers
+    it, one result per context proposed."""
+    sock, syntax = _bound(mq)
+    with sock:
+        interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+        sock.sendall(d.encode_pdu(d.AlterContext(
+            d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+            (d.ContextElement(1, interface, (d.TRANSFER_SYNTAXES[syntax],)),)), call_id=2))
+        scenario["altered"] = _read_pdu(sock).body
+        if isinstance(scenario["altered"], d.AlterContextResp):
+            scenario["port_call"] = "R_GetServerPort on the context alter_context added"
+            scenario["port_answer"] = _port_call(mq, sock, 3, 1, syntax)
+
+
+@then("the target accepts the added context in an alter_context_resp")
+def accepts_the_added_context(mq, scenario):
+    body = scenario["altered"]
+    _assert(mq, isinstance(body, d.AlterContextResp),
+            f"the target answers an alter_context with an alter_context_resp (C706 12.6.4.2), "
+            f"not a {type(body).__name__}")
+    results = [r.result for r in body.results]
+    _assert(mq, results == [d.ContResult.ACCEPTANCE],
+            f"the alter_context_resp has one result for the one context proposed, acceptance "
+            f"(0): {results}")
+
+
+@when("the client binds RemoteRead, sends a co_cancel and an orphaned for a call it never made, "
+      "and calls R_GetServerPort")
+def cancel_and_orphan_nothing(mq, scenario):
+    """C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call of the connection by its
+    call_id; for a call_id that names none there is nothing to cancel, and the association
+    goes on."""
+    sock, syntax = _bound(mq)
+    with sock:
+        sock.sendall(d.encode_pdu(d.CoCancel(), call_id=41))
+        sock.sendall(d.encode_pdu(d.Orphaned(), call_id=42))
+        scenario["port_call"] = "R_GetServerPort after a co_cancel and an orphaned"
+        try:
+            scenario["port_answer"] = _port_call(mq, sock, 43, 0, syntax)
+        except ConnectionError as e:
+            _assert(mq, False, f"the connection carries on after a co_cancel and an orphaned "
+                               f"for no call in progress ({e})")
+
+
+@when(parsers.parse("the client binds RemoteRead, sends {count:d} R_GetServerPort requests in "
+                    "one segment, reads their answers and calls R_GetServerPort again"))
+def pipelined_then_one_more(mq, scenario, count):
+    """Calls outstanding together on one connection (C706 12.6.3), written in one send, so
+    the target reads them at once; then one more call after their answers."""
+    sock, syntax = _bound(mq)
+    call = c.R_GetServerPort()
+    recorder = getattr(mq.target, "recorder", None)
+    stub = ndr.encode_request(call, syntax == "ndr64")
+    pdus = [d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
+                                   alloc_hint=len(stub)), call_id=i)
+            for i in range(2, 2 + count)]
+    with sock:
+        sock.sock.sendall(b"".join(pdus))
+        marks = []
+        for pdu in pdus:  # wire.pcap: one call each, in the order sent
+            marks.append(recorder.mark() if recorder is not None else 0)
+            if sock.tap is not None:
+                sock.tap.sent(pdu)
+        answers = _read_answers(sock, range(2, 2 + count))
+        for mark in marks:
+            _note_call(recorder, mark)
+        answers = [a if isinstance(a, d.Fault) else ndr.decode_response(call, a, syntax == "ndr64")
+                   for a in answers]
+        answers.append(_port_call(mq, sock, 2 + count, 0, syntax))
+    scenario["port_answers"] = answers
+
+
+@then("every answer is the port it listens on")
+def every_answer_is_the_port(mq, scenario):
+    answers = scenario["port_answers"]
+    ports = [None if isinstance(a, d.Fault) else a.status for a in answers]
+    _assert(mq, ports == [mq.target.port] * len(answers),
+            f"each of the {len(answers)} R_GetServerPort calls answers the port the target "
+            f"listens on ({mq.target.port}): {ports} (MS-MQRR/3.1.4.1/R6)")
+
+
+@when(parsers.re(r"a connection waits (?P<seconds>\d+(?:\.\d+)?) seconds?, then binds "
+                 r"RemoteRead and calls R_GetServerPort"))
+def waits_then_binds(mq, scenario, seconds):
+    """A client that connects and takes its time before the bind (C706 12.6.4.3 sets no time
+    for it), as a client busy elsewhere does."""
+    seconds = float(seconds)
+    syntax = _target_syntax(mq)
+    with _connect(mq) as sock:
+        time.sleep(seconds)
+        ack = _bind(sock, (syntax,)).body
+        _assert(mq, isinstance(ack, d.BindAck),
+                f"the target accepts the bind (it sent {type(ack).__name__})")
+        scenario["port_call"] = f"R_GetServerPort after {seconds:g} s without a word"
+        scenario["port_answer"] = _port_call(mq, sock, 2, 0, syntax)
+
+
+@when(parsers.parse("the client binds RemoteRead and sends a request on presentation context "
+                    "{context:d}, which it never negotiated"))
+def request_on_an_unknown_context(mq, scenario, context):
+    """C706 12.6.4.9: p_cont_id names the presentation context of the call, one the
+    association negotiated; a request naming another cannot be run."""
+    sock, syntax = _bound(mq)
+    call = c.R_GetServerPort()
+    stub = ndr.encode_request(call, syntax == "ndr64")
+    recorder = getattr(mq.target, "recorder", None)
+    with sock:
+        mark = recorder.mark() if recorder is not None else 0
+        sock.sendall(d.encode_pdu(d.Request(context_id=context, opnum=call.opnum, stub=stub,
+                                            alloc_hint=len(stub)), call_id=2))
+        scenario["answer"] = _read_pdu(sock)
+        _note_call(recorder, mark)
+    scenario["refused"] = f"a request on presentation context {context}, never negotiated"

@@ -61,3 +61,37 @@ Feature: MS-MQRR 2.1 Transport
       | command                                      |
       | a command the server need not process        |
       | a bitmask bit the server does not understand |
+
+  # C706 12.6.4.1, 12.6.4.2: a client adds presentation contexts to its association with
+  # alter_context; the server answers with an alter_context_resp, a result for each context.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A presentation context added with alter_context is accepted and carries calls
+    When the client binds RemoteRead, adds a second presentation context with alter_context and calls R_GetServerPort on it
+    Then the target accepts the added context in an alter_context_resp
+    And the target answers with the port it listens on, not a fault
+
+  # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
+  # progress on no call there is nothing to cancel, and the association goes on.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A co_cancel and an orphaned naming no call in progress leave the connection serving
+    When the client binds RemoteRead, sends a co_cancel and an orphaned for a call it never made, and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+  # C706 12.6.3: several calls may be outstanding on one association; written in one send, the
+  # server reads them together.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1 @MS-MQRR/3.1.4.1/R6
+  Scenario: Calls written together in one send are all answered, and so is the call after them
+    When the client binds RemoteRead, sends 4 R_GetServerPort requests in one segment, reads their answers and calls R_GetServerPort again
+    Then every answer is the port it listens on
+
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A client that takes a second between connecting and binding is served
+    When a connection waits 1 second, then binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+  # C706 12.6.4.9: a request's p_cont_id names a presentation context the association
+  # negotiated; a request on another cannot be run.
+  @MS-MQRR/2.1/R1
+  Scenario: A request on a presentation context that was never negotiated is refused with a fault
+    When the client binds RemoteRead and sends a request on presentation context 7, which it never negotiated
+    Then the target answers with a fault, not a response
