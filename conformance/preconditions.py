@@ -125,12 +125,17 @@ def short_cleanup_timer(mq) -> tuple[float, Callable[[], None]]:
 
 
 def let_cleanup_timer_expire(mq, wait: float) -> None:
-    """Let the cleanup timers started since ``short_cleanup_timer`` expire: real time on the
-    target, the same time on the oracle's virtual clock."""
-    time.sleep(wait)
+    """Let the cleanup timers started since ``short_cleanup_timer`` expire."""
+    let_time_pass(mq, wait)
+
+
+def let_time_pass(mq, seconds: float) -> None:
+    """``seconds`` with no call: real time on the target, the same time on the oracle's clock
+    (whose timers fire as the target's do)."""
+    time.sleep(seconds)
     qm = mq.oracle.qm
     with qm.lock:
-        qm.env.advance(qm.env.now + int(wait * 1000))
+        qm.env.advance(qm.env.now + int(seconds * 1000))
         qm._deliver()
 
 

@@ -237,14 +237,19 @@ def _next_request(sc: dict) -> int:
 @given(_re(r'(?P<which>a|another) (?P<kind>transactional )?queue holding "(?P<bodies>[^"]*)"'
            r'(?:, each message with the SOAP header "(?P<soap_header>[^"]*)" and the SOAP body '
            r'"(?P<soap_body>[^"]*)",)?'
+           r'(?:, each message with a time to be received of (?P<ttbr>\d+) seconds?,)?'
            r'(?: with subqueues "(?P<subs>[^"]*)")?'))
-def a_queue_holding(mq, scenario, which, kind, bodies, subs, soap_header=None, soap_body=None):
+def a_queue_holding(mq, scenario, which, kind, bodies, subs, soap_header=None, soap_body=None,
+                    ttbr=None):
     sc = _state(scenario)
-    messages: list = _bodies(bodies)
+    messages: list = [{"body": body} for body in _bodies(bodies)]
     if soap_header is not None:  # SUT control's soap_header and soap_body (conformance/sut.py)
-        messages = [{"body": body, "soap_header": soap_header, "soap_body": soap_body}
-                    for body in messages]
+        for m in messages:
+            m.update(soap_header=soap_header, soap_body=soap_body)
         scenario["soap"] = (soap_header, soap_body)
+    if ttbr is not None:  # Message.TimeToBeReceived, seconds (SUT control's time_to_be_received)
+        for m in messages:
+            m["time_to_be_received"] = int(ttbr)
     fmt, subqueues = pre.queue_with_subqueues(mq, messages, _names(subs),
                                               transactional=bool(kind))
     name = "the queue" if which == "a" else "the other queue"
@@ -254,6 +259,13 @@ def a_queue_holding(mq, scenario, which, kind, bodies, subs, soap_header=None, s
     for sub, sub_fmt in subqueues.items():
         suffix = "" if which == "a" else " of the other queue"
         sc["places"][f'subqueue "{sub}"{suffix}'] = sub_fmt
+
+
+@when(_re(r"the client waits (?P<seconds>\d+(?:\.\d+)?) seconds?"))
+def the_client_waits(mq, scenario, seconds):
+    """Time passes with no call: the target's timers run, and the oracle's clock moves on as
+    far."""
+    pre.let_time_pass(mq, float(seconds))
 
 
 @given(_re(r"the client holds a receive handle on (?P<place>PLACE)"))

@@ -594,3 +594,12 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 5
     Then the message "t1" is returned
     And its pSequenceId is the lower 7 bytes of the lookup identifier of "t1"
+
+  # MS-MQDMPR 3.1.7.2.7: when a message's Time-To-Be-Received timer expires (started when it
+  # was enqueued, 3.1.7.1.9), a message outside a transaction is deleted from its queue.
+  @MS-MQDMPR/3.1.7.2.7/R10 @MS-MQDMPR/3.1.7.2.7/R11
+  Scenario: A message whose time to be received has run out is gone from its queue
+    Given a queue holding "brief", each message with a time to be received of 2 seconds,
+    Then peeking the queue returns "brief"
+    When the client waits 3 seconds
+    Then peeking the queue finds no message
