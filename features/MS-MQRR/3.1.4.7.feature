@@ -603,3 +603,27 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then peeking the queue returns "brief"
     When the client waits 3 seconds
     Then peeking the queue finds no message
+
+  # MS-MQDMPR 3.1.7.3.3 (Seek Available Message Position With Id), for a peek: a message a
+  # receive holds (Locked, until R_EndReceive) is refused with MQ_ERROR_TRANSACTION_USAGE
+  # (R30, R31, R34, R35); one purged meanwhile (PurgePending) is not found (R38, R39).
+  @MS-MQDMPR/3.1.7.3.3/R30 @MS-MQDMPR/3.1.7.3.3/R31 @MS-MQDMPR/3.1.7.3.3/R34 @MS-MQDMPR/3.1.7.3.3/R35
+  Scenario: A peek by lookup identifier at a message a two-phase receive holds is refused with MQ_ERROR_TRANSACTION_USAGE
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 5
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "a"
+    Then the call returns MQ_ERROR_TRANSACTION_USAGE
+
+  @MS-MQDMPR/3.1.7.3.3/R30 @MS-MQDMPR/3.1.7.3.3/R38 @MS-MQDMPR/3.1.7.3.3/R39
+  Scenario: A peek by lookup identifier at a message purged while a two-phase receive held it finds no message
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 5
+    Then the message "a" is returned
+    When the client calls R_PurgeQueue
+    And the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "a"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
