@@ -429,6 +429,18 @@ def call_open_private_changed(mq, scenario, part):
     _open_private(mq, scenario, change(theirs, guid), change(ours, guid))
 
 
+@when(parsers.re(r"the client calls R_OpenQueue with the queue's PRIVATE= format name and "
+                 r"m_SuffixAndFlags (?P<saf>0x[0-9A-Fa-f]{2})"))
+def call_open_private_suffix(mq, scenario, saf):
+    """The queue's PRIVATE= QUEUE_FORMAT with its m_SuffixAndFlags octet (MS-MQMQ 2.2.7: the
+    suffix type in the low nibble, the flags in the high one) set to ``saf``."""
+    theirs, ours = _private_names(mq, scenario)
+    fmt = dataclasses.replace(to_queue_format(theirs), m_SuffixAndFlags=int(saf, 16))
+    mq.note_format(fmt, dataclasses.replace(to_queue_format(ours),
+                                            m_SuffixAndFlags=int(saf, 16)))
+    _open(mq, scenario, fmt)
+
+
 @when("the client calls R_OpenQueue with the queue's DIRECT=TCP format name")
 def call_open_direct_tcp(mq, scenario):
     address = mq.suite.address

@@ -66,6 +66,24 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | queue number  |
       | computer GUID |
 
+  # MS-MQMQ 2.2.7: m_SuffixAndFlags holds a QUEUE_SUFFIX_TYPE (0x0 to 0x5) in its low nibble
+  # and the flags 0x00 or 0x80 in its high one; JOURNAL takes 0x80, SUBQUEUE goes only with
+  # m_qft SUBQUEUE and DEADLETTER not with PRIVATE. A PRIVATE format with another octet is
+  # malformed: an invalid parameter.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
+  Scenario Outline: A PRIVATE queue format whose m_SuffixAndFlags breaks MS-MQMQ 2.2.7 is an invalid parameter
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's PRIVATE= format name and m_SuffixAndFlags <saf>
+    Then the call throws MQ_ERROR_INVALID_PARAMETER
+
+    Examples:
+      | saf  |
+      | 0x06 |
+      | 0x40 |
+      | 0x01 |
+      | 0x82 |
+      | 0x05 |
+
   # MACHINE=ComputerGuid;suffix designates a system queue of the computer with that identifier
   # (MS-MQMQ 2.1.6): another computer's is not in the server's QueueCollection.
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
