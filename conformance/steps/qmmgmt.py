@@ -57,6 +57,8 @@ from mqconform.model import calls as c
 from mqconform.model.formats import (
     MgmtObject,
     MgmtObjectType,
+    QueueFormat,
+    QueueFormatType,
     from_queue_format,
     parse_format_name,
     to_queue_format,
@@ -652,6 +654,21 @@ def ask_other_object(mq, mgmt, obj):
     else:  # not an MgmtObjectType: the RPC runtime may reject the union's discriminant
         _raw_or_typed(mq, mgmt, c.R_QMMgmtGetInfo(
             pObjectFormat=target_obj, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,), apVar=(NULL,)))
+
+
+@when(parsers.re(r"the client asks a queue object whose queue format is of type UNKNOWN for "
+                 r"(?P<name>PROPID_MGMT_QUEUE_\w+)$"))
+def ask_unknown_queue_format(mq, mgmt, name):
+    """An MGMT_QUEUE object whose QUEUE_FORMAT names no queue at all (m_qft
+    QUEUE_FORMAT_TYPE_UNKNOWN, no union arm: MS-MQMQ 2.2.6, 2.2.7): well formed on the wire,
+    and nothing Open Queue can open."""
+    obj = MgmtObject(MgmtObjectType.MGMT_QUEUE,
+                     QueueFormat(QueueFormatType.QUEUE_FORMAT_TYPE_UNKNOWN))
+    call = c.R_QMMgmtGetInfo(pObjectFormat=obj, cp=1, aProp=(QUEUE_IDS[name],), apVar=(NULL,))
+    # not compared with the oracle's MQ_ERROR here: R26's MQ_ERROR is a SHOULD, and a warning
+    # there would end the case before the Then steps check the MUSTs (a failure, R10; no
+    # exception, 3.1.4 R4)
+    mgmt.update(call=call, observed=_via(mq, mgmt).call(call))
 
 
 @when(parsers.parse("the client calls R_QMMgmtGetInfo on the machine with cp {cp:d} and as "

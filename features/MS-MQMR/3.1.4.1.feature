@@ -477,6 +477,14 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client asks queue "X" for PROPID_MGMT_QUEUE_MESSAGE_COUNT
     Then R_QMMgmtGetInfo fails without setting apVar
 
+  # A QUEUE_FORMAT of type QUEUE_FORMAT_TYPE_UNKNOWN (MS-MQMQ 2.2.6) is well formed and names
+  # no queue: Open Queue cannot open it, and the method answers a failure, not an exception.
+  @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4.1/R26 @MS-MQMR/3.1.4/R4
+  Scenario: A queue object whose queue format is of type UNKNOWN cannot be opened, and the call fails without an exception
+    When the client asks a queue object whose queue format is of type UNKNOWN for PROPID_MGMT_QUEUE_MESSAGE_COUNT
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
+
   @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4.1/R21 @MS-MQMR/3.1.4.1/R22 @MS-MQMR/3.1.4.1/R26
   Scenario: A remote queue with no outgoing queue cannot be opened for receive, and the call fails
     Given a remote queue "R" with no outgoing queue
