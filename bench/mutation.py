@@ -725,6 +725,11 @@ def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
     return {}, "of another snapshot: every mutant runs again"
 
 
+def _configured(name: str) -> str:
+    """What a configuration adds to a snapshot's digests: its verdicts hold in it alone."""
+    return "" if name == "plain" else f"+{name}"
+
+
 def served_digest_of(doc: dict) -> str | None:
     """The served code's digest of a results file written before results named it: worked
     out again from the commit it was run on (None for a working tree's snapshot)."""
@@ -737,9 +742,7 @@ def served_digest_of(doc: dict) -> str | None:
             snapshot(tree, source.split()[1])
         except subprocess.CalledProcessError:
             return None  # a commit this clone does not have
-        suffix = "" if doc.get("configuration", "plain") == "plain" else \
-            f"+{doc['configuration']}"
-        return tree_digest(tree, SUITE_SIDE) + suffix
+        return tree_digest(tree, SUITE_SIDE) + _configured(doc.get("configuration", "plain"))
 
 
 def import_root(tree: Path) -> Path:
@@ -1134,7 +1137,7 @@ class Batch:
         #: the cases the pristine run leaves inconclusive (None until it has run)
         self.unsettled: set[str] | None = None
         # a run's verdicts hold for its snapshot in its configuration (--resume)
-        suffix = "" if config.name == "plain" else f"+{config.name}"
+        suffix = _configured(config.name)
         self.digest = tree_digest(self.base) + suffix
         #: the same, over the served code only (SUITE_SIDE left out)
         self.served_digest = tree_digest(self.base, SUITE_SIDE) + suffix

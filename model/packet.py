@@ -926,17 +926,17 @@ def set_time_to_reach_queue(packet: bytes, value: int) -> bytes:
             + packet[TIME_TO_REACH_QUEUE_OFFSET + 4:])
 
 
-def with_subqueue_name(packet: bytes, trailers_start: int, subqueue: str | None) -> bytes:
+def with_subqueue_name(packet: bytes, user_message_size: int, subqueue: str | None) -> bytes:
     """The encoded packet with SubqueueHeader.SubqueueName naming ``subqueue``: the
     null-terminated name padded with 0x00 (MS-MQRR/2.2.5.3/R5, MS-MQRR/2.2.5.3/R6), or all
-    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). ``trailers_start``: where the UserMessage
+    0x00 outside a subqueue (MS-MQRR/2.2.5.3/R7). ``user_message_size``: where the UserMessage
     ends (DecodedPacket.user_message_size: the SessionHeader, if BaseHeader.Flags.SH, then
     the ExtensionHeader; not Offset's trailers, which begin at the body's end). A packet
     without a SubqueueHeader is returned as it is (the same object); a name longer than the
     field takes is cut to what it holds."""
     if len(packet) < 4:
         return packet
-    ext = trailers_start + (SESSION_HEADER_SIZE
+    ext = user_message_size + (SESSION_HEADER_SIZE
                             if int.from_bytes(packet[2:4], "little") >> 4 & 1 else 0)
     if len(packet) < ext + EXTENSION_HEADER_SIZE or not packet[ext + 8] >> 1 & 1:  # Flags.SQ
         return packet

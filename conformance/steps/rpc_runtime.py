@@ -83,10 +83,11 @@ def _read_pdu(sock: _Recorded, chunk: int = 65536, pause: float = 0.0):
     return d.decode_pdu(data[:size])
 
 
-def _request(call_id: int, opnum: int, stub: bytes) -> bytes:
-    """A request PDU of RemoteRead's presentation context (0), whole in one fragment."""
-    return d.encode_pdu(d.Request(context_id=0, opnum=opnum, stub=stub, alloc_hint=len(stub)),
-                        call_id=call_id)
+def _request(call_id: int, opnum: int, stub: bytes, context_id: int = 0) -> bytes:
+    """A request PDU of a presentation context (RemoteRead's first, 0, by default), whole in
+    one fragment."""
+    return d.encode_pdu(d.Request(context_id=context_id, opnum=opnum, stub=stub,
+                                  alloc_hint=len(stub)), call_id=call_id)
 
 
 def _note_call(recorder: Any, mark: int) -> None:
@@ -462,11 +463,15 @@ def _port_call(mq, sock: _Recorded, call_id: int, context_id: int, syntax: str):
     call = c.R_GetServerPort()
     recorder = getattr(mq.target, "recorder", None)
     mark = recorder.mark() if recorder is not None else 0
-    stub = ndr.encode_request(call, syntax == "ndr64")
-    sock.sendall(d.encode_pdu(d.Request(context_id=context_id, opnum=call.opnum, stub=stub,
-                                        alloc_hint=len(stub)), call_id=call_id))
+    sock.sendall(_request(call_id, call.opnum, ndr.encode_request(call, syntax == "ndr64"),
+                          context_id))
     [answer] = _read_answers(sock, [call_id])
     _note_call(recorder, mark)
+    return _port_answer(call, answer, syntax)
+
+
+def _port_answer(call: c.R_GetServerPort, answer: Any, syntax: str):
+    """An answer of _read_answers: its Fault, or its stub decoded."""
     return answer if isinstance(answer, d.Fault) else \
         ndr.decode_response(call, answer, syntax == "ndr64")
 
@@ -539,9 +544,7 @@ def pipelined_then_one_more(mq, scenario, count):
     call = c.R_GetServerPort()
     recorder = getattr(mq.target, "recorder", None)
     stub = ndr.encode_request(call, syntax == "ndr64")
-    pdus = [d.encode_pdu(d.Request(context_id=0, opnum=call.opnum, stub=stub,
-                                   alloc_hint=len(stub)), call_id=i)
-            for i in range(2, 2 + count)]
+    pdus = [_request(i, call.opnum, stub) for i in range(2, 2 + count)]
     with sock:
         sock.sock.sendall(b"".join(pdus))
         marks = []
@@ -552,8 +555,7 @@ def pipelined_then_one_more(mq, scenario, count):
         answers = _read_answers(sock, range(2, 2 + count))
         for mark in marks:
             _note_call(recorder, mark)
-        answers = [a if isinstance(a, d.Fault) else ndr.decode_response(call, a, syntax == "ndr64")
-                   for a in answers]
+        answers = [_port_answer(call, a, syntax) for a in answers]
         answers.append(_port_call(mq, sock, 2 + count, 0, syntax))
     scenario["port_answers"] = answers
 
@@ -594,8 +596,7 @@ def request_on_an_unknown_context(mq, scenario, context):
     recorder = getattr(mq.target, "recorder", None)
     with sock:
         mark = recorder.mark() if recorder is not None else 0
-        sock.sendall(d.encode_pdu(d.Request(context_id=context, opnum=call.opnum, stub=stub,
-                                            alloc_hint=len(stub)), call_id=2))
+        sock.sendall(_request(2, call.opnum, stub, context))
         scenario["answer"] = _read_pdu(sock)
         _note_call(recorder, mark)
     scenario["refused"] = f"a request on presentation context {context}, never negotiated"
