@@ -34,6 +34,8 @@ N" at its code, listed in spec/choices.yaml, switched by model/choices.py):
 
 from __future__ import annotations
 
+import functools
+import sys
 import uuid
 from collections.abc import Generator
 from dataclasses import dataclass, replace
@@ -332,6 +334,15 @@ def packet_sections(message: Any, max_body_size: int, max_compound_message_size:
 # The server
 # ---------------------------------------------------------------------------------------------
 
+@functools.cache
+def _handler_name(method: type[c.Call]) -> str:
+    """The name of the RemoteReadServer method that runs ``method``'s calls: the class name in
+    lower case, made once and interned, so that the attribute lookup of every call names one
+    string object (a string made afresh for each call lives on in the interpreter's lookup
+    cache, scattered over the heap, and keeps memory a flood of calls freed from going back)."""
+    return sys.intern(method.__name__.lower())
+
+
 def _context_bytes(guid: uuid.UUID) -> bytes:
     """An NDR context handle: attributes 0 and a UUID (MS-RPCE 2.2.5.3.1 / C706 context handle
     wire form), little-endian UUID fields as NDR sends them."""
@@ -470,7 +481,7 @@ class RemoteReadServer:
     # ------------------------------------------------------------------ driving
     def call(self, call: c.Call, token: Any = None) -> Outcome | Pending:
         """Process one call. Returns its Outcome, or Pending(token) if it waits."""
-        handler = getattr(self, call.__class__.__name__.lower())
+        handler = getattr(self, _handler_name(call.__class__))
         result = self.env.call(handler(call), token)
         if isinstance(result, Outcome):
             return self.env.choices.answer(result)

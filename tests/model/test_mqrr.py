@@ -576,3 +576,34 @@ def test_a_transactional_receive_records_the_time_of_the_receive(rig):
     assert out.status == MQ_OK
     [entry] = rig.server.pending_request_table.entries.values()
     assert entry.request_id == 5 and entry.time_stamp == 777
+
+
+def test_calls_leave_no_object_behind_once_their_handles_are_closed(rig):
+    """A flood of opens and closes leaves nothing of its own alive: no string made per call
+    kept in the interpreter's lookup cache, no table at its peak size. Each such object lives
+    somewhere in the heap the flood grew, and keeps that part from going back to the system
+    (bench/floods.py measures the RSS)."""
+    import gc
+    import tracemalloc
+
+    def open_and_close(n):
+        for _ in range(n):
+            ctx = rig.context()
+            assert rig.server.call(c.R_CloseQueue(pphContext=ctx)).status == MQ_OK
+
+    open_and_close(50)  # what the first calls set up once
+    gc.collect()
+    tracemalloc.start(8)
+    try:
+        before = tracemalloc.take_snapshot()
+        open_and_close(3000)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    model = tracemalloc.Filter(True, "*/model/*")
+    kept = [stat for stat in after.filter_traces([model]).compare_to(
+        before.filter_traces([model]), "traceback") if stat.count_diff > 0]
+    assert sum(stat.count_diff for stat in kept) <= 4, "\n".join(
+        f"{stat.count_diff} blocks, {stat.size_diff} octets:\n" + "\n".join(
+            stat.traceback.format()) for stat in kept[:5])
