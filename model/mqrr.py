@@ -81,6 +81,7 @@ from mqconform.model.queue_management import (
 from mqconform.model.refs import sparse
 from mqconform.model.runtime import INFINITE, Completion, Environment, Pending, Wait
 from mqconform.model.status import (
+    MQ_ERROR_ACCESS_DENIED,
     MQ_ERROR_INVALID_HANDLE,
     MQ_ERROR_INVALID_PARAMETER,
     MQ_ERROR_MESSAGE_LOCKED_UNDER_TRANSACTION,
@@ -968,6 +969,13 @@ class RemoteReadServer:
             return status_only(c.R_MoveMessageResult, MQ_ERROR_INVALID_HANDLE,
                                "MS-MQRR/3.1.4.10/R16",
                                any_failure=True)  # MS-MQRR/3.1.4.10/R13
+        if source.access_type is not QueueAccessType.ReceiveAccess:
+            # MS-MQRR/3.1.4.10/R4: the source is a handle R_OpenQueue returned for
+            # RECEIVE_ACCESS; the steps (R15, R16) look only for its descriptor (errata
+            # move-message-source-access). A handle opened to peek, or for move, moves no
+            # message out of its queue (choice 7)
+            return status_only(c.R_MoveMessageResult, MQ_ERROR_ACCESS_DENIED,
+                               "MS-MQRR/3.1.4.10/R4", any_failure=True)  # MS-MQRR/3.1.4.10/R13
         destination = self._move_contexts.get(call.ullContextTo)  # MS-MQRR/3.1.4.10/R17
         if (destination is None or destination.queue_reference is None  # MS-MQRR/3.1.4.10/R18
                 or destination.access_type is not QueueAccessType.MoveAccess):

@@ -27,7 +27,13 @@ from pytest_bdd import given, parsers, then, when
 from mqconform.conformance import preconditions as pre
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
-from mqconform.conformance.session import CaseFailed, NotApplicable, lookup_id_of, message_body
+from mqconform.conformance.session import (
+    CaseFailed,
+    NotApplicable,
+    lookup_id_of,
+    message_body,
+    status_text,
+)
 from mqconform.conformance.steps.remoteread import check_time_to_reach_queue
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
@@ -321,15 +327,25 @@ def moves_unknown(mq, scenario, src, dst):
                                   LookupId=UNKNOWN_LOOKUP_ID, pTransactionId=ZERO_XACTUOW))
 
 
-@when(_re(r'the client moves "(?P<body>[^"]*)" from (?P<how>a closed|a NULL) handle on '
-          r"(?P<src>PLACE) to (?P<dst>PLACE)"))
+@when(_re(r'the client moves "(?P<body>[^"]*)" from (?P<how>a closed|a NULL|a PEEK_ACCESS|an '
+          r"R_OpenQueueForMove) handle on (?P<src>PLACE) to (?P<dst>PLACE)"))
 def moves_from_bad_handle(mq, scenario, body, how, src, dst):
+    """phContextFrom is not an open RECEIVE_ACCESS handle of R_OpenQueue (MS-MQRR 3.1.4.10)."""
     sc = _state(scenario)
     lookup = _lookup(mq, sc, src, body)
     to = _move_handle(mq, sc, dst)[1]
     if how == "a closed":
         source = mq.open(_place(sc, src))
         mq.call(c.R_CloseQueue(pphContext=source))
+    elif how == "a PEEK_ACCESS":
+        source = mq.open(_place(sc, src), access=c.PEEK_ACCESS)
+    elif how == "an R_OpenQueueForMove":
+        opened = mq.call(c.R_OpenQueueForMove(pQueueFormat=_place(sc, src),
+                                              pClientId=uuid.UUID(int=0x4D51),
+                                              fNonRoutingServer=1))
+        if opened.raised or not opened.pphContext:
+            raise CaseFailed(f"R_OpenQueueForMove gave no context handle ({status_text(opened)})")
+        source = opened.pphContext
     else:
         source = None
     _call(mq, sc, c.R_MoveMessage(phContextFrom=source, ullContextTo=to, LookupId=lookup,

@@ -45,6 +45,20 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then the call fails
     And peeking the queue returns "one"
 
+  @MS-MQRR/3.1.4.10/R4 @MS-MQRR/3.1.4.10/R13 @MS-MQRR/3.1.4.10/R16
+  Scenario Outline: A source handle not opened with RECEIVE_ACCESS moves nothing
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a move handle on subqueue "retry"
+    When the client moves "one" from <source> handle on the queue to subqueue "retry"
+    Then the call fails
+    And peeking the queue returns "one"
+    And peeking subqueue "retry" finds no message
+
+    Examples:
+      | source                 |
+      | a PEEK_ACCESS          |
+      | an R_OpenQueueForMove  |
+
   @MS-MQRR/3.1.4.10/R5 @MS-MQRR/3.1.4.10/R13 @MS-MQRR/3.1.4.10/R16
   Scenario: A NULL source handle is refused
     Given a queue holding "one" with subqueues "retry"

@@ -38,6 +38,7 @@ security:
 queues:
   - path: private$\\orders
     messages: [{{body: one}}, {{body: two}}]
+    subqueues: [retry]
     access: {{peek: ["*"], receive: [alice, carol], purge: [alice]}}
   - path: private$\\open
     messages: [{{body: free}}]
@@ -144,6 +145,40 @@ def test_access_lists_peek_receive_and_purge(secure):
     [orders] = [q for q in secure.handler.env.local_queue_manager.queue_collection
                 if q.pathname.endswith("orders")]
     assert len(orders.open_queue_descriptor_collection) == 3  # bob peek, carol, alice
+
+
+@pytest.mark.req("MS-MQRR/3.1.4.7/R6", "MS-MQRR/3.1.4.6/R14", "MS-MQRR/3.1.4.10/R4")
+def test_a_handle_opened_to_peek_takes_no_message_whoever_holds_it(secure):
+    """The rights of a handle are those it was opened with, checked at every call that uses
+    it: alice may receive, purge and move, but through her PEEK_ACCESS handle every call that
+    would take a message out of the queue fails, and both messages stay."""
+    alice = client(secure, "alice", SECRETS[0])
+    handle = open_queue(alice, access=c.PEEK_ACCESS).pphContext
+    first = peek(alice, handle)
+    assert first.status == 0
+    lookup = first.pSequenceId  # the message's lookup identifier
+    retry = to_queue_format(parse_format_name("DIRECT=OS:MQREF\\private$\\orders;retry"))
+    to = alice.call(c.R_OpenQueueForMove(pQueueFormat=retry, pClientId=uuid.uuid4()))
+    assert not to.raised and to.pMoveContext
+    refused = {
+        "receive": c.R_StartReceive(phContext=handle, ulAction=c.MQ_ACTION_RECEIVE,
+                                    dwRequestId=1, dwMaxBodySize=64,
+                                    dwMaxCompoundMessageSize=64),
+        "lookup receive": c.R_StartReceive(phContext=handle, LookupId=lookup,
+                                           ulAction=c.MQ_LOOKUP_RECEIVE_CURRENT,
+                                           dwRequestId=2, dwMaxBodySize=64,
+                                           dwMaxCompoundMessageSize=64),
+        "purge": c.R_PurgeQueue(phContext=handle),
+        "move": c.R_MoveMessage(phContextFrom=handle, ullContextTo=to.pMoveContext,
+                                LookupId=lookup, pTransactionId=bytes(c.XACTUOW_SIZE)),
+    }
+    for what, call in refused.items():
+        out = alice.call(call)
+        assert out.raised or out.status & 0x80000000, f"{what} through a peek handle: {out}"
+    [orders] = [q for q in secure.handler.env.local_queue_manager.queue_collection
+                if q.pathname.endswith("orders")]
+    assert [p.message_reference.body for p in orders.message_position_list] == [b"one", b"two"]
+    assert alice.call(c.R_PurgeQueue(phContext=open_queue(alice).pphContext)).status == 0
 
 
 @pytest.mark.req("MS-MQMR/3/R1")
