@@ -20,8 +20,11 @@ Inputs (``Input``: what is sent on one fresh connection, and how the connection 
   fragments out of order, duplicated, missing their first or last, interleaved with another
   call, binds to unknown interfaces and transfer syntaxes, requests before any bind, PDUs only
   a server sends, cancels and orphans of calls that do not exist, a hundred calls at once,
-  plain garbage. Input ``i`` of ``seed`` is the same on every run (``random.Random``), so a
-  finding is replayed by its number.
+  plain garbage; and another client's values: a bind naming an association group it was not
+  issued (none, a random id, 0xDEADBEEF), then calls through the context handle, cursor or
+  move context of a victim session (``Fuzzer.victim``, a connection of its own). Input ``i``
+  of ``seed`` is the same on every run (``random.Random``), so a finding is replayed by its
+  number.
 - **Structural** (``structural()``): a Hypothesis strategy of inputs built field by field
   (PDU header fields, context ids, opnums 0-255, stubs from the golden ones with words set to
   generated values, fragmentations); tests/conformance/test_fuzz.py runs it under Hypothesis,
@@ -31,7 +34,9 @@ Findings (``Finding``): the server process died or logged a crash (``health`` sa
 exception out of a connection's thread or out of the handler), a valid bind or R_OpenQueue in
 a prelude failed, or the canary failed (a round of R_OpenQueue, R_StartReceive peek of the
 queue's first message, R_CloseQueue on its own long-lived connection, compared with what it
-read first). What the server answers a malformed input with (a fault, bind_nak or a closed
+read first). For another client's values: a bind put in the group it named, a call through
+them that succeeds, or a victim session whose handle, cursor or move context no longer works
+afterwards. What the server answers a malformed input with (a fault, bind_nak or a closed
 connection: C706 12.6, MS-RPCE 3.3.3.5.1) is recorded per input (``outcomes``), not judged:
 the runtime scenarios of features/ judge those.
 """
@@ -60,7 +65,11 @@ from mqconform.conformance.reliability import read_pdu
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.packet import decode_packet
-from mqconform.model.status import MQ_ERROR_IO_TIMEOUT
+from mqconform.model.status import (
+    MQ_ERROR_INVALID_HANDLE,
+    MQ_ERROR_IO_TIMEOUT,
+    STATUS_INVALID_HANDLE,
+)
 from mqconform.wire import dcerpc as d
 from mqconform.wire import ndr
 
@@ -161,6 +170,12 @@ class Input:
     open: bool = True
     handles: tuple[tuple[int, int], ...] = ()  # (pdu index, offset in the PDU) of handles
     end: str = "read"
+    #: the assoc_group_id the prelude's bind names (0: a new group, C706 12.6.4.3)
+    group: int = 0
+    #: (pdu index, offset in the PDU, kind) where a value of another association group goes:
+    #: the ``Fuzzer``'s victim session's context handle ("handle"), cursor ("cursor") or
+    #: move context ("move"); every call of such an input must fail (``Fuzzer._judge``)
+    foreign: tuple[tuple[int, int, str], ...] = ()
 
     def describe(self) -> str:
         shown = b"".join(self.pdus)
@@ -191,10 +206,10 @@ def _request(seed: Seed, stub: bytes, call_id: int, context_id: int | None = Non
 
 
 def bind_pdu(contexts: tuple[tuple[int, uuid.UUID, int, d.SyntaxId], ...], call_id: int = 1,
-             alter: bool = False) -> bytes:
+             alter: bool = False, group: int = 0) -> bytes:
     elems = tuple(d.ContextElement(cid, d.SyntaxId(u, major, 0), (ts,))
                   for cid, u, major, ts in contexts)
-    body = (d.AlterContext if alter else d.Bind)(5840, 5840, 0, elems)
+    body = (d.AlterContext if alter else d.Bind)(5840, 5840, group, elems)
     return d.encode_pdu(body, call_id)
 
 
@@ -373,8 +388,10 @@ def _fragments(rng: random.Random, seed: Seed) -> Input:
 
 
 def _association(rng: random.Random, seed: Seed) -> Input:
-    """Binds, alters, PDUs out of place, load."""
-    op = rng.randrange(9)
+    """Binds, alters, PDUs out of place, load; another association group's values."""
+    op = rng.randrange(10)
+    if op == 9:
+        return _foreign(rng)
     if op == 0:
         iface = rng.choice((uuid.UUID(int=rng.getrandbits(128)), c.REMOTEREAD_UUID,
                             c.QMMGMT_UUID))
@@ -425,6 +442,67 @@ def _association(rng: random.Random, seed: Seed) -> Input:
     cancel = _header(18, 3, 16, 0, rng.choice((2, 999)))
     orphan = _header(19, 3, 16, 0, rng.choice((2, 999)))
     return Input("co_cancel and orphaned for calls that do not exist", (cancel, orphan))
+
+
+#: placeholders the runner replaces: the input's own context handle (``Input.handles``), and
+#: the victim session's handle, cursor and move context (``Input.foreign``)
+_OWN = b"\xee" * HANDLE_SIZE
+_FOREIGN = {"handle": b"\xf0" * HANDLE_SIZE, "cursor": b"\xf1" * 4, "move": b"\xf2" * 8}
+#: the lookup identifier the victim check moves: no message has it
+VICTIM_LOOKUP_ID = 0x00FF_FFFF_FFFF_FFF7
+#: a group id no server issues to a fuzz input: a client naming it must get a group of its own
+UNISSUED_GROUP = 0xDEADBEEF
+
+
+def _foreign(rng: random.Random) -> Input:
+    """A client that names another client's association group values (MS-RPCE 3.3.1.5.7,
+    MS-MQRR 2.2.4: context handles are strict, valid in the group they were given to): a bind
+    naming a group it was not issued (none, a random id, UNISSUED_GROUP), then up to three
+    calls through the victim session's queue handle, its cursor or its move context. Every
+    such call must fail (a fault, or a failure HRESULT), and the victim's handle, cursor and
+    move context must work after it (``Fuzzer``)."""
+    cursor = int.from_bytes(_FOREIGN["cursor"], "little")
+    move = int.from_bytes(_FOREIGN["move"], "little")
+    peek = dict(dwRequestId=1, dwMaxBodySize=64, dwMaxCompoundMessageSize=64)
+    calls = {
+        "R_StartReceive through its handle": (c.R_StartReceive(
+            phContext=_FOREIGN["handle"], ulAction=c.MQ_ACTION_RECEIVE, **peek), ("handle",)),
+        "R_PurgeQueue through its handle": (c.R_PurgeQueue(phContext=_FOREIGN["handle"]),
+                                            ("handle",)),
+        "R_CloseQueue of its handle": (c.R_CloseQueue(pphContext=_FOREIGN["handle"]),
+                                       ("handle",)),
+        "R_CreateCursor on its handle": (c.R_CreateCursor(phContext=_FOREIGN["handle"]),
+                                         ("handle",)),
+        "R_StartReceive with its cursor": (c.R_StartReceive(
+            phContext=_OWN, hCursor=cursor, ulAction=c.MQ_ACTION_PEEK_CURRENT, **peek),
+            ("cursor",)),
+        "R_CloseCursor of its cursor": (c.R_CloseCursor(phContext=_OWN, hCursor=cursor),
+                                        ("cursor",)),
+        "R_MoveMessage to its move context": (c.R_MoveMessage(
+            phContextFrom=_OWN, ullContextTo=int.from_bytes(_FOREIGN["move"], "little"),
+            LookupId=rng.getrandbits(64), pTransactionId=bytes(c.XACTUOW_SIZE)), ("move",)),
+        "R_MoveMessage from its handle": (c.R_MoveMessage(
+            phContextFrom=_FOREIGN["handle"], ullContextTo=move,
+            LookupId=rng.getrandbits(64), pTransactionId=bytes(c.XACTUOW_SIZE)),
+            ("handle", "move")),
+    }
+    names = rng.sample(sorted(calls), rng.randint(1, 3))
+    group = rng.choice((0, rng.getrandbits(32) | 1, UNISSUED_GROUP))
+    pdus, handles, foreign = [], [], []
+    for k, name in enumerate(names):
+        call, kinds = calls[name]
+        pdu = request_pdu(0, call.opnum, ndr.encode_request(call, False), 2 + k)
+        at = pdu.find(_OWN)
+        if at >= 0:
+            handles.append((k, at))
+        for kind in kinds:
+            at = pdu.find(_FOREIGN[kind])
+            if at < 0:
+                raise AssertionError(f"{name}: no place for the {kind}")
+            foreign.append((k, at, kind))
+        pdus.append(pdu)
+    return Input(f"another group's values, bind naming group {group:#x}: " + "; ".join(names),
+                 tuple(pdus), handles=tuple(handles), group=group, foreign=tuple(foreign))
 
 
 # --------------------------------------------------------------------------- structural
@@ -509,6 +587,10 @@ class Fuzzer:
         self._lock = threading.Lock()
         self.canary_state = Canary()
         self.canary_body = b"canary"
+        #: the victim session (``victim``): its client and the values other groups name
+        self._victim: dict[str, bytes] | None = None
+        self._victim_client: Any = None
+        self._victim_lock = threading.Lock()
 
     # -- one input
     def run(self, item: Input) -> str:
@@ -525,6 +607,10 @@ class Fuzzer:
         except Exception as exc:  # noqa: BLE001 - e.g. a prelude answer that does not decode
             outcome = "prelude answer undecodable"
             self._find(f"a valid prelude got an answer that does not decode: {exc}", item)
+        if item.foreign and outcome != "prelude failed":
+            broken = self._victim_broken()
+            if broken:
+                self._find(f"another group's input broke the victim session: {broken}", item)
         crashes = self.health()
         with self._lock:
             self.inputs += 1
@@ -561,13 +647,19 @@ class Fuzzer:
                 # MS-RPCE 3.3.1.5.6: one transfer syntax per interface in a bind; the
                 # second one for RemoteRead comes by alter_context
                 first, second = CONTEXTS[::2], CONTEXTS[1:2]
-                sock.sendall(bind_pdu(tuple((cid, _UUIDS[i], 1, ts) for cid, i, ts in first)))
+                sock.sendall(bind_pdu(tuple((cid, _UUIDS[i], 1, ts) for cid, i, ts in first),
+                                      group=item.group))
                 sock.sendall(bind_pdu(tuple((cid, _UUIDS[i], 1, ts) for cid, i, ts in second),
                                       call_id=1, alter=True))
                 for ptype, name in ((12, "bind"), (15, "alter_context")):
                     ack = read_pdu(sock)
                     if ack is None or ack[2] != ptype or _rejected(ack):
                         raise _PreludeFailed(name)
+                    if ptype == 12 and item.group and \
+                            int.from_bytes(ack[20:24], "little") == item.group:
+                        # C706 12.6.4.3, MS-RPCE 3.3.1.5.7: a group is the server's to issue
+                        self._find(f"the bind was put in association group {item.group:#x}, "
+                                   "which it named and was never issued", item)
                 if item.open:
                     call = c.R_OpenQueue(pQueueFormat=self.queue_format,
                                          dwAccess=c.RECEIVE_ACCESS, pClientId=sources.uuid4())
@@ -577,14 +669,20 @@ class Fuzzer:
                         raise _PreludeFailed("R_OpenQueue")
                     result = ndr.decode_response(call, answer[24:], False)
                     handle = bytes(result.pphContext)
+            victim = self.victim() if item.foreign else {}
             for k, pdu in enumerate(item.pdus):
-                if item.handles:
+                if item.handles or item.foreign:
                     raw = bytearray(pdu)
                     for index, at in item.handles:
                         if index == k and at + HANDLE_SIZE <= len(raw):
                             raw[at:at + HANDLE_SIZE] = handle
+                    for index, at, kind in item.foreign:
+                        if index == k:
+                            raw[at:at + len(victim[kind])] = victim[kind]
                     pdu = bytes(raw)
                 sock.sendall(pdu)
+            if item.foreign:
+                return self._judge(sock, item)
             if item.end == "reset":
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 return "reset by the client"
@@ -595,6 +693,101 @@ class Fuzzer:
             return "closed by the server"
         finally:
             sock.close()
+
+    def _judge(self, sock: socket.socket, item: Input) -> str:
+        """The answers to an input made of another group's values: each call must fail (a
+        fault, or a response whose HRESULT is a failure); one that succeeds is a finding."""
+        kinds: list[str] = []
+        sock.settimeout(self.probe_timeout)
+        try:
+            for _ in item.pdus:
+                raw = read_pdu(sock)
+                if raw is None:
+                    kinds.append("closed by the server")
+                    break
+                if raw[2] == 2 and len(raw) >= 28:
+                    status = int.from_bytes(raw[-4:], "little")  # the HRESULT comes last
+                    if not status & 0x80000000:
+                        self._find("a call through another association group's value "
+                                   f"succeeded (call_id {int.from_bytes(raw[12:16], 'little')}"
+                                   f", status {status:#010x})", item)
+                    kinds.append("response (failure)" if status & 0x80000000
+                                 else "response (success)")
+                else:
+                    kinds.append(_ptype_name(raw[2]))
+        except TimeoutError:
+            kinds.append("unanswered")
+        return " + ".join(sorted(set(kinds)))
+
+    def victim(self) -> dict[str, bytes]:
+        """The victim session, on a connection of its own kept open: a RECEIVE_ACCESS handle
+        on the fuzzed queue, a cursor on it and a move context for the queue, as the octets
+        that inputs of another group put in their calls (``Input.foreign``)."""
+        with self._victim_lock:
+            if self._victim is None:
+                host, port = self.address
+                client = RpcClient(timeout=self.timeout)
+                client.connect(f"ncacn_ip_tcp:{host}[{port}]")
+                give_up = time.monotonic() + CANARY_PATIENCE
+                while True:  # an input may hold the queue with a deny share mode a moment
+                    opened = client.call(c.R_OpenQueue(pQueueFormat=self.queue_format,
+                                                       dwAccess=c.RECEIVE_ACCESS,
+                                                       pClientId=sources.uuid4()))
+                    if not opened.raised or time.monotonic() > give_up:
+                        break
+                    time.sleep(0.05)
+                if opened.raised or not opened.pphContext:
+                    client.close()
+                    raise _PreludeFailed("R_OpenQueue of the victim session")
+                cursor = client.call(c.R_CreateCursor(phContext=opened.pphContext))
+                move = client.call(c.R_OpenQueueForMove(pQueueFormat=self.queue_format,
+                                                        pClientId=sources.uuid4()))
+                if cursor.raised or cursor.status or move.raised or not move.pMoveContext:
+                    client.close()
+                    raise _PreludeFailed("R_CreateCursor or R_OpenQueueForMove of the victim "
+                                         "session")
+                self._victim_client = client
+                self._victim = {"handle": bytes(opened.pphContext),
+                                "cursor": cursor.phCursor.to_bytes(4, "little"),
+                                "move": move.pMoveContext.to_bytes(8, "little")}
+            return self._victim
+
+    def close(self) -> None:
+        """End the victim session (its connection, so its handles are run down)."""
+        with self._victim_lock:
+            if self._victim_client is not None:
+                with contextlib.suppress(Exception):
+                    self._victim_client.close()
+            self._victim, self._victim_client = None, None
+
+    def _victim_broken(self) -> str | None:
+        """What another group's input did to the victim session, if anything: its handle and
+        cursor still peek (no invalid-handle answer), its move context still names a queue
+        opened for move (R_MoveMessage of an unknown message is not MQ_ERROR_INVALID_HANDLE,
+        MS-MQRR 3.1.4.10)."""
+        with self._victim_lock:
+            if self._victim is None:
+                return None
+            v, client = self._victim, self._victim_client
+            handle = v["handle"]
+            try:
+                peek = client.call(c.R_StartReceive(
+                    phContext=handle, hCursor=int.from_bytes(v["cursor"], "little"),
+                    ulAction=c.MQ_ACTION_PEEK_CURRENT, ulTimeout=0, dwRequestId=1,
+                    dwMaxBodySize=64, dwMaxCompoundMessageSize=64))
+                moved = client.call(c.R_MoveMessage(
+                    phContextFrom=handle, ullContextTo=int.from_bytes(v["move"], "little"),
+                    LookupId=VICTIM_LOOKUP_ID, pTransactionId=bytes(c.XACTUOW_SIZE)))
+            except Exception as exc:  # noqa: BLE001 - the victim's connection is gone
+                with contextlib.suppress(Exception):
+                    client.close()
+                self._victim = None
+                return f"its connection failed: {type(exc).__name__}: {exc}"
+        if peek.raised or peek.status in (MQ_ERROR_INVALID_HANDLE, STATUS_INVALID_HANDLE):
+            return f"R_StartReceive peek through its handle and cursor answered {peek.status:#010x}"
+        if moved.raised or moved.status == MQ_ERROR_INVALID_HANDLE:
+            return f"R_MoveMessage to its move context answered {moved.status:#010x}"
+        return None
 
     def _answers(self, sock: socket.socket) -> str:
         """Send the probe (a well-formed R_GetServerPort on context 0 with call_id PROBE)
@@ -664,6 +857,7 @@ class Fuzzer:
             stop.set()
             thread.join(self.timeout * 4)
             client.close()
+            self.close()
 
     def _canary_round(self, client: Any) -> bytes:
         """One round: open the canary queue, peek its first message, close; the body read.

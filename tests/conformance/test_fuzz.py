@@ -6,6 +6,7 @@ queues and threads left behind. The soak (100,000 inputs, server memory) is benc
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import urllib.request
@@ -112,6 +113,52 @@ def test_the_server_is_whole_after_the_generated_inputs(server):
     assert canary.rounds >= 3 and not canary.failures
     assert not server.watch.crashes
     assert _settled(server, server.threads) == _NOTHING
+
+
+@pytest.mark.req("MS-MQRR/2.2.4.1/R1", "MS-MQRR/2.2.4.2/R1")
+def test_another_groups_handles_cursors_and_move_contexts_never_work(server):
+    """200 inputs of another client's values (conformance/fuzz.py ``_foreign``): binds naming
+    a group they were not issued, then calls through the victim session's handle, cursor or
+    move context. None succeeds, and the victim's values work after each."""
+    fuzzer = _fuzzer(server)
+    items = [fuzz._foreign(random.Random(f"foreign/{i}")) for i in range(200)]
+    assert {item.group for item in items} >= {0, fuzz.UNISSUED_GROUP}
+    assert {kind for item in items for _, _, kind in item.foreign} == {"handle", "cursor", "move"}
+    with fuzzer.canary(every=0.05) as canary:
+        fuzzer.run_many(iter(items), workers=4)
+        assert fuzzer.victim()  # the victim session lived through them all
+    assert fuzzer.inputs == 200
+    assert not fuzzer.findings, "\n".join(f"{f.what} <- {f.input}" for f in fuzzer.findings[:10])
+    assert not canary.failures
+    # every input was answered call by call, and none with a success
+    assert not any("success" in outcome or "unanswered" in outcome
+                   for outcome in fuzzer.outcomes), fuzzer.outcomes
+    assert sum(n for outcome, n in fuzzer.outcomes.items() if "fault" in outcome) > 50
+    assert _settled(server, server.threads) == _NOTHING
+
+
+def test_a_server_that_honours_another_groups_handles_is_a_finding(tmp_path):
+    """The check can fail: a server whose handles are valid in every group (its strict
+    context handle check switched off) lets another client's calls succeed, and its
+    association groups take any id a client names."""
+    path = tmp_path / "queues.yaml"
+    path.write_text(QUEUES)
+    with fuzz.LogWatch() as watch:
+        r = start(host="127.0.0.1", port=0, queues=str(path))
+        try:
+            r.handler.host.check = lambda group, call: None  # seeded defect
+            fuzzer = fuzz.Fuzzer(r.rpc.address, FUZZ, CANARY, health=watch)
+            found = set()
+            for i in range(40):
+                item = fuzz._foreign(random.Random(f"foreign/{i}"))
+                if any(name in item.name for name in ("R_PurgeQueue", "R_CreateCursor")):
+                    fuzzer.run(item)
+                    found |= {f.what.split(" (")[0] for f in fuzzer.findings}
+            fuzzer.close()
+            assert "a call through another association group's value succeeded" in found, \
+                fuzzer.findings
+        finally:
+            r.stop()
 
 
 def test_a_crash_and_a_dead_canary_are_findings(tmp_path):
