@@ -73,6 +73,8 @@ from mqconform.spec.catalog import ID_IN_TEXT, load
 #: what the oracle is given in place of a context handle the calling association was never
 #: given (MS-MQRR 2.2.4: strict context handles): a handle the oracle never issued
 FOREIGN_CONTEXT = b"\x00\x00\x00\x00" + uuid.UUID(int=0xF0_4E_16_00).bytes_le
+#: and in place of a move context given in another association group: one it never issued
+FOREIGN_MOVE_CONTEXT = 0xF04E_1600_F04E_1600
 #: how much earlier than the oracle's clock a target may end a wait: timer granularity (a
 #: Windows timer ticks every 15.6 ms) and the few milliseconds a server's clock may round away
 TIME_SLACK_MS = 50
@@ -501,6 +503,8 @@ class Case:
         #: the target's pMoveContext values -> the oracle's, as R_OpenQueueForMove returns them,
         #: so that an R_MoveMessage's ullContextTo reaches the oracle as the oracle's own
         self._moves: dict[int, int] = {}
+        #: the association group each of the target's move contexts was given in
+        self._move_group: dict[int, int] = {}
         #: (handle, dwRequestId) -> the target's pSequenceId of a receive not yet ended, and
         #: the pSequenceIds of messages the target acknowledged removing (RR_ACK, MQ_OK)
         self._received: dict[tuple[bytes, int], int] = {}
@@ -623,11 +627,13 @@ class Case:
         self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
         return conn
 
-    def as_identity(self, role: str) -> Any:
+    def as_identity(self, role: str, join: bool = False) -> Any:
         """A connection of its own that authenticates as the target file's identity ``role``
         (conformance/targetfile.py ROLES); calls on it go to the target only: the model
         knows no identities, so its checks are the scenario's own (``assert_that``).
-        Inconclusive when the target file names no such identity."""
+        ``join``: its bind names the suite's association group (C706 12.6.4.3), as a client
+        that learnt the group's id would. Inconclusive when the target file names no such
+        identity."""
         target = self.target
         if not isinstance(target, RpcTarget):
             raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
@@ -638,7 +644,8 @@ class Case:
         options = {**target._options, "credentials": credentials}
         conn = RpcTarget(target.endpoint, target.ndr64, name=f"{target.name} as {role}",
                          capabilities=target.capabilities,
-                         computer_name=target.computer_name, **options)
+                         computer_name=target.computer_name,
+                         assoc_group=target.client.assoc_group if join else 0, **options)
         self._connections.append(conn)
         self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
         return conn
@@ -687,7 +694,11 @@ class Case:
         if cursor:
             changes["hCursor"] = self._oracle_cursor(bytes(call.phContext or b""), cursor)
         move = getattr(call, "ullContextTo", 0)
-        if move and move in self._moves:
+        if move and self._move_group.get(move, group) != group:
+            # a move context "logically references" its handle (MS-MQRR 3.1.4.11), which is
+            # strict (2.2.4.2): in another association it names nothing
+            changes["ullContextTo"] = FOREIGN_MOVE_CONTEXT
+        elif move and move in self._moves:
             changes["ullContextTo"] = self._moves[move]
         fmt = getattr(call, "pQueueFormat", None)
         if fmt is not None and fmt in self._formats:
@@ -736,6 +747,7 @@ class Case:
             move = getattr(observed, "pMoveContext", 0)
             if move and getattr(expected, "pMoveContext", 0):
                 self._moves[move] = expected.pMoveContext
+                self._move_group[move] = self._group(target)
         if (isinstance(call, c.R_CloseQueue) and call.pphContext and observed.status == 0
                 and not observed.raised):
             self._live.discard((self._group(target), bytes(call.pphContext)))

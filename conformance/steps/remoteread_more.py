@@ -28,6 +28,7 @@ from mqconform.conformance import preconditions as pre
 from mqconform.conformance import sources
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.session import (
+    FOREIGN_MOVE_CONTEXT,
     CaseFailed,
     NotApplicable,
     lookup_id_of,
@@ -130,7 +131,7 @@ def _call(mq, sc: dict, call: c.Call, target: Any = None) -> c.Result:
         return out
     target = target or mq.target
     oracle_call = _to_oracle(mq, call, target)
-    if isinstance(call, c.R_MoveMessage):
+    if isinstance(call, c.R_MoveMessage) and oracle_call.ullContextTo != FOREIGN_MOVE_CONTEXT:
         oracle_call = dataclasses.replace(
             oracle_call, ullContextTo=sc["move_map"].get(call.ullContextTo, call.ullContextTo))
     observed = target.call(call)
@@ -366,6 +367,25 @@ def moves_to_bad_destination(mq, scenario, body, src, dest, closed):
     else:
         to = UNKNOWN_MOVE_CONTEXT
     _move(mq, sc, body, src, None, destination=to)
+
+
+@when(_re(r'a connection in another association group moves "(?P<body>[^"]*)" from its own '
+          r"receive handle on (?P<src>PLACE) to the move context of the client's move handle "
+          r"on (?P<place>PLACE)"))
+def another_group_moves_to_the_clients_context(mq, scenario, body, src, place):
+    """pMoveContext "logically references" the handle R_OpenQueueForMove returned (MS-MQRR
+    3.1.4.11), a strict context handle valid in its association group only (2.2.4.2): to
+    another group the client's move context names nothing, though that group may receive
+    from the source queue itself."""
+    sc = _state(scenario)
+    lookup = _lookup(mq, sc, src, body)
+    to = _move_handle(mq, sc, place)[1]
+    other = mq.separate()
+    opened = _call(mq, sc, _open_call(_place(sc, src)), target=other)
+    _assert(mq, not opened.raised and bool(opened.pphContext),
+            f"R_OpenQueue of {src} in another association group gave a handle")
+    _call(mq, sc, c.R_MoveMessage(phContextFrom=opened.pphContext, ullContextTo=to,
+                                  LookupId=lookup, pTransactionId=ZERO_XACTUOW), target=other)
 
 
 # ------------------------------------------------------------------------------ 3.1.4.11

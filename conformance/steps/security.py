@@ -15,9 +15,10 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import sources
+from mqconform.conformance.sut import Inconclusive
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
-from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, name_of
+from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, is_failure, name_of
 
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
 #: an RPC runtime's refusal of a caller an authorization policy turns away (MS-RPCE
@@ -84,4 +85,32 @@ def it_is_allowed(mq, scenario, ids):
     result = scenario["result"]
     mq.assert_that(not result.raised and result.status == 0,
                    f'"{scenario["who"]}" was to be allowed; the target {_text(result)}',
+                   tuple(i.strip() for i in ids.split(",")))
+
+
+@when(parsers.parse('"{role}" binds naming the client\'s association group and calls '
+                    'R_StartReceive with MQ_ACTION_RECEIVE and the client\'s handle'))
+def identity_joins(mq, scenario, role):
+    """Another principal that learnt the client's assoc_group_id (C706 12.6.4.3) binds naming
+    it and tries the client's handle. MS-RPCE 3.3.1.5.7 lets a server tie a join to the
+    client; the handles of a group are its client's (MS-MQRR 2.2.4)."""
+    identity = mq.suite.spec.identities.get(role)
+    own = (getattr(mq.target, "_options", None) or {}).get("credentials")
+    if identity is not None and own is not None and \
+            identity.user.lower() == (own.user or "").lower():
+        raise Inconclusive(f"the target file's {role!r} is the suite's own user: the join "
+                           "would be the client's own")
+    conn = mq.as_identity(role, join=True)
+    scenario["who"] = role
+    scenario["result"] = conn.call(c.R_StartReceive(
+        phContext=scenario["context"], ulAction=c.MQ_ACTION_RECEIVE, dwRequestId=78,
+        dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16))
+
+
+@then(parsers.parse("the server refuses it: the group's handles are not that caller's ({ids})"))
+def not_the_callers_handles(mq, scenario, ids):
+    result = scenario["result"]
+    mq.assert_that(result.raised or is_failure(result.status),
+                   f'"{scenario["who"]}", in the client\'s association group by naming it, '
+                   f"was to be refused the client's handle; the target {_text(result)}",
                    tuple(i.strip() for i in ids.split(",")))

@@ -69,3 +69,13 @@ Feature: MS-MQRR 2.2.4 Queue Context Handles
     When a new connection binds naming the client's association group and calls R_StartReceive with MQ_ACTION_PEEK_CURRENT and the client's handle
     Then the target puts that connection in the client's association group
     And that call returns the message "one"
+
+  # MS-RPCE 3.3.1.5.7: a server ties a join to its client; NTLM names the caller only after the
+  # bind (rpc_auth_3), so a server may refuse such a join at the bind or at every call.
+  @MS-MQRR/2.2.4.1/R1
+  Scenario: A connection that names the client's association group but authenticates as someone else cannot use the group's handles
+    Given a queue with messages "one"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When "reader" binds naming the client's association group and calls R_StartReceive with MQ_ACTION_RECEIVE and the client's handle
+    Then the server refuses it: the group's handles are not that caller's (MS-MQRR/2.2.4.1/R1)
+    And a peek finds the message "one"

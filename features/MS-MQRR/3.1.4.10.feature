@@ -88,6 +88,14 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
       | a move context the server never returned                    |
       | the move context of a closed move handle on subqueue "retry" |
 
+  @MS-MQRR/3.1.4.10/R17 @MS-MQRR/3.1.4.10/R18 @MS-MQRR/3.1.4.11/R35 @MS-MQRR/2.2.4.2/R1
+  Scenario: A move context is refused in another association group
+    Given a queue holding "one" with subqueues "retry"
+    When a connection in another association group moves "one" from its own receive handle on the queue to the move context of the client's move handle on subqueue "retry"
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    And peeking the queue returns "one"
+    And peeking subqueue "retry" finds no message
+
   @MS-MQRR/3.1.4.10/R1 @MS-MQRR/3.1.4.10/R19 @MS-MQRR/3.1.4.10/R20 @MS-MQRR/3.1.4.10/R21
   @MS-MQRR/3.1.4.10/R22
   Scenario Outline: Queues that are not related answer STATUS_INVALID_PARAMETER
