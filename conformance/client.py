@@ -37,6 +37,12 @@ Decisions:
 5. Responses are bounded (``max_response`` octets of stub, default 64 MiB); fragments are
    reassembled here rather than in impacket, whose receive loop has no bound and reports a
    fault status only as text.
+6. Verification trailers (``verification_trailer=True``): the first request of each
+   association carries one after its stub, as Windows clients send it (MS-RPCE 2.2.2.13:
+   rpc_sec_vt_pcontext naming the interface and transfer syntax bound, rpc_sec_vt_header2
+   repeating the request's header, both marked must-process; no bitmask, as the bind did not
+   negotiate header signing). Under signing or sealing the trailer is signed or sealed with
+   the stub, which is what it is for.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from mqconform.model.formats import (
     to_queue_format,
 )
 from mqconform.model.status import STATUS_NAMES
+from mqconform.wire import dcerpc as d
 from mqconform.wire.impacket_ndr import (
     NDR64_SYNTAX,
     NDR_SYNTAX,
@@ -301,6 +308,18 @@ def _tap(rpc_transport: Any, tap: Any) -> None:
     rpc_transport.send, rpc_transport.recv, rpc_transport.disconnect = _send, _recv, _disconnect
 
 
+def _trailer(assoc: _Association, opnum: int, stub_size: int) -> bytes:
+    """Decision 6: the stub padding and verification trailer the association's next request
+    (its call_id and presentation context) carries."""
+    dce = assoc.dce
+    interface = d.SyntaxId(uuid.UUID(_INTERFACES[assoc.interface][0]), 1, 0)
+    syntax = d.TRANSFER_SYNTAXES["ndr64" if assoc.ndr64 else "ndr"]
+    call_id = dce._DCERPC_v5__callid  # the one impacket's send() gives the request
+    return bytes(-stub_size % 4) + d.encode_verification_trailer(
+        [d.vt_pcontext(interface, syntax),
+         d.vt_header2(call_id=call_id, context_id=dce._ctx, opnum=opnum)])
+
+
 def _one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text or type(e).__name__
@@ -327,6 +346,7 @@ class _Association:
                 from None
         self.ndr64 = self.dce.transfer_syntax == uuidtup_to_bin(NDR64_SYNTAX)
         self.closed = False
+        self.trailer_sent = False  # decision 6
 
     def close(self, wait: float = 0.0) -> None:
         """``wait`` > 0: send the FIN, then wait that long for the server's (a server that
@@ -356,13 +376,15 @@ class RpcClient:
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
                  max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None,
-                 credentials: Credentials | None = None):
+                 credentials: Credentials | None = None, verification_trailer: bool = False):
         """``assoc_group``: join this association group (another client's ``assoc_group``),
         so that context handles it opened are valid here, as when a Windows client cancels
         a receive over a second connection of the same binding. ``recorder``: every
         connection opened (endpoint mapper too) is tapped by ``recorder.connection(sock)``
-        (captures.recorder.Recorder), which then sees every octet sent and received."""
+        (captures.recorder.Recorder), which then sees every octet sent and received.
+        ``verification_trailer``: decision 6."""
         self.join_assoc_group = assoc_group
+        self.verification_trailer = verification_trailer
         self.recorder = recorder
         #: NTLM credentials for RemoteRead and qmmgmt (None: unauthenticated); the endpoint
         #: mapper is always asked without
@@ -473,6 +495,9 @@ class RpcClient:
             raise EncodeError(call_type.__name__, "not a RemoteRead or qmmgmt method")
         assoc = self._association(call_type.interface)
         stub = encode_request(typed_call, assoc.ndr64)
+        if self.verification_trailer and not assoc.trailer_sent:
+            stub += _trailer(assoc, call_type.opnum, len(stub))
+            assoc.trailer_sent = True
         sock = assoc.dce.get_rpc_transport().get_socket()
         try:
             sock.settimeout(self._call_timeout(typed_call, timeout))

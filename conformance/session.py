@@ -627,13 +627,14 @@ class Case:
         self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
         return conn
 
-    def as_identity(self, role: str, join: bool = False) -> Any:
+    def as_identity(self, role: str, join: bool = False, trailer: bool = False) -> Any:
         """A connection of its own that authenticates as the target file's identity ``role``
         (conformance/targetfile.py ROLES); calls on it go to the target only: the model
         knows no identities, so its checks are the scenario's own (``assert_that``).
         ``join``: its bind names the suite's association group (C706 12.6.4.3), as a client
-        that learnt the group's id would. Inconclusive when the target file names no such
-        identity."""
+        that learnt the group's id would. ``trailer``: its first request carries a
+        verification trailer, as Windows clients send it (conformance/client.py decision 6).
+        Inconclusive when the target file names no such identity."""
         target = self.target
         if not isinstance(target, RpcTarget):
             raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
@@ -641,7 +642,8 @@ class Case:
         credentials = self.suite.spec.identities.get(role)
         if credentials is None:
             raise Inconclusive(f"the target file gives no identity {role!r} (identities:)")
-        options = {**target._options, "credentials": credentials}
+        options = {**target._options, "credentials": credentials,
+                   "verification_trailer": trailer}
         conn = RpcTarget(target.endpoint, target.ndr64, name=f"{target.name} as {role}",
                          capabilities=target.capabilities,
                          computer_name=target.computer_name,

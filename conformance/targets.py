@@ -273,7 +273,7 @@ class RpcTarget:
     def __init__(self, endpoint: str, ndr64: bool = False, name: str | None = None,
                  capabilities: Capabilities | None = None, timeout: float = 10.0,
                  epm_port: int = 135, computer_name: str = "MQREF", assoc_group: int = 0,
-                 recorder=None, credentials=None):
+                 recorder=None, credentials=None, verification_trailer: bool = False):
         self.endpoint = endpoint
         self.ndr64 = ndr64
         self.name = name or endpoint
@@ -283,7 +283,8 @@ class RpcTarget:
         self.recorder = None if recorder is False else \
             recorder if recorder is not None else RECORDER
         # every connection this target opens (second clients, replays) authenticates alike
-        self._options = {"timeout": timeout, "epm_port": epm_port, "credentials": credentials}
+        self._options = {"timeout": timeout, "epm_port": epm_port, "credentials": credentials,
+                         "verification_trailer": verification_trailer}
         self.client = RpcClient(assoc_group=assoc_group, recorder=self.recorder,
                                 **self._options)
         try:

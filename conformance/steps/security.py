@@ -53,6 +53,19 @@ def identity_opens(mq, scenario, role, access):
     scenario["who"] = role
 
 
+@when(parsers.parse('"{role}", whose first request carries a verification trailer as Windows '
+                    'clients send it, opens the queue with {access:w}'))
+def identity_with_trailer_opens(mq, scenario, role, access):
+    """MS-RPCE 2.2.2.13: a verification trailer after the stub, signed or sealed with it at
+    the target file's authentication level."""
+    conn = mq.as_identity(role, trailer=True)
+    scenario.setdefault("as", {})[role] = conn
+    scenario["result"] = conn.call(c.R_OpenQueue(pQueueFormat=scenario["queue"],
+                                                 dwAccess=ACCESS[access],
+                                                 pClientId=sources.uuid4()))
+    scenario["who"] = role
+
+
 @when(parsers.parse('"{role}" peeks the first message'))
 def identity_peeks(mq, scenario, role):
     conn = scenario["as"][role]

@@ -33,6 +33,16 @@ Feature: MS-MQRR 2.1 Transport
     When "administrator" opens the queue with RECEIVE_ACCESS
     Then the server allows it (MS-MQRR/2.1/R3)
 
+  # MS-RPCE 2.2.2.13: Windows clients put a verification trailer after the stub of their first
+  # request, inside what the security provider signs or seals.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
+  Scenario: An authenticated client whose first request carries a verification trailer is served
+    Given a queue that "reader" may only peek and "administrator" may receive from, with messages "guarded"
+    When "administrator", whose first request carries a verification trailer as Windows clients send it, opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "administrator" peeks the first message
+    Then the server allows it (MS-MQRR/2.1/R3)
+
   # Several calls outstanding on one connection (C706 12.6.3), whose answers (2 MB each, some
   # 500 fragments) are more than the connection's buffers hold while the client does not read,
   # and then reads slowly.

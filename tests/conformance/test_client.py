@@ -584,6 +584,7 @@ class Listener:
         self.registered = registered  # what its endpoint mapper says about RemoteRead
         self.binds: list[tuple[uuid.UUID, uuid.UUID]] = []
         self.requests: list[tuple[int, bytes]] = []
+        self.call_ids: list[int] = []  # of the requests, in the same order
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.endpoint = f"ncacn_ip_tcp:127.0.0.1[{self.port}]"
@@ -635,6 +636,7 @@ class Listener:
                         continue
                     opnum = struct.unpack_from("<H", body, 6)[0]
                     self.requests.append((opnum, stub))
+                    self.call_ids.append(call_id)
                     if abstract == EPM:  # ept_map: this listener serves RemoteRead too
                         reply = ("response", ept_map_answer(self.port if self.registered
                                                             else None))
@@ -946,3 +948,36 @@ def test_mqconform_call_prints_the_result(mqconform, listener):
     assert out["status_name"] == "MQ_OK" and out["pdwNumberOfSections"] == 2
     assert out["ppPacketSections"][0]["pSectionBuffer"] == "616263"
     assert server.binds[-1][1] == NDR64_TS
+
+
+def test_the_first_request_of_each_association_carries_a_verification_trailer(listener):
+    """Decision 6 (MS-RPCE 2.2.2.13): rpc_sec_vt_pcontext naming what the bind bound and
+    rpc_sec_vt_header2 repeating the request's header, after the 4-octet aligned stub, on the
+    first request only."""
+    from mqconform.wire import dcerpc as d
+    from mqconform.wire.association import strip_verification_trailer
+
+    def answer(opnum, stub, ndr64):
+        bare, _padding, why = strip_verification_trailer(stub)
+        assert why is None
+        return model_answer(opnum, bare, ndr64)
+
+    server = listener(answer)
+    with RpcClient(timeout=5, verification_trailer=True) as client:
+        client.connect(server.endpoint)
+        assert client.call(c.R_GetServerPort()).status == 2103
+        assert client.call(c.R_GetServerPort()).status == 2103
+    (first_opnum, first), (second_opnum, second) = server.requests
+    trailer = d.find_verification_trailer(first)
+    assert trailer is not None and trailer.offset % 4 == 0
+    assert first[:trailer.offset] == ndr.encode_request(c.R_GetServerPort(), False) + bytes(
+        -len(ndr.encode_request(c.R_GetServerPort(), False)) % 4)
+    commands = {cmd.command: cmd for cmd in trailer.commands}
+    assert set(commands) == {d.SEC_VT_COMMAND_PCONTEXT, d.SEC_VT_COMMAND_HEADER2}
+    assert all(cmd.must_process for cmd in trailer.commands)
+    assert commands[d.SEC_VT_COMMAND_PCONTEXT].pcontext() == (
+        d.SyntaxId(c.REMOTEREAD_UUID, 1, 0), d.NDR)
+    assert commands[d.SEC_VT_COMMAND_HEADER2].header2() == (
+        0, b"\x10\x00\x00\x00", server.call_ids[0], 0, first_opnum)
+    assert d.find_verification_trailer(second) is None and second_opnum == 0
+    assert second == ndr.encode_request(c.R_GetServerPort(), False)

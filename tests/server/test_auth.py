@@ -453,3 +453,21 @@ def test_a_password_in_password_env_is_not_echoed_by_serve(tmp_path, value):
     assert proc.returncode == 2 and "password_env" in proc.stderr, proc.stderr
     assert "value not shown" in proc.stderr and value not in proc.stderr + proc.stdout
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.req("MS-MQRR/2.1/R1", "MS-MQRR/2.1/R3")
+@pytest.mark.parametrize("level,ndr64", [(5, False), (6, False), (6, True)],
+                         ids=["integrity", "privacy", "privacy-ndr64"])
+def test_signed_and_sealed_first_calls_with_a_verification_trailer_are_run(secure, level, ndr64):
+    """The suite's client sends a verification trailer in its first request, as Windows
+    clients do (conformance/client.py decision 6), signed or sealed with the stub: the server
+    finds it after the stub, checks it against the call, and runs the call."""
+    cl = RpcClient(timeout=5, verification_trailer=True,
+                   credentials=Credentials("alice", SECRETS[0], level=level))
+    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{secure.rpc.address[1]}]", ndr64=ndr64)
+    opened = open_queue(cl)
+    assert not opened.raised and opened.pphContext
+    assert cl._associations[c.REMOTEREAD].trailer_sent
+    assert peek(cl, opened.pphContext).status == 0
+    assert cl.call(QUERY).status == 0  # qmmgmt's association: its own first request
+    cl.close()
