@@ -122,22 +122,78 @@ def test_a_malformed_trailer_is_a_protocol_error(running, client_for, tail):
     assert isinstance(out, d.Fault) and out.status == d.NCA_S_PROTO_ERROR, out
 
 
+class _Tap:
+    """A TCP relay on 127.0.0.1 in front of the server that keeps what the client sent."""
+
+    def __init__(self, port: int):
+        import socket
+        import threading
+
+        self.sent = bytearray()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+
+        def pump(src, dst, keep):
+            try:
+                while chunk := src.recv(65536):
+                    if keep:
+                        self.sent += chunk
+                    dst.sendall(chunk)
+            except OSError:
+                pass
+            finally:
+                for sock in (src, dst):
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+        def accept():
+            client, _ = self._listener.accept()
+            server = socket.create_connection(("127.0.0.1", port))
+            threading.Thread(target=pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=pump, args=(server, client, False), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+
+    def requests(self) -> list[bytes]:
+        """The stubs of the request PDUs the client sent, in order."""
+        out, data = [], bytes(self.sent)
+        while len(data) >= 16:
+            size = struct.unpack_from("<H", data, 8)[0]
+            if data[2] == 0:
+                out.append(data[24:size])
+            data = data[size:]
+        return out
+
+    def close(self):
+        self._listener.close()
+
+
 def test_scapys_dcerpc_client_completes_its_first_call_after_bind(running):
-    """scapy 2.8's DCERPC_Client adds a trailer (rpc_sec_vt_pcontext, marked must-process,
-    without SEC_VT_COMMAND_END) to the first request on an interface: the call completes."""
+    """scapy 2.8's DCERPC_Client adds a trailer to the first request on an interface (what it
+    carries is read off the wire here): the call completes, and the next one too."""
     from msrpcs import ms_mqrr
     from scapy.layers.dcerpc import DCERPC_Transport, find_dcerpc_interface
     from scapy.layers.msrpce.rpcclient import DCERPC_Client
 
+    tap = _Tap(running.rpc.address[1])
     client = DCERPC_Client(DCERPC_Transport.NCACN_IP_TCP, ndr64=False, verb=False)
-    client.connect("127.0.0.1", port=running.rpc.address[1])
+    client.connect("127.0.0.1", port=tap.port)
     try:
         client.bind(find_dcerpc_interface("RemoteRead"))
         first = client.sr1_req(ms_mqrr.R_GetServerPort_Request())
         second = client.sr1_req(ms_mqrr.R_GetServerPort_Request())
     finally:
         client.close()
+        tap.close()
     assert first.status == running.rpc.address[1] == second.status
+    stubs = tap.requests()
+    assert len(stubs) == 2
+    trailer = d.find_verification_trailer(stubs[0])
+    assert trailer is not None, stubs[0].hex()  # the case this test is for
+    assert d.SEC_VT_COMMAND_PCONTEXT in {cmd.command for cmd in trailer.commands}
+    assert d.find_verification_trailer(stubs[1]) is None
 
 
 def test_impackets_client_completes_its_first_call_after_bind(running):
