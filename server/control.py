@@ -465,6 +465,12 @@ class ControlApi:
             name = parse_format_name(text)
         except FormatNameError as exc:
             raise ProvisionError(f"outgoing.format_name: {exc}") from None
+        if name.kind in (FormatNameKind.MULTIPLE_ELEMENT, FormatNameKind.DL,
+                         FormatNameKind.MULTICAST):
+            # Open Queue would make an outgoing queue per destination (MS-MQDMPR 3.1.7.1.5),
+            # more than the one this call answers for
+            raise ProvisionError(f"outgoing.format_name: {text!r} names more than one "
+                                 "destination (MS-MQMQ 2.1.5-2.1.7); an outgoing queue has one")
         state = spec.get("state")
         if state is not None and state not in OutgoingQueueState.__members__:
             raise ProvisionError(f"outgoing.state: not one of "

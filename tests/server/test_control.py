@@ -416,6 +416,20 @@ OUTGOING_REFUSED = [
 ]
 
 
+@pytest.mark.parametrize("name", [
+    REMOTE + ",DIRECT=TCP:192.0.2.21\\private$\\orders",
+    "MULTICAST=234.1.1.1:8001",
+    "DL=11111111-2222-3333-4444-555555555555",
+])
+def test_an_outgoing_format_name_of_several_destinations_is_refused_and_opens_none(running,
+                                                                                  name):
+    before = list(running.handler.env.local_queue_manager.queue_collection)
+    status, answer = request(running, "POST", "/outgoing", {"format_name": name})
+    assert status == 400 and answer["error"].startswith("outgoing.format_name: "), answer
+    assert "more than one destination" in answer["error"]
+    assert list(running.handler.env.local_queue_manager.queue_collection) == before
+
+
 @pytest.mark.parametrize("spec,error", OUTGOING_REFUSED)
 def test_a_refused_outgoing_spec_names_its_key_and_changes_nothing(running, spec, error):
     status, answer = request(running, "POST", "/outgoing", {"format_name": REMOTE, **spec})
