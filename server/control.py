@@ -465,12 +465,11 @@ class ControlApi:
             name = parse_format_name(text)
         except FormatNameError as exc:
             raise ProvisionError(f"outgoing.format_name: {exc}") from None
-        if name.kind in (FormatNameKind.MULTIPLE_ELEMENT, FormatNameKind.DL,
-                         FormatNameKind.MULTICAST):
+        if name.kind in (FormatNameKind.MULTIPLE_ELEMENT, FormatNameKind.DL):
             # Open Queue would make an outgoing queue per destination (MS-MQDMPR 3.1.7.1.5),
-            # more than the one this call answers for
+            # more than the one this call answers for (a MULTICAST address is one)
             raise ProvisionError(f"outgoing.format_name: {text!r} names more than one "
-                                 "destination (MS-MQMQ 2.1.5-2.1.7); an outgoing queue has one")
+                                 "destination (MS-MQMQ 2.1.5, 2.1.7); an outgoing queue has one")
         state = spec.get("state")
         if state is not None and state not in OutgoingQueueState.__members__:
             raise ProvisionError(f"outgoing.state: not one of "

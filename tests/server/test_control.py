@@ -418,7 +418,6 @@ OUTGOING_REFUSED = [
 
 @pytest.mark.parametrize("name", [
     REMOTE + ",DIRECT=TCP:192.0.2.21\\private$\\orders",
-    "MULTICAST=234.1.1.1:8001",
     "DL=11111111-2222-3333-4444-555555555555",
 ])
 def test_an_outgoing_format_name_of_several_destinations_is_refused_and_opens_none(running,
