@@ -479,7 +479,7 @@ def _foreign(rng: random.Random) -> Input:
         "R_CloseCursor of its cursor": (c.R_CloseCursor(phContext=_OWN, hCursor=cursor),
                                         ("cursor",)),
         "R_MoveMessage to its move context": (c.R_MoveMessage(
-            phContextFrom=_OWN, ullContextTo=int.from_bytes(_FOREIGN["move"], "little"),
+            phContextFrom=_OWN, ullContextTo=move,
             LookupId=rng.getrandbits(64), pTransactionId=bytes(c.XACTUOW_SIZE)), ("move",)),
         "R_MoveMessage from its handle": (c.R_MoveMessage(
             phContextFrom=_FOREIGN["handle"], ullContextTo=move,
