@@ -26,13 +26,18 @@ once returns ``Reply.later(waiter)`` and completes it from any thread with
 ``waiter.complete(reply)``; the worker goes on with the next PDU meanwhile. ``stop()`` closes
 every socket, waits for every connection's ``connection_lost`` and joins every thread.
 
-Bursts: the I/O thread serves what a poll found ready with the connections that have bound
-first, then the others for a few milliseconds (the rest come again at the next poll), so a
-flood of connections that never bind holds up a client's call for milliseconds, not for the
-whole flood. Newcomers are taken from the kernel into a lobby and set up newest first, their
-first octets (a bind) read at once; in a long round the listener is looked at every 2 ms. A
-connection that ends before a whole PDU came is torn down on the I/O thread at once (no
-worker ever saw it), its socket closed when nothing waits to be read.
+Bursts: the connections that have bound are watched apart from the others (an epoll of
+their own). The I/O thread serves what a poll found ready with the bound connections first,
+then the others, newest first, for a few milliseconds (the rest come again at the next poll).
+Newcomers are taken from the kernel into a lobby and set up newest first, their first octets
+(a bind) read at once; in a long round the listener is looked at every 2 ms. Inside every
+long pass (a round's connections that have not bound, taking newcomers from the kernel,
+setting them up) the bound connections that are ready are served every millisecond, and a
+PDU handed to the workers is followed by a short sleep that lets a worker take the
+interpreter at once. So a flood of connections that never bind holds up a client's call for
+a millisecond or two, not for the whole flood. A connection that ends before a whole PDU
+came is torn down on the I/O thread at once (no worker ever saw it), its socket closed when
+nothing waits to be read.
 
 Limits: no client, nor a few thousand sockets, can starve the others.
 
@@ -140,10 +145,18 @@ _BATCH = 1
 #: sets up those of the lobby, before it looks at the other sockets (seconds; _take_in)
 _ACCEPT_FOR = 0.01
 _TAKE_IN_FOR = 0.003
+#: newcomers the lobby may hold, per connection the table may hold: taken from the kernel
+#: (cheap) well ahead of their setting up, so that the newest is soon set up first
+_LOBBY_PER_SLOT = 4
 #: in a long round of ready sockets, the I/O thread looks for newcomers this often (seconds)
 _ACCEPT_EVERY = 0.002
 #: how long a round serves the ready connections that have not bound (_IO._round)
 _ROUND_FOR = 0.005
+#: inside its long loops (a round's connections that have not bound, taking newcomers in,
+#: setting them up) the I/O thread serves the bound connections this often (seconds; _IO.hot)
+_HOT_EVERY = 0.001
+#: how long the I/O thread sleeps to hand the interpreter to a worker (_IO.hand_off)
+_HANDOFF = 0.0002
 #: how long an eviction order is reused (seconds)
 _RANK_FOR = 0.25
 #: no newcomer for this long (seconds): a moment to give memory back
@@ -417,6 +430,7 @@ class Connection:
         self._reading = True  # until the input ends (EOF, an error, a timeout, close())
         self._paused = False  # too many whole PDUs wait for a worker
         self._events = 0  # what the selector watches for
+        self._hot = False  # watched among the bound connections (_Poller)
         # PDUs framed and not yet handled, and whether the connection is with a worker
         self._qlock = threading.Lock()
         self._pdus: collections.deque = collections.deque()
@@ -597,6 +611,8 @@ class Connection:
             self.pdu_started = None
         elif framed:
             self.pdu_started = time.monotonic()  # the next PDU began with these octets
+        if framed:
+            self.server._io.handed = True
         self._interest()
 
     def _end_input(self, why: str | None) -> None:
@@ -651,25 +667,29 @@ class Connection:
             self._interest()
 
     def _interest(self) -> None:
-        """Watch the socket for what the connection waits for (I/O thread only)."""
+        """Watch the socket for what the connection waits for (I/O thread only), among the
+        bound connections once it has bound (_Poller)."""
         if self._departing:
             return
         events = (_READ if self._reading and not self._paused else 0) | (
             _WRITE if self._outq else 0)
-        if events == self._events:
+        hot = self.assoc.bound
+        if events == self._events and hot == self._hot:
             return
         sel = self.server._io.sel
         try:
             if not self._events:
-                sel.register(self._sock, events, self)
+                if events:
+                    sel.register(self._sock, events, self, hot)
             elif not events:
                 sel.unregister(self._sock)
             else:
-                sel.modify(self._sock, events, self)
+                sel.modify(self._sock, events, self, hot)
         except (OSError, ValueError, KeyError) as exc:  # the socket is gone under us
             log.debug("%r: selector: %s", self, exc)
             events = 0
         self._events = events
+        self._hot = hot and bool(events)
 
     # --- a worker's turn ---
 
@@ -968,6 +988,10 @@ class Connection:
             v = pdu.auth
             verifier = d.AuthVerifier(v.auth_type, v.auth_level, 0, v.auth_context_id, challenge)
         self._send([d.encode_pdu(body, h.call_id, flags, auth=verifier)])
+        if not alter:
+            io = self.server._io
+            if io is not None:
+                io.promote(self)  # its calls now come before any newcomer's octets
 
     def _refuse_bind(self, call_id: int, alter: bool, reason: d.RejectReason) -> None:
         """A bind is refused with a bind_nak (MS-RPCE 2.2.2.5), an alter_context, which has
@@ -1267,30 +1291,53 @@ class _Poller:
     once, and the selectors module's bookkeeping around those calls costs as much as the
     system calls themselves. ``poll`` gives (handler, events): _READ when there is input, an
     end of input or an error to read, _WRITE when a watched socket can be written (or
-    failed)."""
+    failed).
+
+    With epoll, the bound connections (``hot``) are watched by an epoll of their own, itself
+    watched by the main one: ``poll`` gives them first, and ``poll_hot`` gives them alone at
+    no cost proportional to the other sockets, so the I/O thread can serve a client's call
+    in the middle of a long pass over a flood's newcomers."""
 
     def __init__(self) -> None:
         self._epoll = select.epoll() if hasattr(select, "epoll") else None
         self._sel = None if self._epoll is not None else selectors.DefaultSelector()
         self._handlers: dict[int, Any] = {}  # fd -> handler (epoll)
+        self._hot = select.epoll() if self._epoll is not None else None
+        self._hot_fds: set[int] = set()
+        if self._hot is not None:
+            self._epoll.register(self._hot.fileno(), select.EPOLLIN)
 
     @staticmethod
     def _mask(events: int) -> int:
         return (select.EPOLLIN if events & _READ else 0) | (
             select.EPOLLOUT if events & _WRITE else 0)
 
-    def register(self, sock: socket.socket, events: int, handler: Any) -> None:
-        self._watch(sock, events, handler, first=True)
+    def register(self, sock: socket.socket, events: int, handler: Any,
+                 hot: bool = False) -> None:
+        self._watch(sock, events, handler, True, hot)
 
-    def modify(self, sock: socket.socket, events: int, handler: Any) -> None:
-        self._watch(sock, events, handler, first=False)
+    def modify(self, sock: socket.socket, events: int, handler: Any, hot: bool = False) -> None:
+        self._watch(sock, events, handler, False, hot)
 
-    def _watch(self, sock: socket.socket, events: int, handler: Any, first: bool) -> None:
+    def _watch(self, sock: socket.socket, events: int, handler: Any, first: bool,
+               hot: bool) -> None:
         if self._epoll is None:
             (self._sel.register if first else self._sel.modify)(sock, events, handler)
             return
         fd = sock.fileno()
-        (self._epoll.register if first else self._epoll.modify)(fd, self._mask(events))
+        mask = self._mask(events)
+        hot_fds = self._hot_fds
+        if first:
+            (self._hot if hot else self._epoll).register(fd, mask)
+        elif (fd in hot_fds) == hot:
+            (self._hot if hot else self._epoll).modify(fd, mask)
+        else:  # from one set to the other
+            (self._epoll if hot else self._hot).unregister(fd)
+            (self._hot if hot else self._epoll).register(fd, mask)
+        if hot:
+            hot_fds.add(fd)
+        else:
+            hot_fds.discard(fd)
         self._handlers[fd] = handler
 
     def unregister(self, sock: socket.socket) -> None:
@@ -1300,19 +1347,37 @@ class _Poller:
             return
         fd = sock.fileno()
         del self._handlers[fd]
-        self._epoll.unregister(fd)
+        if fd in self._hot_fds:
+            self._hot_fds.discard(fd)
+            self._hot.unregister(fd)
+        else:
+            self._epoll.unregister(fd)
 
-    def poll(self, timeout: float) -> list[tuple[Any, int]]:
-        if self._epoll is None:
-            return [(key.data, events) for key, events in self._sel.select(timeout)]
+    def _ready(self, events: list[tuple[int, int]], ready: list[tuple[Any, int]]) -> None:
         handlers = self._handlers
-        ready = []
-        for fd, ev in self._epoll.poll(timeout):
+        for fd, ev in events:
             handler = handlers.get(fd)
             if handler is None and fd not in handlers:
                 continue  # unregistered by an earlier event of this round
             readable = _READ if ev & _EPOLL_IN else 0
             ready.append((handler, readable | (_WRITE if ev & _EPOLL_OUT else 0)))
+
+    def poll(self, timeout: float) -> list[tuple[Any, int]]:
+        """What is ready, the bound connections first."""
+        if self._epoll is None:
+            return [(key.data, events) for key, events in self._sel.select(timeout)]
+        events = self._epoll.poll(timeout)
+        ready: list[tuple[Any, int]] = []
+        if self._hot_fds:
+            self._ready(self._hot.poll(0), ready)
+        self._ready(events, ready)  # (the epoll of the bound ones has no handler: passed over)
+        return ready
+
+    def poll_hot(self) -> list[tuple[Any, int]]:
+        """Which bound connections are ready (at once)."""
+        ready: list[tuple[Any, int]] = []
+        if self._hot_fds:
+            self._ready(self._hot.poll(0), ready)
         return ready
 
     def close(self) -> None:
@@ -1320,7 +1385,9 @@ class _Poller:
             self._sel.close()
         else:
             self._epoll.close()
+            self._hot.close()
             self._handlers.clear()
+            self._hot_fds.clear()
 
 
 if hasattr(select, "epoll"):
@@ -1339,6 +1406,11 @@ class _IO:
         self.sel = _Poller()
         self._tasks: collections.deque = collections.deque()
         self._closing: collections.deque = collections.deque()  # (close_later)
+        #: a PDU has gone to the workers since the I/O thread last let them run (hand_off)
+        self.handed = False
+        #: connections that have bound, to be watched among the bound ones (promote)
+        self._promoted: collections.deque = collections.deque()
+        self._hot_at = 0.0  # when the bound connections are next served in a long pass
         #: what a read takes from a socket goes here first, then to the connection's input:
         #: a buffer of its own for every read would be 64 KiB allocated and shrunk to what
         #: came, the rest of the heap fragmented around what stays
@@ -1364,6 +1436,39 @@ class _IO:
     def stop(self) -> None:
         self._stopped = True
         self.call_soon(lambda: None)
+
+    def promote(self, conn: Connection) -> None:
+        """(any thread) ``conn`` has bound: from now on the I/O thread serves it with the
+        bound connections, before the newcomers (``hot``)."""
+        self._promoted.append(conn)
+        if threading.current_thread() is not self.thread:
+            try:
+                self._wake_w.send(b"\0")
+            except OSError:
+                pass  # a wake-up is already pending, or stopped
+
+    def hot(self, now: float) -> None:
+        """(I/O thread, inside a long pass over newcomers or connections that have not
+        bound) Every _HOT_EVERY seconds, serve the bound connections that are ready: a
+        client's call waits for a millisecond of a flood's newcomers, not for the whole
+        pass."""
+        if now < self._hot_at:
+            return
+        self._hot_at = now + _HOT_EVERY
+        promoted = self._promoted
+        while promoted:
+            promoted.popleft()._interest()
+        for handler, mask in self.sel.poll_hot():
+            self._serve(handler, mask)
+        self.hand_off()
+
+    def hand_off(self) -> None:
+        """(I/O thread, in a long pass) If a PDU went to the workers since the last time,
+        let a worker take the interpreter now rather than at the next forced switch
+        (``sys.setswitchinterval``): the call is answered while the pass goes on."""
+        if self.handed:
+            self.handed = False
+            time.sleep(_HANDOFF)
 
     def close_later(self, sock: socket.socket) -> None:
         """(I/O thread) Close ``sock``, off the selector already, when nothing waits to be
@@ -1393,6 +1498,10 @@ class _IO:
                 ready = self.sel.poll(wait)
                 if not ready and self._closing:
                     self._close_some(_CLOSE_BATCH)
+                promoted = self._promoted
+                while promoted:
+                    promoted.popleft()._interest()
+                self._hot_at = time.monotonic() + _HOT_EVERY
                 self._round(ready)
                 while self._tasks:
                     try:
@@ -1431,12 +1540,17 @@ class _IO:
                 later.append((handler, mask))
             else:
                 self._serve(handler, mask)
+        if later:
+            self.hand_off()
+        if len(later) > 1:  # the newest first: a client binds as soon as it has connected
+            later.sort(key=_newest_first)
         until = time.monotonic() + _ROUND_FOR
         for i, (handler, mask) in enumerate(later):
             if i & 15 == 15:
                 now = time.monotonic()
                 if now >= until:
                     return
+                self.hot(now)
                 if now >= look_at and server._listening:
                     try:
                         server._on_acceptable()
@@ -1464,6 +1578,10 @@ class _IO:
             log.exception("I/O thread: %r failed", handler)
             if isinstance(handler, Connection):
                 handler._end_input("unexpected error")
+
+
+def _newest_first(ready: tuple[Connection, int]) -> int:
+    return -ready[0].id
 
 
 class _MemoryGiver:
@@ -1691,7 +1809,12 @@ class RpcServer:
         assert self._listener is not None
         until = time.monotonic() + _ACCEPT_FOR
         lobby = self._lobby
-        while len(lobby) < self.max_connections and time.monotonic() < until:
+        io = self._io
+        while len(lobby) < _LOBBY_PER_SLOT * self.max_connections:
+            now = time.monotonic()
+            if now >= until:
+                break
+            io.hot(now)
             try:
                 sock, peer = self._listener.accept()
             except (BlockingIOError, InterruptedError):
@@ -1714,7 +1837,12 @@ class RpcServer:
         of them is set up and evicted again; it is set up first."""
         until = time.monotonic() + _TAKE_IN_FOR
         lobby = self._lobby
-        while lobby and time.monotonic() < until:
+        io = self._io
+        while lobby:
+            now = time.monotonic()
+            if now >= until:
+                break
+            io.hot(now)
             sock, peer, accepted = lobby.pop()
             with self._lock:
                 full = len(self._conns) >= self.max_connections
@@ -1737,6 +1865,7 @@ class RpcServer:
                 self._conns[conn.id] = conn
             conn._interest()
             conn._on_readable()  # what it sent already (its bind), without waiting for a poll
+            io.hand_off()
 
     def _sweep(self, now: float) -> float:
         """(I/O thread) End the connections whose time has run out; when to look again."""

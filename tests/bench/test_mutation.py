@@ -235,8 +235,10 @@ def _run_one(module: str, mutant_id: str, select: list[str], pristine: bool = Fa
 def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
     """`mqconform run` exits 2 (a usage error) when the target does not answer its first
     bind; the harness saw the mutated server start, so the mutant broke it: a kill. The
-    mutant makes every answer wait for an output queue that nobody drains."""
-    verdict, _ = _run_one("server/rpc.py", "server/rpc.py:Connection._send:if:2:if->True",
+    mutant never sends the bind_ack."""
+    verdict, _ = _run_one("server/rpc.py",
+                          "server/rpc.py:Connection._on_bind:stmt:31:"
+                          "self._send([d.encode_pdu(body,h.call_id->pass",
                           ["MS-MQRR/2.1"])  # trace: ignore
     assert verdict.verdict == "killed", verdict
     assert "unreachable" in verdict.reason

@@ -17,6 +17,7 @@ from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.status import MQ_OK
 from mqconform.server.epm import EndpointMapper
+from mqconform.server import rpc
 from mqconform.server.main import start
 from mqconform.server.rpc import Reply
 from mqconform.wire import dcerpc as d
@@ -155,6 +156,53 @@ def test_a_thousand_idle_sockets_leave_a_fresh_client_its_call(start_server, cli
     assert serves(srv.address, client_for)
     assert len(srv.connections) <= 32
     assert flood  # held open until the end of the test
+
+
+def test_a_bound_clients_call_is_answered_in_the_middle_of_setting_up_newcomers(
+        start_server, client_for, monkeypatch):
+    """Newcomers are set up in long passes (a flood of them); the connections that have bound
+    are watched apart and served inside such a pass, not after it (server/rpc.py, Bursts).
+    Each setting up is slowed to 10 ms, so 200 newcomers make a pass of about two seconds:
+    the call is answered while newcomers still wait in the lobby."""
+    monkeypatch.setattr(rpc, "_TAKE_IN_FOR", 60.0)
+    srv = start_server(EchoHandler(), max_connections=512)
+    bound = client_for(srv)
+    bound.bind([(0, ECHO_IF, [d.NDR])])
+    assert bound.call(0, OP_ECHO, b"a") == b"32:a"
+    real = rpc.Connection.__init__
+
+    def slow_setup(self, *args, **kwargs):
+        time.sleep(0.01)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(rpc.Connection, "__init__", slow_setup)
+    flood = [client_for(srv) for _ in range(200)]
+    assert wait_for(lambda: len(srv._lobby) >= 50)
+    assert bound.call(0, OP_ECHO, b"b") == b"32:b"
+    assert len(srv._lobby) > 0  # the pass goes on
+    assert wait_for(lambda: not srv._lobby and len(srv.connections) == 201, timeout=20)
+    assert flood
+
+
+def test_only_bound_connections_are_watched_apart_and_none_stays_watched(start_server,
+                                                                        client_for):
+    srv = start_server(EchoHandler(), max_connections=8)
+    sel = srv._io.sel
+    if sel._epoll is None:
+        pytest.skip("no epoll here: one selector watches every socket")
+    newcomer = client_for(srv)
+    bound = client_for(srv)
+    bound.bind([(0, ECHO_IF, [d.NDR])])
+    assert bound.call(0, OP_ECHO, b"x") == b"32:x"
+    assert wait_for(lambda: len(srv.connections) == 2)
+    by_bound = {conn.bound: conn for conn in srv.connections}
+    assert wait_for(lambda: by_bound[True]._sock.fileno() in sel._hot_fds)
+    assert by_bound[False]._sock.fileno() not in sel._hot_fds
+    bound.close()
+    newcomer.close()
+    assert wait_for(lambda: not srv.connections)
+    assert not sel._hot_fds
+    assert set(sel._handlers.values()) == {None, srv}  # the wake-up socket, the listener
 
 
 def test_connections_that_never_sent_a_whole_pdu_are_ended_once_each(start_server, client_for):
