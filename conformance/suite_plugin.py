@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from mqconform.captures.recorder import Recorder
+from mqconform.conformance import interrupts, targets
 from mqconform.conformance import junit as junit_xml
-from mqconform.conformance import targets
 from mqconform.conformance import verdicts as v
 from mqconform.conformance.client import DecodeError, RpcError
 from mqconform.conformance.report import write_index
@@ -239,6 +239,8 @@ def _stop_recording() -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     state = session.config.stash[STATE]
+    if interrupts.PENDING.is_set():  # a signal while the run was starting (interrupts.py)
+        raise KeyboardInterrupt("a signal came before the run began")
     if state["spec"] is not None:
         _catch_signals(state)
         _suite(session.config)  # an unreachable endpoint stops the run before any case
@@ -258,15 +260,17 @@ def _on_signal(signum: int, frame: Any) -> None:
 
 
 def _catch_signals(state: dict) -> None:
-    """Install _on_signal for SIGINT and SIGTERM where the process has their defaults (a
-    signal the caller chose to ignore stays ignored); restored by _restore_signals."""
+    """Install _on_signal for SIGINT and SIGTERM where the process has their defaults, or
+    `mqconform run`'s note of an early one (interrupts.py); a signal the caller chose to
+    ignore stays ignored. Restored by _restore_signals."""
     if threading.current_thread() is not threading.main_thread():
         return
     defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
     for signum, default in defaults.items():
-        if signal.getsignal(signum) is default:
+        handler = signal.getsignal(signum)
+        if handler is default or handler is interrupts.note_early:
             signal.signal(signum, _on_signal)
-            state["signals"][signum] = default
+            state["signals"][signum] = handler
 
 
 def _restore_signals(state: dict) -> None:

@@ -299,7 +299,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     plugin (conformance/plugin.py). Exit codes as ``mqconform run --help`` gives them
     (RUN_EXIT_CODES): 2 for a bad target file, an unreachable endpoint, an unknown requirement ID
     or a pytest option the suite cannot honour (checked before any case runs); 3 for a run
-    interrupted, before its first case too."""
+    interrupted, before its first case too: a signal while pytest starts is noted
+    (conformance/interrupts.py) and ends the run when its session begins."""
     try:
         return _run(args)
     except KeyboardInterrupt:
@@ -310,6 +311,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
+    from mqconform.conformance import interrupts
     from mqconform.conformance.plugin import cases_dir
     from mqconform.conformance.targetfile import TargetFileError, load
     from mqconform.conformance.targets import RpcTarget, TargetError
@@ -368,7 +370,11 @@ def _run(args: argparse.Namespace) -> int:
         results.unlink(missing_ok=True)  # a verdict read below is this run's, or none
     except OSError as exc:
         raise UsageError(f"--report-dir {report_dir}: {exc.strerror or exc}") from None
-    rc = pytest.main(argv + list(args.pytest_args))
+    replaced = interrupts.install()
+    try:
+        rc = pytest.main(argv + list(args.pytest_args))
+    finally:
+        interrupts.restore(replaced)
     if rc == pytest.ExitCode.USAGE_ERROR:
         return 2
     try:
@@ -379,8 +385,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         verdict = json.loads(results.read_text(encoding="utf-8"))["exit"]
     except (OSError, ValueError, KeyError, TypeError):
-        if rc == pytest.ExitCode.INTERRUPTED:  # before the session began: nothing to report
-            raise KeyboardInterrupt from None
+        if rc == pytest.ExitCode.INTERRUPTED or interrupts.PENDING.is_set():
+            raise KeyboardInterrupt from None  # before the session began: nothing to report
         print(f"mqconform run: internal error: no results.json was written (pytest exit "
               f"status {int(rc)})", file=sys.stderr)
         return 4

@@ -16,8 +16,8 @@ import pytest
 from mqconform.model import calls as c
 from mqconform.model.formats import parse_format_name, to_queue_format
 from mqconform.model.status import MQ_OK
-from mqconform.server.epm import EndpointMapper
 from mqconform.server import rpc
+from mqconform.server.epm import EndpointMapper
 from mqconform.server.main import start
 from mqconform.server.rpc import Reply
 from mqconform.wire import dcerpc as d
