@@ -28,7 +28,7 @@ every socket, waits for every connection's ``connection_lost`` and joins every t
 
 Bursts: the connections that have bound are watched apart from the others (an epoll of
 their own). The I/O thread serves what a poll found ready with the bound connections first,
-then the others, newest first, for a few milliseconds (the rest come again at the next poll).
+then the others for a few milliseconds (the rest come again at the next poll).
 Newcomers are taken from the kernel into a lobby and set up newest first, their first octets
 (a bind) read at once; in a long round the listener is looked at every 2 ms. Inside every
 long pass (a round's connections that have not bound, taking newcomers from the kernel,
@@ -1542,8 +1542,6 @@ class _IO:
                 self._serve(handler, mask)
         if later:
             self.hand_off()
-        if len(later) > 1:  # the newest first: a client binds as soon as it has connected
-            later.sort(key=_newest_first)
         until = time.monotonic() + _ROUND_FOR
         for i, (handler, mask) in enumerate(later):
             if i & 15 == 15:
@@ -1578,10 +1576,6 @@ class _IO:
             log.exception("I/O thread: %r failed", handler)
             if isinstance(handler, Connection):
                 handler._end_input("unexpected error")
-
-
-def _newest_first(ready: tuple[Connection, int]) -> int:
-    return -ready[0].id
 
 
 class _MemoryGiver:
