@@ -30,3 +30,20 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
     When the Pending Request Cleanup Timer expires
     And the client ends the transactional receive with RR_ACK
     Then the call returns MQ_ERROR_INVALID_HANDLE
+
+  # The timer's event removes the request's PendingRequestEntry (R8) and nothing else: another
+  # handle's request on the queue stays, and the handle whose only request it was has none left,
+  # so R_EndReceive through it finds no entry for the handle (3.1.4.9 R13).
+  @MS-MQRR/3.1.5.1/R8 @MS-MQRR/3.1.4.9/R13
+  Scenario: The request the timer ended is gone while another handle's request stays
+    Given a queue holding "a, b"
+    And the client has received "a" through a second handle on the queue as request 1
+    And the Pending Request Cleanup Timer of the target is short
+    And the client holds a receive handle on the queue
+    When the client receives from the queue
+    Then the message "b" is returned
+    When the Pending Request Cleanup Timer expires
+    And the client ends the receive with RR_ACK
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    When the client ends request 1 with RR_ACK through the handle of a second handle on the queue
+    Then the call returns MQ_OK
