@@ -90,6 +90,17 @@ none). ``--auth`` runs the servers with authentication required and the suite
 with credentials (the configuration that reaches the access checks and the authentication
 paths); ``--merge`` joins a plain and an ``--auth`` run of one snapshot into one report, a
 mutant killed in either counting as killed.
+
+The whole campaign takes longer than any one machine's session, and bench/out/ is not kept:
+``--ledger`` also writes every verdict that took a run to bench/mutation_ledger.jsonl (a
+header naming the snapshot and its digests, then one line per mutant, sorted by ID), a file
+kept in the repository. ``--all --resume --narrow-only --ledger --commit REV`` on any clone
+keeps the ledger's verdicts as it keeps --out's (the same snapshot: all; the same served
+code: the kills) and runs the rest.
+
+The harness's servers and suites write compiled bytecode into the snapshot even where
+PYTHONDONTWRITEBYTECODE is set: the pristine run compiles each module once and the mutants'
+processes load it (a mutated module's own is removed from its copy).
 """
 
 from __future__ import annotations
@@ -149,6 +160,10 @@ TREE = (*LAYERS, "mqconform", "pyproject.toml")
 SUITE_SIDE = ("conformance", "features")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
+#: the campaign's record, kept in the repository: every verdict that took a run
+LEDGER = ROOT / "bench" / "mutation_ledger.jsonl"
+#: a ledger row's reason is cut to this many characters
+LEDGER_REASON = 160
 GOAL = 0.95
 TIMEOUT_S = 120.0
 START_TIMEOUT_S = 30.0
@@ -892,6 +907,17 @@ def authenticated_config() -> Config:
 PLAIN = Config()
 
 
+def _child_environ() -> dict[str, str]:
+    """The environment of a server or suite the harness starts: its own, but always writing
+    compiled bytecode. The snapshot is the harness's own temporary copy, so the pristine run
+    compiles each module once, into the snapshot, and every mutant's server and suite load
+    those files instead of compiling the whole tree again (some 2 s of CPU per mutant where
+    PYTHONDONTWRITEBYTECODE is set)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
                 timeout: float, select: list[str], loaded: Path | None = None,
                 unsettled: set[str] | None = None, cases: list[str] | None = None,
@@ -912,7 +938,7 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         server = _popen([sys.executable, "-P", "-c", SERVE_BOOT, str(import_root(server_root)),
                          module, *([str(loaded)] if loaded else [])],
                         cwd=work, stdout=o, stderr=e,
-                        env=dict(os.environ, **secrets_env,
+                        env=dict(_child_environ(), **secrets_env,
                                  MQC_MUTATION_SERVE=json.dumps(config.serve_args())))
     try:
         text, deadline = "", time.monotonic() + START_TIMEOUT_S
@@ -941,7 +967,7 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
                 str(target), "--report-dir", str(report), "--allow-inconclusive"]
         for prefix in select:
             argv += ["--select", prefix]
-        env = dict(os.environ, **secrets_env, PYTHONPATH=os.pathsep.join(
+        env = dict(_child_environ(), **secrets_env, PYTHONPATH=os.pathsep.join(
             [str(ROOT / "bench"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         env.pop("MQC_MUTATION_CASES", None)
         env.pop("MQC_MUTATION_TIMES", None)
@@ -1171,8 +1197,12 @@ class Batch:
         package = mutant.path.split("/")[0]
         for entry in self.base.iterdir():
             if entry.name == package:
-                shutil.copytree(entry, tree / package,
-                                ignore=shutil.ignore_patterns("__pycache__"))
+                # with the bytecode the pristine run compiled, but for the mutated module's
+                # (its source differs; removed rather than trusted to the stamp)
+                shutil.copytree(entry, tree / package)
+                stem = Path(mutant.path)
+                for stale in (tree / stem.parent / "__pycache__").glob(f"{stem.stem}.*.pyc"):
+                    stale.unlink()
             else:
                 (tree / entry.name).symlink_to(entry)
         original = (self.base / mutant.path).read_text(encoding="utf-8")
@@ -1520,6 +1550,51 @@ def module_counts(mutants: list[Mutant], files: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# The ledger: the campaign's verdicts, carried from one machine to the next
+# ---------------------------------------------------------------------------------------------
+
+def ledger_lines(doc: dict) -> list[str]:
+    """A results document as ledger lines: a header (the snapshot and its digests), then one
+    line per mutant that was run (killed, timeout, survived after a run), sorted by ID. The
+    mutants counted without a run (judged equivalent, never reached) are left out: the next
+    run works them out again from its own pristine run and the equivalent file."""
+    head = {"ledger": 1, "snapshot": doc["snapshot"], "digest": doc["digest"],
+            "served_digest": doc["served_digest"], "configuration": doc["configuration"]}
+    rows = []
+    for r in sorted(doc["mutants"], key=lambda r: r["id"]):
+        if r.get("unreached") or r.get("not_run") or r["verdict"] == "error":
+            continue
+        row = {"id": r["id"], "verdict": r["verdict"], "seconds": r["seconds"],
+               "reason": r["reason"][:LEDGER_REASON]}
+        if r.get("narrowed"):
+            row["narrowed"] = True
+        if r.get("carried_from"):
+            row["carried_from"] = r["carried_from"]
+        rows.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    return [json.dumps(head, separators=(",", ":")), *rows]
+
+
+def read_ledger(path: Path) -> dict:
+    """A ledger read back as a results document that ``resumed`` takes (rows without the
+    places and diffs, which the run adds again from its own snapshot)."""
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    try:
+        head = json.loads(lines[0]) if lines else {}
+        rows = [json.loads(ln) for ln in lines[1:]]
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{path}: not a ledger: {e}") from None
+    if head.get("ledger") != 1 or not all(isinstance(r, dict) and "id" in r for r in rows):
+        raise SystemExit(f"{path}: not a ledger (its first line names no snapshot)")
+    return {**head, "mutants": rows}
+
+
+def write_ledger(path: Path, doc: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(ledger_lines(doc)) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------------------------
 
@@ -1585,6 +1660,12 @@ def main(argv: list[str] | None = None) -> int:
                          "killed in any is killed; stop")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directories")
     ap.add_argument("--out", type=Path, default=OUT, help=f"results (default {OUT})")
+    ap.add_argument("--ledger", type=Path, nargs="?", const=LEDGER, metavar="PATH",
+                    help="keep every verdict that took a run in PATH too (default "
+                         f"{LEDGER.relative_to(ROOT)}), one line per mutant, rewritten with "
+                         "the results; with --resume, its verdicts are kept as --out's are "
+                         "(--out's win): the record to commit, so that a campaign longer than "
+                         "a session goes on from another clone")
     args = ap.parse_args(argv)
 
     if args.migrate_equivalent:
@@ -1664,6 +1745,14 @@ def main(argv: list[str] | None = None) -> int:
             if old.get("digest") == batch.digest:
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             print(f"--resume: {args.out}: {kept}", flush=True)
+        from_ledger: dict[str, dict] = {}
+        if args.resume and args.ledger and args.ledger.exists():
+            from_ledger, kept = resumed(read_ledger(args.ledger), batch.digest,
+                                        None if args.no_carry else batch.served_digest,
+                                        set(by_id) - set(done), load_equivalent(),
+                                        narrowed=args.narrow_only)
+            print(f"--resume: {args.ledger}: {kept}", flush=True)
+            done.update(from_ledger)
         todo = [m for m in chosen if m.id not in done]
         print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}, "
               f"{batch.config.name} configuration); "
@@ -1753,6 +1842,8 @@ def main(argv: list[str] | None = None) -> int:
                     ignore.write_text("*\n")
                 args.out.write_text(json.dumps(doc, indent=1) + "\n")
                 args.out.with_suffix(".md").write_text(markdown(doc))
+                if args.ledger:
+                    write_ledger(args.ledger, doc)
             return doc
 
         def one(m: Mutant) -> None:
@@ -1769,6 +1860,10 @@ def main(argv: list[str] | None = None) -> int:
                 done[m.id] = row_of(m, v)
                 report()
 
+        for i, r in from_ledger.items():  # the places and the diff, from this snapshot
+            done[i] = {**row_of(by_id[i], Verdict(r["verdict"], r["reason"], r["seconds"])),
+                       **({"narrowed": True} if r.get("narrowed") else {}),
+                       **({"carried_from": r["carried_from"]} if r.get("carried_from") else {})}
         skip = {m.id for m in skipped} | {m.id for m in trusted}
         for m in skipped:
             done[m.id] = row_of(m, Verdict("survived", f"{UNREACHED}: the pristine server "

@@ -448,6 +448,49 @@ def test_resume_keeps_a_snapshots_verdicts_and_carries_only_kills_across_suite_c
     assert mutation.resumed(old, "D2", None, ids, {})[0] == {}  # --no-carry
 
 
+def test_the_ledger_keeps_what_took_a_run_and_resumes_as_the_results_do(tmp_path):
+    long = "x" * 400
+    rows = [{"id": "b", "verdict": "killed", "seconds": 3.2, "reason": long, "diff": "-a\n+b"},
+            {"id": "a", "verdict": "survived", "seconds": 41.0, "reason": "573 pass",
+             "narrowed": True},
+            {"id": "c", "verdict": "killed", "seconds": 2.0, "reason": "r",
+             "carried_from": "commit aaa"},
+            {"id": "u", "verdict": "survived", "seconds": 0.0, "reason": "not reached: ...",
+             "unreached": True},
+            {"id": "q", "verdict": "survived", "seconds": 0.0, "reason": "not run: judged",
+             "not_run": True},
+            {"id": "e", "verdict": "error", "seconds": 1.0, "reason": "harness"}]
+    doc = {"snapshot": "commit bbb", "digest": "D1", "served_digest": "S1",
+           "configuration": "plain", "mutants": rows}
+    path = tmp_path / "ledger.jsonl"
+    mutation.write_ledger(path, doc)
+    lines = path.read_text().splitlines()
+    assert [__import__("json").loads(ln)["id"] for ln in lines[1:]] == ["a", "b", "c"]
+    back = mutation.read_ledger(path)
+    assert (back["digest"], back["served_digest"], back["snapshot"]) == ("D1", "S1", "commit bbb")
+    by_id = {r["id"]: r for r in back["mutants"]}
+    assert len(by_id["b"]["reason"]) == mutation.LEDGER_REASON and "diff" not in by_id["b"]
+    assert by_id["a"]["narrowed"] and by_id["c"]["carried_from"] == "commit aaa"
+    # read back, it resumes as a results file of the same verdicts does
+    ids = {"a", "b", "c", "u", "q", "e"}
+    kept, _ = mutation.resumed(back, "D1", "S1", ids, judged={})
+    assert set(kept) == {"b", "c"}  # "a" faced only its cases: it runs against the whole suite
+    assert set(mutation.resumed(back, "D1", "S1", ids, {}, narrowed=True)[0]) == {"a", "b", "c"}
+    carried, _ = mutation.resumed(back, "D2", "S1", ids, judged={})
+    assert {i: r["carried_from"] for i, r in carried.items()} == {"b": "commit bbb",
+                                                                   "c": "commit aaa"}
+    assert mutation.resumed(back, "D2", "S2", ids, {})[0] == {}
+
+
+@pytest.mark.parametrize("text", ["", "not json\n", '{"snapshot": "x"}\n',
+                                  '{"ledger": 1, "digest": "D"}\n[1, 2]\n'])
+def test_a_file_that_is_not_a_ledger_is_refused_in_one_line(tmp_path, text):
+    path = tmp_path / "ledger.jsonl"
+    path.write_text(text)
+    with pytest.raises(SystemExit, match="not a ledger"):
+        mutation.read_ledger(path)
+
+
 def test_the_cases_a_run_leaves_unsettled_are_read_from_its_results(tmp_path):
     results = tmp_path / "results.json"
     assert mutation.unsettled_cases(results) == set()
