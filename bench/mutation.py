@@ -1054,6 +1054,60 @@ def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
     return {path: set(lines) for path, lines in reached_trace(listing, base).items()}
 
 
+class Readers:
+    """Where the served code reads the names a module's or a class's own body binds. Such a
+    body runs once, when the server imports the module, before any case; so a mutant there (a
+    constant, a table, a field's default) is narrowed by the lines that read what it binds:
+    until one of them runs, the mutated server does what the pristine one does. Reads are
+    found by name alone (``NAME`` and ``x.NAME``, a keyword ``NAME=``, and for a class's
+    field the class's own name too): finding too many only narrows less. A name read through
+    reflection (getattr with a string, a table built at import) is missed; a read at import
+    time names no case, and the mutant then runs against the whole suite."""
+
+    def __init__(self, root: Path, files: list[str]):
+        #: per file, the statements of module and class bodies: (first, last line, names)
+        self.bodies: dict[str, list[tuple[int, int, tuple[str, ...]]]] = {}
+        #: name -> {file: lines that read it}
+        self.reads: dict[str, dict[str, set[int]]] = {}
+        for path in files:
+            tree = ast.parse((root / path).read_text(encoding="utf-8"))
+            bodies = self.bodies[path] = []
+            for stmt in tree.body:
+                bodies += self._bound(stmt, ())
+                if isinstance(stmt, ast.ClassDef):
+                    for inner in stmt.body:
+                        bodies += self._bound(inner, (stmt.name,))
+            for node in ast.walk(tree):
+                name = (node.id if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                        else node.attr if isinstance(node, ast.Attribute)
+                        else node.arg if isinstance(node, ast.keyword) and node.arg else None)
+                if name:
+                    self.reads.setdefault(name, {}).setdefault(path, set()).add(node.lineno)
+
+    @staticmethod
+    def _bound(stmt: ast.stmt, owner: tuple[str, ...]) -> list[tuple[int, int, tuple[str, ...]]]:
+        targets = (stmt.targets if isinstance(stmt, ast.Assign)
+                   else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
+                   else [])
+        names = tuple(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        if not names:
+            return []
+        return [(stmt.lineno, stmt.end_lineno or stmt.lineno, names + owner)]
+
+    def lines_reading(self, m: Mutant) -> dict[str, set[int]] | None:
+        """The lines, per file, that read what the body statement holding the mutant binds;
+        None when the mutant is not in such a statement."""
+        for first, last, names in self.bodies.get(m.path, ()):
+            if first <= m.line <= last:
+                found: dict[str, set[int]] = {}
+                for name in names:
+                    for path, lines in self.reads.get(name, {}).items():
+                        own = range(first, last + 1) if path == m.path else range(0)
+                        found.setdefault(path, set()).update(n for n in lines if n not in own)
+                return found
+        return None
+
+
 class CaseMap:
     """Which cases of the pristine run were running when the pristine server ran a line: the
     server's ticks against the cases' [start, end] (bench/mutation_cases.py), both on Linux's
@@ -1061,7 +1115,9 @@ class CaseMap:
     left to a timer or another thread); one before the first case or after the last (start-up,
     shutdown) names every case (``None``: the whole suite)."""
 
-    def __init__(self, times: dict[str, list[float]], trace: dict[str, dict[int, list[int]]]):
+    def __init__(self, times: dict[str, list[float]], trace: dict[str, dict[int, list[int]]],
+                 readers: Readers | None = None):
+        self.readers = readers
         order = sorted(times, key=lambda nodeid: times[nodeid][0])
         self.cases = order
         self.starts = [times[n][0] for n in order]
@@ -1092,6 +1148,12 @@ class CaseMap:
         ticks: set[int] = set()
         for n in range(m.line, max(m.line, m.end_line) + 1):
             ticks.update(lines.get(n, ()))
+        if self.readers is not None and ticks and max(ticks) < self.starts[0] * TICKS_PER_S:
+            # run at import only (a module's or class's body): the lines reading what it binds
+            reading = self.readers.lines_reading(m)
+            if reading is not None:
+                ticks = {t for path, numbers in reading.items()
+                         for n in numbers for t in self.trace.get(path, {}).get(n, ())}
         found: set[int] = set()
         for tick in ticks:
             cases = self._cases_of_tick(tick)
@@ -1184,7 +1246,8 @@ class Batch:
         trace = reached_trace(self.dir / "loaded.txt.lines", self.base)
         self.reached = {path: set(lines) for path, lines in trace.items()}
         if times.exists() and self.narrow:
-            self.case_map = CaseMap(json.loads(times.read_text()), trace)
+            self.case_map = CaseMap(json.loads(times.read_text()), trace,
+                                    Readers(self.base, sorted(trace)))
         self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
         return verdict
 

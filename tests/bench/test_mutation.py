@@ -609,6 +609,51 @@ def test_a_mutant_runs_first_against_the_cases_that_ran_its_lines():
     assert cases.cases_of(at(10, path="model/y.py")) is None  # not traced
 
 
+def test_a_mutant_in_a_module_or_class_body_runs_first_against_the_cases_reading_it(tmp_path):
+    """A body statement runs at import, before any case: its mutant is narrowed by the lines
+    that read what it binds (by name, in any file), and runs against the whole suite when
+    none of them ran during a case or one ran at import."""
+    per = mutation.TICKS_PER_S
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model/consts.py").write_text(
+        "LIMIT = 0x10\n"                                   # 1
+        "TABLE = {LIMIT: 'x'}\n"                           # 2: read at import
+        "UNUSED = 3\n"                                     # 3
+        "\n"
+        "class Message:\n"                                 # 5
+        "    priority: int = 3\n"                          # 6
+        "    label: str = ''\n")                           # 7
+    (tmp_path / "model/user.py").write_text(
+        "from model.consts import LIMIT, Message, TABLE\n"  # 1: an import, not a read
+        "def check(a):\n"
+        "    return a < LIMIT\n"                           # 3
+        "def make():\n"
+        "    return Message()\n"                           # 5
+        "def label(m):\n"
+        "    return TABLE[m.label]\n")                     # 7
+    times = {"t::a": [1.0, 2.0], "t::b": [3.0, 4.0], "t::c": [5.0, 6.0]}
+
+    def tick(seconds):
+        return int(seconds * per)
+
+    start = tick(0.1)
+    trace = {"model/consts.py": {n: [start] for n in (1, 2, 3, 5, 6, 7)},
+             "model/user.py": {3: [tick(1.5)], 5: [tick(3.5)], 7: [tick(5.5)]}}
+    readers = mutation.Readers(tmp_path, ["model/consts.py", "model/user.py"])
+    cases = mutation.CaseMap(times, trace, readers)
+
+    def at(line):
+        return mutation.Mutant("model/consts.py", line, 0, "const", "d", 0, 1, "x")
+
+    assert cases.cases_of(at(1)) is None  # LIMIT is read at import too (TABLE's line)
+    assert cases.cases_of(at(2)) == ["t::c"]  # TABLE is read by label() only
+    assert cases.cases_of(at(3)) is None  # nothing reads UNUSED: the whole suite
+    assert cases.cases_of(at(6)) == ["t::b"]  # a field's default: where Message is made
+    # (t::c reads m.label: the attribute's name; t::b makes a Message)
+    assert cases.cases_of(at(7)) == ["t::b", "t::c"]
+    assert mutation.CaseMap(times, trace).cases_of(at(6)) is None  # without the readers
+
+
 def test_the_cases_plugin_times_the_cases_and_runs_only_those_named(tmp_path):
     """bench/mutation_cases.py in a pytest process of its own: the times of every case, then a
     run of two named cases in the order named (the rest deselected), and a name no case has
