@@ -1901,7 +1901,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.only:
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 ignore = args.out.parent / ".gitignore"
-                if args.out.parent == OUT.parent and not ignore.exists():
+                if args.out.parent.resolve() == OUT.parent and not ignore.exists():
                     ignore.write_text("*\n")
                 args.out.write_text(json.dumps(doc, indent=1) + "\n")
                 args.out.with_suffix(".md").write_text(markdown(doc))
