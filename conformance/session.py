@@ -86,6 +86,9 @@ ANSWER_LIMIT_S = 10.0
 #: pSequenceId: the lower 7 octets of a lookup identifier (MS-MQRR 3.1.4.7); the high octet
 #: is 7 - priority for a transactional message (MS-MQDMPR 3.1.7.1.9)
 SEQUENCE_MASK = (1 << 56) - 1
+#: the role of a caller who does not authenticate: the access lists' ``anonymous``
+#: (server/security.py), a connection without credentials (``as_identity``)
+ANONYMOUS = "anonymous"
 
 
 class CaseFailed(AssertionError):
@@ -629,8 +632,10 @@ class Case:
 
     def as_identity(self, role: str, join: bool = False, trailer: bool = False) -> Any:
         """A connection of its own that authenticates as the target file's identity ``role``
-        (conformance/targetfile.py ROLES); calls on it go to the target only: the model
-        knows no identities, so its checks are the scenario's own (``assert_that``).
+        (conformance/targetfile.py ROLES), or (``anonymous``) one that does not authenticate,
+        not applicable where the target file gives credentials; calls on it go to the target
+        only: the model knows no identities, so its checks are the scenario's own
+        (``assert_that``).
         ``join``: its bind names the suite's association group (C706 12.6.4.3), as a client
         that learnt the group's id would. ``trailer``: its first request carries a
         verification trailer, as Windows clients send it (conformance/client.py decision 6).
@@ -639,9 +644,15 @@ class Case:
         if not isinstance(target, RpcTarget):
             raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
                                 f"authenticate to")
-        credentials = self.suite.spec.identities.get(role)
-        if credentials is None:
-            raise Inconclusive(f"the target file gives no identity {role!r} (identities:)")
+        if role == ANONYMOUS:  # the caller who does not authenticate (server/security.py)
+            if target._options.get("credentials") is not None:
+                raise NotApplicable("the target file gives credentials: the target requires "
+                                    "authentication, so an anonymous caller cannot bind")
+            credentials = None
+        else:
+            credentials = self.suite.spec.identities.get(role)
+            if credentials is None:
+                raise Inconclusive(f"the target file gives no identity {role!r} (identities:)")
         options = {**target._options, "credentials": credentials,
                    "verification_trailer": trailer}
         conn = RpcTarget(target.endpoint, target.ndr64, name=f"{target.name} as {role}",
@@ -655,7 +666,8 @@ class Case:
     def guarded_queue(self, rights: dict[str, list[str]], messages: list[bytes] = ()
                       ) -> QueueFormat:
         """A new queue whose access list gives each right (peek, receive, purge) to the
-        users of these roles only (server/security.py), with these messages; made on the
+        users of these roles only (server/security.py; the role ``anonymous`` is the caller
+        who does not authenticate), with these messages; made on the
         target through SUT control (Inconclusive if it cannot set an access list) and on the
         oracle as a plain queue."""
         if not isinstance(self.target, RpcTarget):
@@ -663,10 +675,12 @@ class Case:
         path = self.suite.queue_path()
         users = {}
         for right, roles in rights.items():
-            missing = [r for r in roles if r not in self.suite.spec.identities]
+            missing = [r for r in roles if r not in self.suite.spec.identities
+                       and r != ANONYMOUS]
             if missing:
                 raise Inconclusive(f"the target file gives no identity {missing[0]!r}")
-            users[right] = [self.suite.spec.identities[r].user for r in roles]
+            users[right] = [r if r == ANONYMOUS else self.suite.spec.identities[r].user
+                            for r in roles]
         self.sut.create_queue_from({"path": path, "access": users})
         specs = [{"body": m} for m in messages]
         self.note_messages(specs)

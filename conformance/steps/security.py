@@ -15,6 +15,7 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import sources
+from mqconform.conformance.session import message_body
 from mqconform.conformance.sut import Inconclusive
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
@@ -43,6 +44,22 @@ def a_guarded_queue(mq, scenario, reader, admin, bodies):
                                           "purge": [admin]}, messages)
 
 
+@given(parsers.parse('a queue that "{role}" may {rights} and nothing more, with messages '
+                     '"{bodies}"'))
+def a_queue_for_one_role(mq, scenario, role, rights, bodies):
+    """``rights``: "peek", "peek and receive from", ...: the rights of peek, receive and purge
+    named there go to ``role`` (``anonymous``: the caller who does not authenticate), the
+    others to nobody."""
+    messages = [b.strip().encode() for b in bodies.split(",") if b.strip()]
+    given = {word for word in rights.replace(" from", "").replace(",", " ").split()
+             if word != "and"}
+    unknown = given - {"peek", "receive", "purge"}
+    if unknown:
+        raise ValueError(f"rights {rights!r}: {sorted(unknown)} are not peek, receive, purge")
+    scenario["queue"] = mq.guarded_queue({right: [role] if right in given else []
+                                          for right in ("peek", "receive", "purge")}, messages)
+
+
 @when(parsers.parse('"{role}" opens the queue with {access:w}'))
 def identity_opens(mq, scenario, role, access):
     conn = scenario.setdefault("as", {}).get(role) or mq.as_identity(role)
@@ -50,6 +67,16 @@ def identity_opens(mq, scenario, role, access):
     call = c.R_OpenQueue(pQueueFormat=scenario["queue"], dwAccess=ACCESS[access],
                          pClientId=sources.uuid4())
     scenario["result"] = conn.call(call)
+    scenario["who"] = role
+    if not scenario["result"].raised and scenario["result"].pphContext:
+        scenario.setdefault("handles", {})[role] = scenario["result"].pphContext
+
+
+@when(parsers.parse('"{role}" purges the queue'))
+def identity_purges(mq, scenario, role):
+    """R_PurgeQueue (MS-MQRR 3.1.4.6) through the handle ``role`` opened last."""
+    conn = scenario["as"][role]
+    scenario["result"] = conn.call(c.R_PurgeQueue(phContext=scenario["handles"][role]))
     scenario["who"] = role
 
 
@@ -69,7 +96,7 @@ def identity_with_trailer_opens(mq, scenario, role, access):
 @when(parsers.parse('"{role}" peeks the first message'))
 def identity_peeks(mq, scenario, role):
     conn = scenario["as"][role]
-    handle = scenario["result"].pphContext
+    handle = scenario.get("handles", {}).get(role) or scenario["result"].pphContext
     scenario["result"] = conn.call(c.R_StartReceive(
         phContext=handle, ulAction=c.MQ_ACTION_PEEK_CURRENT, dwMaxBodySize=1 << 16,
         dwMaxCompoundMessageSize=1 << 16))
@@ -98,6 +125,16 @@ def it_is_allowed(mq, scenario, ids):
     result = scenario["result"]
     mq.assert_that(not result.raised and result.status == 0,
                    f'"{scenario["who"]}" was to be allowed; the target {_text(result)}',
+                   tuple(i.strip() for i in ids.split(",")))
+
+
+@then(parsers.parse('the peek returns the message "{body}" ({ids})'))
+def the_peek_returns(mq, scenario, body, ids):
+    result = scenario["result"]
+    got = message_body(result) if not result.raised and result.status == 0 else None
+    mq.assert_that(got == body.encode(),
+                   f'the queue still holds the message {body!r}; the peek {_text(result)}'
+                   f'{f" with the body {got!r}" if got is not None else ""}',
                    tuple(i.strip() for i in ids.split(",")))
 
 

@@ -33,6 +33,29 @@ Feature: MS-MQRR 2.1 Transport
     When "administrator" opens the queue with RECEIVE_ACCESS
     Then the server allows it (MS-MQRR/2.1/R3)
 
+  # A caller who does not authenticate has an identity too, the anonymous one: a target that
+  # lets such callers in checks them against a queue's access list as it checks anyone else.
+  # Not applicable where the target requires authentication (anonymous callers cannot bind).
+  @MS-MQRR/2.1/R3
+  Scenario: An anonymous caller the queue's access list lets only peek cannot open it to receive
+    Given a queue that "anonymous" may peek and nothing more, with messages "guarded"
+    When "anonymous" opens the queue with RECEIVE_ACCESS
+    Then the server refuses it: access denied (MS-MQRR/2.1/R3)
+    When "anonymous" opens the queue with PEEK_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "anonymous" peeks the first message
+    Then the peek returns the message "guarded" (MS-MQRR/2.1/R3)
+
+  @MS-MQRR/2.1/R3
+  Scenario: An anonymous caller the queue's access list does not let purge leaves every message
+    Given a queue that "anonymous" may peek and receive from and nothing more, with messages "kept"
+    When "anonymous" opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "anonymous" purges the queue
+    Then the server refuses it: access denied (MS-MQRR/2.1/R3)
+    When "anonymous" peeks the first message
+    Then the peek returns the message "kept" (MS-MQRR/2.1/R3)
+
   # MS-RPCE 2.2.2.13: Windows clients put a verification trailer after the stub of their first
   # request, inside what the security provider signs or seals.
   @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
