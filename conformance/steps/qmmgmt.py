@@ -41,6 +41,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import client as wc
+from mqconform.conformance import sources
 from mqconform.conformance.preconditions_mqmr import (
     configure_queue_manager,
     connector_queue,
@@ -55,6 +56,7 @@ from mqconform.conformance.sut import Inconclusive
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
 from mqconform.model.formats import (
+    DlId,
     MgmtObject,
     MgmtObjectType,
     QueueFormat,
@@ -656,14 +658,23 @@ def ask_other_object(mq, mgmt, obj):
             pObjectFormat=target_obj, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,), apVar=(NULL,)))
 
 
-@when(parsers.re(r"the client asks a queue object whose queue format is of type UNKNOWN for "
-                 r"(?P<name>PROPID_MGMT_QUEUE_\w+)$"))
-def ask_unknown_queue_format(mq, mgmt, name):
-    """An MGMT_QUEUE object whose QUEUE_FORMAT names no queue at all (m_qft
-    QUEUE_FORMAT_TYPE_UNKNOWN, no union arm: MS-MQMQ 2.2.6, 2.2.7): well formed on the wire,
-    and nothing Open Queue can open."""
-    obj = MgmtObject(MgmtObjectType.MGMT_QUEUE,
-                     QueueFormat(QueueFormatType.QUEUE_FORMAT_TYPE_UNKNOWN))
+#: queue formats that are well formed on the wire and name no queue Open Queue can open for
+#: receive: UNKNOWN (no union arm: MS-MQMQ 2.2.6, 2.2.7); DL, a distribution list (MS-MQMQ
+#: 2.2.9 DL_ID: a GUID no list has, no domain): Expand Format Name must resolve it through a
+#: directory (MS-MQDMPR 3.1.7.3.8), and a list is never a queue to receive from (3.1.7.1.5)
+UNOPENABLE_FORMATS = {
+    "UNKNOWN": lambda: QueueFormat(QueueFormatType.QUEUE_FORMAT_TYPE_UNKNOWN),
+    "DL": lambda: QueueFormat(QueueFormatType.QUEUE_FORMAT_TYPE_DL,
+                              value=DlId(sources.uuid4())),
+}
+
+
+@when(parsers.re(r"the client asks a queue object whose queue format is of type "
+                 r"(?P<kind>UNKNOWN|DL) for (?P<name>PROPID_MGMT_QUEUE_\w+)$"))
+def ask_unknown_queue_format(mq, mgmt, kind, name):
+    """An MGMT_QUEUE object whose QUEUE_FORMAT is well formed on the wire and names nothing
+    Open Queue can open (``UNOPENABLE_FORMATS``)."""
+    obj = MgmtObject(MgmtObjectType.MGMT_QUEUE, UNOPENABLE_FORMATS[kind]())
     call = c.R_QMMgmtGetInfo(pObjectFormat=obj, cp=1, aProp=(QUEUE_IDS[name],), apVar=(NULL,))
     # not compared with the oracle's MQ_ERROR here: R26's MQ_ERROR is a SHOULD, and a warning
     # there would end the case before the Then steps check the MUSTs (a failure, R10; no

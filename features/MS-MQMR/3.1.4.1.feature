@@ -485,6 +485,16 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     Then the qmmgmt method returns a failure HRESULT without an exception
     And R_QMMgmtGetInfo fails without setting apVar
 
+  # A QUEUE_FORMAT of type QUEUE_FORMAT_TYPE_DL (MS-MQMQ 2.2.9 DL_ID) names a distribution
+  # list: Open Queue expands it (MS-MQDMPR 3.1.7.1.5, Expand Format Name 3.1.7.3.8), and a list
+  # that no directory resolves, or any list, is not a queue to open for receive. The method
+  # answers a failure, not an exception.
+  @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4.1/R26 @MS-MQMR/3.1.4/R4
+  Scenario: A queue object whose queue format is a distribution list cannot be opened, and the call fails without an exception
+    When the client asks a queue object whose queue format is of type DL for PROPID_MGMT_QUEUE_MESSAGE_COUNT
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
+
   @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4.1/R21 @MS-MQMR/3.1.4.1/R22 @MS-MQMR/3.1.4.1/R26
   Scenario: A remote queue with no outgoing queue cannot be opened for receive, and the call fails
     Given a remote queue "R" with no outgoing queue
