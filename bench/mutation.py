@@ -155,9 +155,11 @@ EXCLUDED = {
 }
 LAYERS = ("model", "server", "wire", "spec", "captures", "conformance", "features", "examples")
 TREE = (*LAYERS, "mqconform", "pyproject.toml")
-#: the suite's side of the tree: its cases and steps. A snapshot that differs from another only
-#: there has the same served code (``served_digest``), so a kill there stays a kill (--resume)
-SUITE_SIDE = ("conformance", "features")
+#: the suite's side of the tree: its cases and steps, and the golden pcaps the scenarios'
+#: exchanges are rendered to (data of the tests, read by no served module). A snapshot that
+#: differs from another only there has the same served code (``served_digest``), so a kill
+#: there stays a kill (--resume)
+SUITE_SIDE = ("conformance", "features", "captures/golden")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 #: the campaign's record, kept in the repository: every verdict that took a run
@@ -697,14 +699,17 @@ def snapshot(dest: Path, commit: str | None) -> str:
 
 
 def tree_digest(tree: Path, skip: tuple[str, ...] = ()) -> str:
-    """A SHA-256 over the snapshot's files (names and bytes), but those under the top-level
-    folders ``skip``: --resume keeps the verdicts of a snapshot with the same digest, from a
-    commit or from the working tree alike."""
+    """A SHA-256 over the snapshot's files (names and bytes), but those under the folders
+    ``skip`` (paths from the tree's top): --resume keeps the verdicts of a snapshot with the
+    same digest, from a commit or from the working tree alike."""
     import hashlib
+
+    def skipped(rel: str) -> bool:
+        return any(rel == folder or rel.startswith(folder + "/") for folder in skip)
 
     h = hashlib.sha256()
     for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                       and p.relative_to(tree).parts[0] not in skip):
+                       and not skipped(p.relative_to(tree).as_posix())):
         h.update(path.relative_to(tree).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -428,6 +428,17 @@ def test_the_served_digest_leaves_the_suites_cases_and_steps_out(tmp_path):
     assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != served
 
 
+def test_the_served_digest_leaves_the_golden_pcaps_out_but_not_the_captures_code(tmp_path):
+    (tmp_path / "captures" / "golden" / "scenarios").mkdir(parents=True)
+    (tmp_path / "captures" / "recorder.py").write_text("x = 1\n")
+    served = mutation.tree_digest(tmp_path, mutation.SUITE_SIDE)
+    (tmp_path / "captures" / "golden" / "index.json").write_text("{}\n")
+    (tmp_path / "captures" / "golden" / "scenarios" / "new.pcap").write_bytes(b"\xd4\xc3")
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) == served
+    (tmp_path / "captures" / "goldenrod.py").write_text("x = 1\n")  # a prefix is no folder
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != served
+
+
 def test_resume_keeps_a_snapshots_verdicts_and_carries_only_kills_across_suite_changes():
     rows = [{"id": "k", "verdict": "killed"}, {"id": "t", "verdict": "timeout"},
             {"id": "s", "verdict": "survived"}, {"id": "e", "verdict": "error"},
