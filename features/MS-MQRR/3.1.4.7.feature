@@ -604,6 +604,14 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client waits 3 seconds
     Then peeking the queue finds no message
 
+  # MS-MQDMPR 3.1.2.4: "If the TimeToBeReceived ADM attribute value is equal to 0x00000000, the
+  # timer expires immediately" (only 0xFFFFFFFF, infinity, starts none).
+  @MS-MQDMPR/3.1.7.2.7/R10 @MS-MQDMPR/3.1.7.2.7/R11
+  Scenario: A message whose time to be received is 0 is gone from its queue at once
+    Given a queue holding "instant", each message with a time to be received of 0 seconds,
+    When the client waits 1 second
+    Then peeking the queue finds no message
+
   # MS-MQDMPR 3.1.7.3.3 (Seek Available Message Position With Id), for a peek: a message a
   # receive holds (Locked, until R_EndReceive) is refused with MQ_ERROR_TRANSACTION_USAGE
   # (R30, R31, R34, R35); one purged meanwhile (PurgePending) is not found (R38, R39).
