@@ -254,6 +254,29 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the message "a" is returned
     And a peek on the cursor finds the message "b"
 
+  # MS-MQDMPR 3.2.7.2 and 3.2.7.4: a cursor that has read a message (Read) whose position is no
+  # longer Available answers AlreadyReceived, and Peek Message (3.1.7.1.15) and Dequeue Message
+  # (3.1.7.1.10) return MQ_ERROR_MESSAGE_ALREADY_RECEIVED; the cursor stays where it was.
+  @MS-MQRR/3.1.4.7/R7 @MS-MQDMPR/3.2.7.2/R26 @MS-MQDMPR/3.2.7.2/R27 @MS-MQDMPR/3.1.7.1.15/R16
+  @MS-MQDMPR/3.2.7.4/R29 @MS-MQDMPR/3.1.7.1.10/R17
+  Scenario: A cursor whose message a receive without the cursor took answers MQ_ERROR_MESSAGE_ALREADY_RECEIVED
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the call returns MQ_ERROR_MESSAGE_ALREADY_RECEIVED
+    When the client calls R_EndReceive with RR_ACK for request 2
+    Then the call succeeds
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the call returns MQ_ERROR_MESSAGE_ALREADY_RECEIVED
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor as request 3
+    Then the call returns MQ_ERROR_MESSAGE_ALREADY_RECEIVED
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+
   # ------------------------------------------------------------------ lookup identifiers
 
   @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R77 @MS-MQRR/3.1.4.7/R78 @MS-MQRR/3.1.4.7/R79 @MS-MQRR/3.1.4.7/R80 @MS-MQRR/3.1.4.7/R17
