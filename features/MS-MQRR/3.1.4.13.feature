@@ -173,6 +173,17 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     Then the call returns MQ_OK
     And the message "one" is returned
 
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4): the receive finds
+  # nothing to receive from, an error the method returns as a failure HRESULT.
+  @MS-MQRR/3.1.4.13/R45
+  Scenario: A transactional receive through a handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a transactional queue holding "one"
+    And the client has enlisted transaction "T1"
+    And the client holds a receive handle on the queue
+    When the queue is deleted through SUT control
+    And the client receives in transaction "T1" from the queue
+    Then the call returns a failure HRESULT
+
   @MS-MQRR/3.1.4.13/R49 @MS-MQRR/3.1.4.13/R50 @MS-MQRR/3.1.4.13/R51 @MS-MQRR/3.1.4.13/R52
   @MS-MQRR/3.1.4.13/R53 @MS-MQRR/3.1.4.13/R54 @MS-MQRR/3.1.4.13/R55 @MS-MQRR/3.1.4.13/R56
   @MS-MQRR/3.1.4.13/R57 @MS-MQRR/3.1.4.13/R58 @MS-MQRR/3.1.4.13/R59 @MS-MQRR/3.1.4.13/R60

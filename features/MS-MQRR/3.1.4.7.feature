@@ -207,6 +207,17 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the call succeeds
     And a peek finds the message "a"
 
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4: the descriptors
+  # keep no queue): a receive through the handle finds nothing to receive from, an error the
+  # method returns as a failure HRESULT.
+  @MS-MQRR/3.1.4.7/R47
+  Scenario: A receive through a handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the call returns a failure HRESULT
+
   # ------------------------------------------------------------------ cursors
 
   @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R71 @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R73 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75 @MS-MQRR/3.1.4.7/R7
