@@ -102,7 +102,17 @@ MACHINE_IDS = {row.name: propid for propid, row in MACHINE_PROPERTIES.items()}
 QUEUE_IDS = {row.name: propid for propid, row in QUEUE_PROPERTIES.items()}
 VT_BY_NAME = {"VT_EMPTY": c.PropVariant(VT_EMPTY), "VT_UI4": c.PropVariant(VT_UI4, 5),
               "VT_LPWSTR": c.PropVariant(VT_LPWSTR, "x"), "VT_NULL": NULL,
-              "VT_BLOB": c.PropVariant(VT_BLOB, b"\x01\x02\x03\x04")}
+              "VT_BLOB": c.PropVariant(VT_BLOB, b"\x01\x02\x03\x04"),
+              # an empty BLOB: cbSize 0 and a NULL pointer (wire/types.py choice 1)
+              "VT_BLOB of no octets": c.PropVariant(VT_BLOB, b""),
+              "VT_CLSID": c.PropVariant(VT_CLSID, uuid.UUID(int=0x5EED)),
+              "VT_VECTOR | VT_UI4": c.PropVariant(VT_VECTOR | VT_UI4, [7, 8]),
+              "VT_VECTOR | VT_LPWSTR": c.PropVariant(VT_VECTOR | VT_LPWSTR, ["a", "bc"]),
+              "VT_VECTOR | VT_CLSID": c.PropVariant(VT_VECTOR | VT_CLSID,
+                                                    [uuid.UUID(int=1), uuid.UUID(int=2)]),
+              # a CAPROPVARIANT holding one VT_UI4 (MS-MQMQ 2.2.13: one level, as MSMQ nests)
+              "VT_VECTOR | VT_VARIANT": c.PropVariant(VT_VECTOR | VT_VARIANT,
+                                                      [c.PropVariant(VT_UI4, 9)])}
 ACCESS = {"RECEIVE_ACCESS": c.RECEIVE_ACCESS, "PEEK_ACCESS": c.PEEK_ACCESS}
 #: the VARTYPEs a scenario names (MS-MQMQ 2.2.12), joined with " | " for a vector
 VARTYPE_NAMES = {"VT_NULL": VT_NULL, "VT_I4": VT_I4, "VT_UI4": VT_UI4, "VT_I8": VT_I8,

@@ -598,17 +598,26 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client asks the machine for property identifiers 4, 12
     Then R_QMMgmtGetInfo fails without setting apVar
 
-  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R10
+  # apVar is [in, out]: whatever the client put in it, well formed, comes back as it went (R10),
+  # in a response carrying the failure, not an exception (3.1.4 R4).
+  @MS-MQMR/3.1.4.1/R7 @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4/R4
   Scenario Outline: An apVar element that is not VT_NULL on input is refused
     When the client asks the machine for PROPID_MGMT_MSMQ_CONNECTED with apVar[0] of type <vt>
-    Then R_QMMgmtGetInfo fails without setting apVar
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
 
     Examples:
-      | vt        |
-      | VT_EMPTY  |
-      | VT_UI4    |
-      | VT_LPWSTR |
-      | VT_BLOB   |
+      | vt                     |
+      | VT_EMPTY               |
+      | VT_UI4                 |
+      | VT_LPWSTR              |
+      | VT_BLOB                |
+      | VT_BLOB of no octets   |
+      | VT_CLSID               |
+      | VT_VECTOR \| VT_UI4     |
+      | VT_VECTOR \| VT_LPWSTR  |
+      | VT_VECTOR \| VT_CLSID   |
+      | VT_VECTOR \| VT_VARIANT |
 
   @MS-MQMR/3.1.4.1/R14 @MS-MQMR/3.1.4.1/R10
   Scenario: MGMT_SESSION is refused
