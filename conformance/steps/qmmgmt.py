@@ -59,6 +59,7 @@ from mqconform.model.formats import (
     DlId,
     MgmtObject,
     MgmtObjectType,
+    ObjectId,
     QueueFormat,
     QueueFormatType,
     from_queue_format,
@@ -262,6 +263,13 @@ def _object(mgmt: dict, text: str) -> MgmtObject:
         return SESSION
     if text.startswith("an MGMT_OBJECT of type"):
         return MgmtObject(int(text.rsplit(" ", 1)[1]))
+    if text.startswith(UNDEFINED_SUFFIX):
+        # a private queue's QUEUE_FORMAT whose suffix type (the low 4 bits of m_SuffixAndFlags)
+        # is none of QUEUE_SUFFIX_TYPE's values (MS-MQMQ 2.2.11: 0 to 5)
+        suffix = int(text.rsplit(" ", 1)[1])
+        return MgmtObject(MgmtObjectType.MGMT_QUEUE, QueueFormat(
+            QueueFormatType.QUEUE_FORMAT_TYPE_PRIVATE, m_SuffixAndFlags=suffix,
+            value=ObjectId(sources.uuid4(), 1)))
     raise AssertionError(f"no management object {text!r}")
 
 
@@ -657,7 +665,8 @@ def ask_machine_not_null(mq, mgmt, vt):
     _get_info(mq, mgmt, MACHINE, [PROPID_MGMT_MSMQ_CONNECTED], ap_var=(VT_BY_NAME[vt],))
 
 
-@when(parsers.re(r"the client asks (?P<obj>a MGMT_SESSION object|an MGMT_OBJECT of type \d+) "
+@when(parsers.re(r"the client asks (?P<obj>a MGMT_SESSION object|an MGMT_OBJECT of type \d+|"
+                 r"a queue object whose queue format has the undefined suffix type \d+) "
                  r"for PROPID_MGMT_MSMQ_CONNECTED$"))
 def ask_other_object(mq, mgmt, obj):
     target_obj = _object(mgmt, obj)
@@ -668,6 +677,8 @@ def ask_other_object(mq, mgmt, obj):
             pObjectFormat=target_obj, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,), apVar=(NULL,)))
 
 
+#: a management object (``_object``): an MGMT_QUEUE whose QUEUE_FORMAT has the suffix type N
+UNDEFINED_SUFFIX = "a queue object whose queue format has the undefined suffix type"
 #: queue formats that are well formed on the wire and name no queue Open Queue can open for
 #: receive: UNKNOWN (no union arm: MS-MQMQ 2.2.6, 2.2.7); DL, a distribution list (MS-MQMQ
 #: 2.2.9 DL_ID: a GUID no list has, no domain): Expand Format Name must resolve it through a

@@ -32,3 +32,18 @@ Feature: MS-MQMR 2.2.1.2 MGMT_OBJECT
     Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
     When the client asks queue "A" for PROPID_MGMT_QUEUE_PATHNAME
     Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+
+  # MS-MQMQ 2.2.7 and 2.2.11: the suffix type (the low 4 bits of m_SuffixAndFlags) is one of
+  # QUEUE_SUFFIX_TYPE's values, 0 to 5. An MGMT_QUEUE object whose QUEUE_FORMAT has another is
+  # well formed on the wire and names nothing: a failure, returned, not thrown (MS-MQMR 3.1.4).
+  @MS-MQMR/2.2.1.2/R1 @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4/R4
+  Scenario: R_QMMgmtGetInfo on a queue object whose queue format has an undefined suffix type fails without an exception
+    When the client asks a queue object whose queue format has the undefined suffix type 7 for PROPID_MGMT_MSMQ_CONNECTED
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
+
+  @MS-MQMR/2.2.1.2/R1 @MS-MQMR/3.1.4.2/R4 @MS-MQMR/3.1.4/R4
+  Scenario: R_QMMgmtAction on a queue object whose queue format has an undefined suffix type fails without an exception
+    When the client calls R_QMMgmtAction "PAUSE" on a queue object whose queue format has the undefined suffix type 7
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtAction fails
