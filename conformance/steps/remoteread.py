@@ -386,6 +386,17 @@ def call_open_direct_string(mq, scenario, text):
     _open(mq, scenario, QueueFormat(m_qft=3, value=_spelled(mq, scenario, text)))
 
 
+@when(parsers.re(r'the client calls R_OpenQueue with a (?P<kind>DIRECT|SUBQUEUE) queue format '
+                 r'"(?P<text>[^"]*)" and m_SuffixAndFlags (?P<saf>0x[0-9A-Fa-f]{2})$'))
+def call_open_direct_suffix(mq, scenario, kind, text, saf):
+    """A QUEUE_FORMAT of m_qft DIRECT (3) or SUBQUEUE (8) whose string is this text as written
+    (``<computer>``, ``<queue>`` as above) and whose m_SuffixAndFlags is ``saf``: the suffix
+    travels in m_SuffixAndFlags, the subqueue's name in the string (MS-MQMQ 2.2.7)."""
+    qft = 3 if kind == "DIRECT" else 8
+    _open(mq, scenario, QueueFormat(m_qft=qft, m_SuffixAndFlags=int(saf, 16),
+                                    value=_spelled(mq, scenario, text)))
+
+
 def _private_names(mq, scenario: dict) -> tuple[FormatName, FormatName]:
     """The queue's PRIVATE= format name on the target and on the oracle (SUT control tells
     them: the queue manager's identifier and the queue's number differ between the two)."""

@@ -129,6 +129,9 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | -./:<=>?@     |
       | [x]^_`{\|}~   |
 
+  # MS-MQMQ 2.1.2: a queue path is PRIVATE$\name, name, or SYSTEM$ with ;JOURNAL, ;DEADLETTER or
+  # ;DEADXACT; a queue path takes ;JOURNAL or a subqueue (2.1.1: 1-32 characters, no space);
+  # ;XACTONLY belongs to CONNECTOR= names (2.1.6).
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
   Scenario Outline: A DIRECT queue format whose string breaks the direct format name grammar is an invalid parameter
     Given a queue with messages "one"
@@ -145,6 +148,29 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | HTTP://<computer>:70000/msmq\<queue> |
       | HTTP://two words/msmq\<queue>        |
       | HTTP://bad,name/msmq\<queue>         |
+      | OS:<computer>\<queue>;XACTONLY       |
+      | OS:<computer>\<queue>;DEADLETTER     |
+      | OS:<computer>\<queue>;DEADXACT       |
+      | OS:<computer>\<queue>;a b            |
+      | OS:<computer>\SYSTEM$                |
+      | OS:<computer>\SYSTEM$;sub            |
+      | OS:<computer>\PRIVATE$               |
+
+  # The suffix of a DIRECT or SUBQUEUE queue format travels in m_SuffixAndFlags (MS-MQMQ 2.2.7):
+  # DEADLETTER and DEADXACT follow only SYSTEM$ (2.1.2); a subqueue's name is 1-32 characters
+  # without space, '"', '+', ',', ';' or '\' (2.1.1).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
+  Scenario Outline: A DIRECT or SUBQUEUE queue format whose suffix breaks the direct format name grammar is an invalid parameter
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with a <kind> queue format "<direct>" and m_SuffixAndFlags <saf>
+    Then the call throws MQ_ERROR_INVALID_PARAMETER
+
+    Examples:
+      | kind     | direct                   | saf  |
+      | DIRECT   | OS:<computer>\<queue>    | 0x82 |
+      | DIRECT   | OS:<computer>\<queue>    | 0x83 |
+      | SUBQUEUE | OS:<computer>\<queue>;a b | 0x05 |
+      | SUBQUEUE | OS:<computer>\<queue>;sssssssssssssssssssssssssssssssss | 0x05 |
 
   # A computer name is 1-256 characters (MS-MQMQ 2.1.1): a DIRECT=OS name of a computer that
   # is not the server's, however short or long, names no queue of its QueueCollection.
