@@ -876,6 +876,17 @@ def second_client_has_received(mq, scenario, body):
     sc.setdefault("second_probe", _raw_peek_is(mq, body.encode()))
 
 
+@given("the second client has started a receive that waits for a message")
+def second_client_waits(mq, scenario):
+    """An R_StartReceive (MQ_ACTION_RECEIVE, a minute's ulTimeout) on the second client's own
+    connection, left waiting on an empty queue."""
+    sc = _state(scenario)
+    call = c.R_StartReceive(phContext=sc["second_context"], ulAction=c.MQ_ACTION_RECEIVE,
+                            ulTimeout=60_000, dwRequestId=_next_request(sc),
+                            dwMaxBodySize=MAX_BODY, dwMaxCompoundMessageSize=MAX_BODY)
+    sc["second_waiting"] = mq.start(call, target=sc["second"].target)
+
+
 @when("the second client's connection fails")
 def second_client_drops(mq, scenario):
     sc = _state(scenario)

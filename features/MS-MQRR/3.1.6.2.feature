@@ -35,3 +35,16 @@ Feature: MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine
     Then the message "one" is returned
     When the client receives from the queue
     Then the message "two" is returned
+
+  # The rundown closes the queue (Close Queue), which ends the handle's waiting reads (MS-MQDMPR
+  # 3.1.7.1.6): a receive that waited when its client went away takes no message that comes
+  # after.
+  @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R2 @MS-MQRR/3.1.6.2/R4
+  Scenario: A receive still waiting when its client's connection fails takes no message that arrives later
+    Given a queue holding ""
+    And the client holds a receive handle on the queue
+    And a second client holds a receive handle on the queue
+    And the second client has started a receive that waits for a message
+    When the second client's connection fails
+    And a message "later" arrives in the queue
+    Then peeking the queue returns "later"
