@@ -155,6 +155,48 @@ def accepts_every_context(mq, scenario):
                 f"the accepted transfer syntax is {name.upper()}")
 
 
+@when("the client binds proposing RemoteRead and an interface the server does not offer, each "
+      "in a presentation context of its own")
+def binds_remoteread_and_unknown(mq, scenario):
+    """Context 0: RemoteRead in the target's transfer syntax; context 1: an interface no
+    server offers (a fresh UUID, version 1.0) in NDR. Then R_GetServerPort on context 0."""
+    syntax = _target_syntax(mq)
+    remoteread = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    unknown = d.SyntaxId(sources.uuid4(), 1, 0)
+    contexts = (d.ContextElement(0, remoteread, (d.TRANSFER_SYNTAXES[syntax],)),
+                d.ContextElement(1, unknown, (d.TRANSFER_SYNTAXES["ndr"],)))
+    with _connect(mq) as sock:
+        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                         contexts), call_id=1))
+        ack = _read_pdu(sock)
+        scenario["bind"] = ((syntax, "ndr"), ack)
+        if isinstance(ack.body, d.BindAck):
+            scenario["port_answer"] = _port_call(mq, sock, 2, 0, syntax)
+            scenario["port_call"] = "R_GetServerPort beside the rejected context"
+
+
+@then("the target accepts RemoteRead's presentation context and rejects the other's abstract "
+      "syntax")
+def accepts_remoteread_rejects_unknown(mq, scenario):
+    (syntax, _), pdu = scenario["bind"]
+    body = pdu.body
+    _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
+                                             f"sent {type(body).__name__})")
+    _assert(mq, len(body.results) == 2,
+            f"bind_ack has a result for each of the 2 presentation contexts, in order (C706 "
+            f"12.6.4.4); it has {len(body.results)}")
+    first, second = body.results
+    _assert(mq, first.result == d.ContResult.ACCEPTANCE
+            and first.transfer_syntax == d.TRANSFER_SYNTAXES[syntax],
+            f"RemoteRead's presentation context is accepted in {syntax.upper()} (result "
+            f"{first.result}, reason {first.reason})")
+    _assert(mq, second.result == d.ContResult.PROVIDER_REJECTION
+            and second.reason == d.ProviderReason.ABSTRACT_SYNTAX_NOT_SUPPORTED,
+            f"the other interface's context is a provider_rejection with reason "
+            f"abstract_syntax_not_supported (C706 12.6.3.1; result {second.result}, reason "
+            f"{second.reason})")
+
+
 @when(parsers.parse("the client sends R_OpenQueue with a stub cut to {size:d} octets"))
 def sends_a_cut_stub(mq, scenario, size):
     _send_request(mq, scenario, c.R_OpenQueue.opnum, bytes(range(256))[:size])

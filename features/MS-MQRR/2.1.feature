@@ -103,6 +103,16 @@ Feature: MS-MQRR 2.1 Transport
     Then the target accepts the added context in an alter_context_resp
     And the target answers with the port it listens on, not a fault
 
+  # C706 12.6.4.3, 12.6.4.4: a bind_ack carries one result per presentation context proposed, in
+  # order; one whose abstract syntax (interface and version) the server does not offer is a
+  # provider_rejection with reason abstract_syntax_not_supported (12.6.3.1), and the association
+  # goes on with the contexts accepted.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A presentation context for an interface the server does not offer is rejected beside RemoteRead's
+    When the client binds proposing RemoteRead and an interface the server does not offer, each in a presentation context of its own
+    Then the target accepts RemoteRead's presentation context and rejects the other's abstract syntax
+    And the target answers with the port it listens on, not a fault
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
