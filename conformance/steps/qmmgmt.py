@@ -511,6 +511,21 @@ def outgoing(mq, mgmt, label, state):
     mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
 
 
+#: format names of a queue on another computer (a GUID no queue manager has): a private queue by
+#: its PRIVATE= name (MS-MQMQ 2.1.4: ComputerGuid\QueueNumber, 1-8 hex digits), a connector's
+#: transactional queue (2.1.6: CONNECTOR=ConnectorGuid;XACTONLY)
+REMOTE_NAMES = {
+    "PRIVATE=": lambda: f"PRIVATE={sources.uuid4()}\\0000001a",
+    "CONNECTOR=;XACTONLY": lambda: f"CONNECTOR={sources.uuid4()};XACTONLY",
+}
+
+
+@given(parsers.parse('an outgoing queue "{label}" to a {kind} format name of another computer'))
+def outgoing_named(mq, mgmt, label, kind):
+    name, fmt = outgoing_queue(mq, REMOTE_NAMES[kind]())
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
 @given(parsers.parse('an outgoing queue "{label}" to the multicast address "{address}"'))
 def outgoing_multicast(mq, mgmt, label, address):
     name, fmt = outgoing_queue(mq, f"MULTICAST={address}")

@@ -524,6 +524,22 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client asks queue "A" for PROPID_MGMT_QUEUE_MESSAGE_COUNT
     Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
 
+  # An outgoing queue holds the messages for one format name (MS-MQDMPR 3.1.1.3, Open Queue
+  # 3.1.7.1.5 R79-R82): a private queue of another computer by its PRIVATE= name (MS-MQMQ
+  # 2.1.4), or a connector's transactional queue (CONNECTOR=;XACTONLY, 2.1.6). R_QMMgmtGetInfo
+  # finds it by the QUEUE_FORMAT of that name.
+  @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario Outline: An outgoing queue named by a <kind> format name is found by its queue format
+    Given an outgoing queue "O" to a <kind> format name of another computer
+    When the client asks queue "O" for PROPID_MGMT_QUEUE_STATE, PROPID_MGMT_QUEUE_LOCATION
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "O" has PROPID_MGMT_QUEUE_LOCATION "REMOTE"
+
+    Examples:
+      | kind                |
+      | PRIVATE=            |
+      | CONNECTOR=;XACTONLY |
+
   @MS-MQMR/3.1.4.1/R21 @MS-MQMR/3.1.4.1/R26
   Scenario: A multicast outgoing queue cannot be opened for receive access
     Given an outgoing queue "M" to the multicast address "224.1.2.3:8001"
