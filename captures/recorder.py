@@ -188,6 +188,7 @@ class Pdu:
     first: int  # frame numbers, 1-based
     last: int
     thread: int
+    flags: int | None = None  # pfc_flags; PFC_FIRST_FRAG (0x01) starts a call's request or answer
 
 
 @dataclass
@@ -327,7 +328,8 @@ class Recorder:
                 first, last = self._segments(conn, from_client, pdu, now)
                 ptype, call_id, opnum = _pdu_fields(pdu)
                 self.pdus.append(Pdu(conn.index, from_client, ptype, call_id, opnum, first,
-                                     last, threading.get_ident()))
+                                     last, threading.get_ident(),
+                                     pdu[3] if ptype is not None else None))
 
     def _flush(self, conn: _Connection, now: float) -> None:
         for side, from_client in ((0, True), (1, False)):
@@ -365,6 +367,25 @@ class Recorder:
     @property
     def connection_count(self) -> int:
         return len(self._connections)
+
+    def wire_calls(self) -> tuple[int, int]:
+        """(calls, unanswered) as the capture shows them: the requests whose first fragment
+        (PFC_FIRST_FRAG) the client sent, and those of them no response or fault followed on
+        their connection (a call its client gave up, a connection that failed under it).
+        Counted from the octets, not from when a caller's thread got its answer, so two runs
+        that put the same frames on the wire count alike."""
+        with self._lock:
+            pdus = list(self.pdus)
+        asked: list[tuple[int, int]] = []
+        answered: set[tuple[int, int]] = set()
+        for p in pdus:
+            if p.flags is None or not p.flags & 0x01:
+                continue
+            if p.from_client and p.ptype == PTYPE_REQUEST:
+                asked.append((p.stream, p.call_id))
+            elif not p.from_client and p.ptype in (PTYPE_RESPONSE, PTYPE_FAULT):
+                answered.add((p.stream, p.call_id))
+        return len(asked), sum(1 for key in asked if key not in answered)
 
     def mark(self) -> int:
         """A point to ask ``exchange`` from."""

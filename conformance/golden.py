@@ -1004,10 +1004,20 @@ def tshark_disagreements(root: Path = GOLDEN, paths: list[str] | None = None) ->
     problems = []
     for n, path in enumerate(paths):
         listed = set()
-        for conn, call_id, opnum, method, _, _, fault, first, last in index[path]["calls"]:
+        for conn, call_id, opnum, method, _, status, fault, first, last in index[path]["calls"]:
             listed.add((conn, call_id))
             pdus = [p for p in seen[n].get((conn, call_id), []) if first <= p[0] <= last]
             requests = [p for p in pdus if p[1] == d.PType.REQUEST and p[2] == str(opnum)]
+            if status is None and fault is None:
+                # answered after its connection closed: the request alone is on the wire
+                answers = [p for p in seen[n].get((conn, call_id), [])
+                           if p[1] in (d.PType.RESPONSE, d.PType.FAULT)]
+                if not requests or answers:
+                    problems.append(f"{path}: tshark has no request (opnum {opnum}) of "
+                                    f"{method} call_id {call_id} on stream {conn} in frames "
+                                    f"{first}-{last}, or an answer the index says is not on "
+                                    f"the wire (it has {pdus}, answers {answers})")
+                continue
             answers = [p for p in pdus if p[1] == (d.PType.FAULT if fault is not None
                                                     else d.PType.RESPONSE)]
             if not requests or not answers:

@@ -543,8 +543,10 @@ def _wire(directory: Path, state: dict, spec: Any) -> dict:
             "the octets exchanged (captures/recorder.py)")
     note += ("; the binds' NTLMSSP tokens zeroed (--redact-auth)" if recorder.redact_auth else
              "; an authenticated run's NTLMSSP exchange is in it (--redact-auth zeroes it)")
+    calls, unanswered = recorder.wire_calls()
     return {"pcap": stale.name, "frames": frames, "connections": recorder.connection_count,
-            "calls": recorder.calls, "auth_redacted": recorder.redact_auth, "note": note}
+            "calls": calls, "unanswered": unanswered, "auth_redacted": recorder.redact_auth,
+            "note": note}
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -251,3 +251,27 @@ def test_a_recorder_that_redacts_writes_no_ntlmssp_message():
     out = io.BytesIO()
     recorder.write(out)
     assert b"NTLMSSP" not in out.getvalue() and bind[:-len(token)] in out.getvalue()
+
+
+def _fragment(ptype: int, call_id: int, flags: int, opnum: int = 0) -> bytes:
+    raw = bytearray(pdu(ptype, call_id, b"abcd", opnum))
+    raw[3] = flags
+    return bytes(raw)
+
+
+def test_wire_calls_count_requests_and_the_unanswered_from_the_octets():
+    """A request in two fragments is one call; a fault answers a call as a response does; a
+    request whose connection ends first is on the wire, unanswered. The count does not depend
+    on note_call (which a caller's thread makes when it gets its answer, if ever)."""
+    rec = Recorder(clock=Clock())
+    tap = rec.open(("127.0.0.1", 50000), ("127.0.0.1", 2103))
+    other = rec.open(("127.0.0.1", 50001), ("127.0.0.1", 2103))
+    tap.sent(_fragment(0, 1, 0x01, opnum=7))
+    tap.sent(_fragment(0, 1, 0x02, opnum=7))
+    tap.received(pdu(2, 1))
+    tap.sent(pdu(0, 2, opnum=8))
+    tap.received(pdu(3, 2))
+    other.sent(pdu(0, 1, opnum=7))  # the same call_id on another connection: another call
+    tap.sent(pdu(0, 3, opnum=7))  # never answered
+    assert rec.wire_calls() == (4, 2)
+    assert rec.calls == 0  # nobody noted a call

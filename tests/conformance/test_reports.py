@@ -132,6 +132,7 @@ def test_a_run_over_tcp_writes_wire_pcap_that_tshark_reads_as_dcerpc(runs, tshar
     requests = [p for p in pdus if p[0] == "0" and p[1] & 0x01]
     answers = [p for p in pdus if p[0] in ("2", "3") and p[1] & 0x01]  # response, fault
     assert len(requests) == len(answers) == results["wire"]["calls"]
+    assert results["wire"]["unanswered"] == 0
     frames = _fields(tshark, pcap, "frame", "frame.number")
     assert len(frames) == results["wire"]["frames"]
     # consistent TCP (sequence numbers, handshake): no analysis complaint, nothing malformed.
