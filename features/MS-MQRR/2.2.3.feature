@@ -155,6 +155,11 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | OS:<computer>\SYSTEM$                |
       | OS:<computer>\SYSTEM$;sub            |
       | OS:<computer>\PRIVATE$               |
+      | OS:<computer>\private$\              |
+      | OS:<computer>\private$\a+b           |
+      | OS:<computer>\qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq |
+      | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
+      | HTTP://<computer>:65536/msmq\<queue> |
 
   # The suffix of a DIRECT or SUBQUEUE queue format travels in m_SuffixAndFlags (MS-MQMQ 2.2.7):
   # DEADLETTER and DEADXACT follow only SYSTEM$ (2.1.2); a subqueue's name is 1-32 characters
@@ -184,7 +189,24 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | direct                                                                                                                                                                                                                                                                      |
       | OS:x\<queue>                                                                                                                                                                                                                                                                |
       | TCP:192.0.2.1\<queue>                                                                                                                                                                                                                                                       |
+      | OS:x\q |
+      | OS:x\qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq |
+      | OS:a!b\<queue> |
       | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
+
+  # An HTTP(S) address is '//' Host [':' Port] '/MSMQ' with a port of 0-65535, 80 or 443 when
+  # left out (MS-MQMQ 2.1.2): a well-formed one is an unsupported operation for receive.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQDMPR/3.1.7.1.5/R36 @MS-MQDMPR/3.1.7.1.5/R38
+  Scenario Outline: A well-formed DIRECT=HTTP string is an unsupported format name operation for receive
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the DIRECT string "<direct>"
+    Then the call throws MQ_ERROR_UNSUPPORTED_FORMATNAME_OPERATION
+
+    Examples:
+      | direct                                  |
+      | HTTP://<computer>:65535/msmq\<queue>    |
+      | HTTPS://<computer>:0/msmq\<queue>       |
+      | HTTPS://<computer>/MSMQ/<queue>         |
 
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R25 @MS-MQDMPR/3.1.7.1.5/R36 @MS-MQDMPR/3.1.7.1.5/R38
   Scenario: The DIRECT=HTTP format name of a local queue is not opened for receive
