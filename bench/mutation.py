@@ -160,6 +160,13 @@ TREE = (*LAYERS, "mqconform", "pyproject.toml")
 #: differs from another only there has the same served code (``served_digest``), so a kill
 #: there stays a kill (--resume)
 SUITE_SIDE = ("conformance", "features", "captures/golden")
+#: what `mqconform serve` never loads (python -X importtime -m mqconform.cli serve lists what it
+#: does): the suite's side, the capture tools (the run's recorder, the decoder, the Spark
+#: validator), the example targets, and the modules of the served layers only the tests and
+#: other commands import. The served code's digest leaves them out: a kill judged before a
+#: change there is a kill after it
+NOT_SERVED = (*SUITE_SIDE, "captures", "examples", "wire/impacket_ndr.py", "model/observer.py",
+              "model/invariants.py")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 #: the campaign's record, kept in the repository: every verdict that took a run
@@ -762,7 +769,7 @@ def served_digest_of(doc: dict) -> str | None:
             snapshot(tree, source.split()[1])
         except subprocess.CalledProcessError:
             return None  # a commit this clone does not have
-        return tree_digest(tree, SUITE_SIDE) + _configured(doc.get("configuration", "plain"))
+        return tree_digest(tree, NOT_SERVED) + _configured(doc.get("configuration", "plain"))
 
 
 def import_root(tree: Path) -> Path:
@@ -1232,8 +1239,8 @@ class Batch:
         # a run's verdicts hold for its snapshot in its configuration (--resume)
         suffix = _configured(config.name)
         self.digest = tree_digest(self.base) + suffix
-        #: the same, over the served code only (SUITE_SIDE left out)
-        self.served_digest = tree_digest(self.base, SUITE_SIDE) + suffix
+        #: the same, over the served code only (NOT_SERVED left out)
+        self.served_digest = tree_digest(self.base, NOT_SERVED) + suffix
         self._count = 0
         self._lock = threading.Lock()
 

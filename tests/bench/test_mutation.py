@@ -428,15 +428,34 @@ def test_the_served_digest_leaves_the_suites_cases_and_steps_out(tmp_path):
     assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != served
 
 
-def test_the_served_digest_leaves_the_golden_pcaps_out_but_not_the_captures_code(tmp_path):
+def test_the_served_digest_leaves_the_golden_pcaps_out(tmp_path):
     (tmp_path / "captures" / "golden" / "scenarios").mkdir(parents=True)
     (tmp_path / "captures" / "recorder.py").write_text("x = 1\n")
-    served = mutation.tree_digest(tmp_path, mutation.SUITE_SIDE)
+    suite = mutation.tree_digest(tmp_path, mutation.SUITE_SIDE)
     (tmp_path / "captures" / "golden" / "index.json").write_text("{}\n")
     (tmp_path / "captures" / "golden" / "scenarios" / "new.pcap").write_bytes(b"\xd4\xc3")
-    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) == served
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) == suite
     (tmp_path / "captures" / "goldenrod.py").write_text("x = 1\n")  # a prefix is no folder
-    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != served
+    assert mutation.tree_digest(tmp_path, mutation.SUITE_SIDE) != suite
+
+
+def test_the_served_digest_leaves_out_what_serve_never_loads(tmp_path):
+    """The run's recorder, the example targets and the modules only tests import change no
+    verdict; a module serve loads, or a file whose name merely starts like a skipped one,
+    does."""
+    for rel in ("captures/recorder.py", "examples/target.yaml", "wire/impacket_ndr.py",
+                "model/observer.py", "model/invariants.py", "wire/ndr.py", "model/adm.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    served = mutation.tree_digest(tmp_path, mutation.NOT_SERVED)
+    for rel in ("captures/recorder.py", "examples/target.yaml", "wire/impacket_ndr.py",
+                "model/observer.py", "model/invariants.py"):
+        (tmp_path / rel).write_text("x = 2\n")
+        assert mutation.tree_digest(tmp_path, mutation.NOT_SERVED) == served, rel
+    for rel in ("wire/ndr.py", "model/adm.py", "wire/impacket_ndr.py.orig"):
+        before = mutation.tree_digest(tmp_path, mutation.NOT_SERVED)
+        (tmp_path / rel).write_text("x = 3\n")
+        assert mutation.tree_digest(tmp_path, mutation.NOT_SERVED) != before, rel
 
 
 def test_resume_keeps_a_snapshots_verdicts_and_carries_only_kills_across_suite_changes():
