@@ -828,6 +828,9 @@ def _fill_queue_format(qf_obj: QUEUE_FORMAT, qf: Any, field: str) -> None:
         return
     v, where = qf.value, f"{field}.{arm}"
     expected = UNION_ARMS[QueueFormatType(qft)][1]
+    if v is None and expected is str:  # a union's embedded pointer is unique: NULL goes
+        _set_string(u.fields[arm], None, where)
+        return
     if not isinstance(v, expected):
         raise EncodeError(where, f"expected {expected.__name__}, not {type(v).__name__}")
     target = u.fields[arm]

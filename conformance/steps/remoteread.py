@@ -397,6 +397,17 @@ def call_open_direct_suffix(mq, scenario, kind, text, saf):
                                     value=_spelled(mq, scenario, text)))
 
 
+@when(parsers.re(r"the client calls R_OpenQueue with a (?P<kind>DIRECT|SUBQUEUE) queue format "
+                 r"whose string pointer is NULL$"))
+def call_open_null_string(mq, scenario, kind):
+    """A QUEUE_FORMAT of m_qft DIRECT (3) or SUBQUEUE (8) whose [string] wchar_t* arm is a NULL
+    unique pointer, which NDR carries (a union's embedded pointer is unique): no direct format
+    name at all (MS-MQMQ 2.2.7)."""
+    qft = 3 if kind == "DIRECT" else 8
+    _open(mq, scenario, QueueFormat(m_qft=qft, m_SuffixAndFlags=0x05 if qft == 8 else 0,
+                                    value=None))
+
+
 def _private_names(mq, scenario: dict) -> tuple[FormatName, FormatName]:
     """The queue's PRIVATE= format name on the target and on the oracle (SUT control tells
     them: the queue manager's identifier and the queue's number differ between the two)."""
@@ -449,6 +460,17 @@ def call_open_private_suffix(mq, scenario, saf):
     fmt = dataclasses.replace(to_queue_format(theirs), m_SuffixAndFlags=int(saf, 16))
     mq.note_format(fmt, dataclasses.replace(to_queue_format(ours),
                                             m_SuffixAndFlags=int(saf, 16)))
+    _open(mq, scenario, fmt)
+
+
+@when(parsers.re(r"the client calls R_OpenQueue with the queue's PRIVATE= format name and "
+                 r"m_reserved (?P<reserved>0x[0-9A-Fa-f]{4})"))
+def call_open_private_reserved(mq, scenario, reserved):
+    """The queue's PRIVATE= QUEUE_FORMAT with its m_reserved padding (MS-MQMQ 2.2.7: the
+    sender SHOULD send 0, the receiver does not use it) set to ``reserved``."""
+    theirs, ours = _private_names(mq, scenario)
+    fmt = dataclasses.replace(to_queue_format(theirs), m_reserved=int(reserved, 16))
+    mq.note_format(fmt, dataclasses.replace(to_queue_format(ours), m_reserved=int(reserved, 16)))
     _open(mq, scenario, fmt)
 
 

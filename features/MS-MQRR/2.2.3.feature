@@ -84,6 +84,20 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | 0x82 |
       | 0x05 |
 
+  # m_reserved is padding (MS-MQMQ 2.2.7): a sender SHOULD set it to 0 and a receiver does not
+  # use it, so whatever it holds the QUEUE_FORMAT names the same queue.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario Outline: A PRIVATE queue format whose m_reserved is not 0 opens the queue it names
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the queue's PRIVATE= format name and m_reserved <reserved>
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
+
+    Examples:
+      | reserved |
+      | 0x0001   |
+      | 0xFFFF   |
+
   # MACHINE=ComputerGuid;suffix designates a system queue of the computer with that identifier
   # (MS-MQMQ 2.1.6): another computer's is not in the server's QueueCollection.
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
@@ -176,6 +190,19 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | DIRECT   | OS:<computer>\<queue>    | 0x83 |
       | SUBQUEUE | OS:<computer>\<queue>;a b | 0x05 |
       | SUBQUEUE | OS:<computer>\<queue>;sssssssssssssssssssssssssssssssss | 0x05 |
+
+  # m_pDirectID and m_pDirectSubqueueID are [string] wchar_t* arms of the QUEUE_FORMAT union
+  # (MS-MQMQ 2.2.7): NDR carries them NULL, and a NULL one holds no direct format name.
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
+  Scenario Outline: A DIRECT or SUBQUEUE queue format whose string pointer is NULL is an invalid parameter
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with a <kind> queue format whose string pointer is NULL
+    Then the call throws MQ_ERROR_INVALID_PARAMETER
+
+    Examples:
+      | kind     |
+      | DIRECT   |
+      | SUBQUEUE |
 
   # A computer name is 1-256 characters (MS-MQMQ 2.1.1): a DIRECT=OS name of a computer that
   # is not the server's, however short or long, names no queue of its QueueCollection.
