@@ -263,6 +263,9 @@ def _object(mgmt: dict, text: str) -> MgmtObject:
         return SESSION
     if text.startswith("an MGMT_OBJECT of type"):
         return MgmtObject(int(text.rsplit(" ", 1)[1]))
+    if text == NO_QUEUE_FORMAT:
+        # pQueueFormat is a unique pointer (MS-MQMR 2.2.1.2): NDR carries it NULL
+        return MgmtObject(MgmtObjectType.MGMT_QUEUE, None)
     if text.startswith(UNDEFINED_SUFFIX):
         # a private queue's QUEUE_FORMAT whose suffix type (the low 4 bits of m_SuffixAndFlags)
         # is none of QUEUE_SUFFIX_TYPE's values (MS-MQMQ 2.2.11: 0 to 5)
@@ -681,8 +684,8 @@ def ask_machine_not_null(mq, mgmt, vt):
 
 
 @when(parsers.re(r"the client asks (?P<obj>a MGMT_SESSION object|an MGMT_OBJECT of type \d+|"
-                 r"a queue object whose queue format has the undefined suffix type \d+) "
-                 r"for PROPID_MGMT_MSMQ_CONNECTED$"))
+                 r"a queue object whose queue format has the undefined suffix type \d+|"
+                 r"a queue object without a queue format) for PROPID_MGMT_MSMQ_CONNECTED$"))
 def ask_other_object(mq, mgmt, obj):
     target_obj = _object(mgmt, obj)
     if target_obj.type in (1, 2, 3):
@@ -694,6 +697,8 @@ def ask_other_object(mq, mgmt, obj):
 
 #: a management object (``_object``): an MGMT_QUEUE whose QUEUE_FORMAT has the suffix type N
 UNDEFINED_SUFFIX = "a queue object whose queue format has the undefined suffix type"
+#: a management object (``_object``): an MGMT_QUEUE whose pQueueFormat is NULL
+NO_QUEUE_FORMAT = "a queue object without a queue format"
 #: queue formats that are well formed on the wire and name no queue Open Queue can open for
 #: receive: UNKNOWN (no union arm: MS-MQMQ 2.2.6, 2.2.7); DL, a distribution list (MS-MQMQ
 #: 2.2.9 DL_ID: a GUID no list has, no domain): Expand Format Name must resolve it through a

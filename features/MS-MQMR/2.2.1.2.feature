@@ -47,3 +47,18 @@ Feature: MS-MQMR 2.2.1.2 MGMT_OBJECT
     When the client calls R_QMMgmtAction "PAUSE" on a queue object whose queue format has the undefined suffix type 7
     Then the qmmgmt method returns a failure HRESULT without an exception
     And R_QMMgmtAction fails
+
+  # pQueueFormat, the MGMT_QUEUE arm, is a unique pointer (MS-MQMR 2.2.1.2): NDR carries it
+  # NULL, and an MGMT_QUEUE object without a QUEUE_FORMAT designates no queue: a failure,
+  # returned, not thrown (MS-MQMR 3.1.4).
+  @MS-MQMR/2.2.1.2/R1 @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4/R4
+  Scenario: R_QMMgmtGetInfo on a queue object without a queue format fails without an exception
+    When the client asks a queue object without a queue format for PROPID_MGMT_MSMQ_CONNECTED
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
+
+  @MS-MQMR/2.2.1.2/R1 @MS-MQMR/3.1.4.2/R4 @MS-MQMR/3.1.4/R4
+  Scenario: R_QMMgmtAction on a queue object without a queue format fails without an exception
+    When the client calls R_QMMgmtAction "PAUSE" on a queue object without a queue format
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtAction fails
