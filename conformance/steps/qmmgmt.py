@@ -425,7 +425,7 @@ def noted_connection(mq, mgmt):
                                     lpwszAction="CONNECT" if connected else "DISCONNECT"))
 
 
-def _add_local(mq, mgmt: dict, label: str, messages: list[bytes], transactional: bool,
+def _add_local(mq, mgmt: dict, label: str, messages: list[bytes | dict], transactional: bool,
                journal: bool = False) -> None:
     fmt = mq.queue(messages, transactional=transactional, journal=journal)
     mgmt["queues"][label] = {"fmt": fmt, "path": mq.path_of(fmt)}
@@ -434,6 +434,16 @@ def _add_local(mq, mgmt: dict, label: str, messages: list[bytes], transactional:
 @given(parsers.parse('a private queue "{label}" with messages "{bodies}"'))
 def private_queue(mq, mgmt, label, bodies):
     _add_local(mq, mgmt, label, _bodies(bodies), False)
+
+
+@given(parsers.parse('a private queue "{label}" with messages "{bodies}", each with a time to '
+                     'be received of {seconds:d} seconds'))
+def private_queue_ttbr(mq, mgmt, label, bodies, seconds):
+    """Messages whose Message.TimeToBeReceived is ``seconds`` (SUT control's
+    time_to_be_received): their timer starts when they are put in the queue (MS-MQDMPR
+    3.1.2.4)."""
+    messages = [{"body": body, "time_to_be_received": seconds} for body in _bodies(bodies)]
+    _add_local(mq, mgmt, label, messages, False)
 
 
 @given(parsers.parse('a private queue "{label}" with no message'))

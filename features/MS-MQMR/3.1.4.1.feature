@@ -129,6 +129,17 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client acknowledges the receive
     Then queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
 
+  # MS-MQDMPR 3.1.7.2.7 (R10-R14): a message outside a transaction whose Time-To-Be-Received
+  # timer expires is deleted from its queue (Message Position Deleted); 0 expires at once
+  # (3.1.2.4). A deleted message is no longer in the queue's MessagePositionList: not counted.
+  @MS-MQMR/3.1.4.1/R40 @MS-MQDMPR/3.1.7.2.7/R10 @MS-MQDMPR/3.1.7.2.7/R11
+  Scenario: PROPID_MGMT_QUEUE_MESSAGE_COUNT no longer counts a message whose time to be received ran out
+    Given a private queue "A" with messages "brief, other", each with a time to be received of 0 seconds
+    And the client has opened queue "A" with RECEIVE_ACCESS
+    When the client waits 1 second
+    Then queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 0
+    And queue "A" has PROPID_MGMT_QUEUE_BYTES_IN_QUEUE 0
+
   # MS-MQDMPR 3.1.1.2 defines TotalBytes as the bytes of the messages in the queue; read
   # literally, Message Position Available (3.1.7.2.2) adds a message's size again each time a
   # NACK gives it back (errata total-bytes): the count must stay the sum of what is there
