@@ -194,6 +194,18 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     When the client acknowledges the receive
     Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 1
 
+  # Purge Queue deletes each Available message with iReason NackQueuePurged (MS-MQDMPR
+  # 3.1.7.1.7 R7-R10): no receiver consumed it, so its queue journal gets no copy; nor does
+  # a message whose time to be received ran out (3.1.7.2.7, NackReceiveTimeout).
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.7/R7 @MS-MQDMPR/3.1.7.1.7/R10
+  Scenario: A message purged from a journaled queue is not copied to its queue journal
+    Given a journaled private queue "J" with messages "one, two"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client purges queue "J"
+    Then queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 0
+    And queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.15/R58
   Scenario: A peek at a journaled queue leaves its queue journal empty
     Given a journaled private queue "J" with messages "one, two"
