@@ -32,6 +32,7 @@ tells the runtime it registers with (model.mqmr.QMMGMT_RPC_SETTINGS) and send th
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import struct
 import uuid
@@ -665,6 +666,18 @@ def ask_machine(mq, mgmt, names):
                  r'\w+(?:, PROPID_MGMT_QUEUE_\w+)*)$'))
 def ask_queue(mq, mgmt, label, names):
     _get_info(mq, mgmt, _object(mgmt, f'queue "{label}"'),
+              [QUEUE_IDS[n] for n in _names(names)])
+
+
+@when(parsers.re(r'the client asks queue "(?P<label>[^"]+)" with m_SuffixAndFlags '
+                 r'(?P<saf>0x[0-9A-Fa-f]{2}) for (?P<names>PROPID_MGMT_QUEUE_\w+'
+                 r'(?:, PROPID_MGMT_QUEUE_\w+)*)$'))
+def ask_queue_suffix_and_flags(mq, mgmt, label, saf, names):
+    """The queue's MGMT_QUEUE object with the m_SuffixAndFlags octet of its QUEUE_FORMAT set
+    to ``saf`` (MS-MQMQ 2.2.7: the suffix type in the low nibble, Flags in the high one)."""
+    obj = _object(mgmt, f'queue "{label}"')
+    fmt = dataclasses.replace(obj.pQueueFormat, m_SuffixAndFlags=int(saf, 16))
+    _get_info(mq, mgmt, dataclasses.replace(obj, pQueueFormat=fmt),
               [QUEUE_IDS[n] for n in _names(names)])
 
 

@@ -563,6 +563,15 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
       | PRIVATE=            |
       | CONNECTOR=;XACTONLY |
 
+  # MS-MQMQ 2.2.7: Flags, the high nibble of m_SuffixAndFlags, is 0x00 or 0x80, for every
+  # suffix type, ;XACTONLY (0x4) included: a QUEUE_FORMAT with Flags 0x40 is malformed, even one
+  # whose GUID and suffix name an outgoing queue the server has.
+  @MS-MQMR/2.2.1.2/R1 @MS-MQMR/3.1.4.1/R10
+  Scenario: A connector queue format with Flags 0x40 is refused though it names an outgoing queue
+    Given an outgoing queue "O" to a CONNECTOR=;XACTONLY format name of another computer
+    When the client asks queue "O" with m_SuffixAndFlags 0x44 for PROPID_MGMT_QUEUE_STATE
+    Then R_QMMgmtGetInfo fails without setting apVar
+
   @MS-MQMR/3.1.4.1/R21 @MS-MQMR/3.1.4.1/R26
   Scenario: A multicast outgoing queue cannot be opened for receive access
     Given an outgoing queue "M" to the multicast address "224.1.2.3:8001"
