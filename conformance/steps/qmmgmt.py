@@ -718,6 +718,13 @@ def ask_other_object(mq, mgmt, obj):
             pObjectFormat=target_obj, cp=1, aProp=(PROPID_MGMT_MSMQ_CONNECTED,), apVar=(NULL,)))
 
 
+@when(parsers.re(r"the client asks a MGMT_SESSION object for (?P<name>PROPID_MGMT_QUEUE_\w+)$"))
+def ask_session_queue_property(mq, mgmt, name):
+    """A queue property asked of an MGMT_SESSION object: refused as a session (MS-MQMR
+    3.1.4.1 R14) whichever table the property belongs to."""
+    _get_info(mq, mgmt, _object(mgmt, "a MGMT_SESSION object"), [QUEUE_IDS[name]])
+
+
 #: a management object (``_object``): an MGMT_QUEUE whose QUEUE_FORMAT has the suffix type N
 UNDEFINED_SUFFIX = "a queue object whose queue format has the undefined suffix type"
 #: a management object (``_object``): an MGMT_QUEUE whose pQueueFormat is NULL

@@ -671,3 +671,16 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
   Scenario: MGMT_SESSION is refused
     When the client asks a MGMT_SESSION object for PROPID_MGMT_MSMQ_CONNECTED
     Then R_QMMgmtGetInfo fails without setting apVar
+
+  # R14 refuses the session object itself: a queue property (which names a queue the object
+  # cannot designate: it has no QUEUE_FORMAT) fails alike, as a returned failure (3.1.4 R4).
+  @MS-MQMR/3.1.4.1/R14 @MS-MQMR/3.1.4.1/R10 @MS-MQMR/3.1.4/R4
+  Scenario Outline: MGMT_SESSION is refused when it is asked for a queue property
+    When the client asks a MGMT_SESSION object for <name>
+    Then the qmmgmt method returns a failure HRESULT without an exception
+    And R_QMMgmtGetInfo fails without setting apVar
+
+    Examples:
+      | name                           |
+      | PROPID_MGMT_QUEUE_PATHNAME     |
+      | PROPID_MGMT_QUEUE_MESSAGE_COUNT |
