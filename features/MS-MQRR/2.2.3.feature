@@ -171,6 +171,8 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | OS:<computer>\PRIVATE$               |
       | OS:<computer>\private$\              |
       | OS:<computer>\private$\a+b           |
+      | OS:<computer>\private$\x\y          |
+      | OS:<computer>\<queue>;x;y            |
       | OS:<computer>\qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq |
       | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
       | HTTP://<computer>:65536/msmq\<queue> |
@@ -189,6 +191,7 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | DIRECT   | OS:<computer>\<queue>    | 0x82 |
       | DIRECT   | OS:<computer>\<queue>    | 0x83 |
       | SUBQUEUE | OS:<computer>\<queue>;a b | 0x05 |
+      | SUBQUEUE | OS:<computer>\<queue>;s;t | 0x05 |
       | SUBQUEUE | OS:<computer>\<queue>;sssssssssssssssssssssssssssssssss | 0x05 |
 
   # m_pDirectID and m_pDirectSubqueueID are [string] wchar_t* arms of the QUEUE_FORMAT union
