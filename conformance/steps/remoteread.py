@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import re
 import time
 import uuid
 
@@ -350,7 +351,9 @@ def call_open_direct_os(mq, scenario):
 
 def _spelled(mq, scenario: dict, text: str) -> str:
     """``text`` with ``<computer>`` and ``<queue>`` read as the target's computer name and the
-    path name of the scenario's queue."""
+    path name of the scenario's queue, and ``<U+XXXX>`` as that character (a control character
+    a feature file cannot show)."""
+    text = re.sub(r"<U\+([0-9A-Fa-f]{4})>", lambda m: chr(int(m.group(1), 16)), text)
     return text.replace("<computer>", mq.suite.spec.computer_name).replace(
         "<queue>", mq.path_of(scenario["queue"]))
 

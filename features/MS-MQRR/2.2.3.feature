@@ -145,7 +145,9 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
 
   # MS-MQMQ 2.1.2: a queue path is PRIVATE$\name, name, or SYSTEM$ with ;JOURNAL, ;DEADLETTER or
   # ;DEADXACT; a queue path takes ;JOURNAL or a subqueue (2.1.1: 1-32 characters, no space);
-  # ;XACTONLY belongs to CONNECTOR= names (2.1.6).
+  # ;XACTONLY belongs to CONNECTOR= names (2.1.6). <U+XXXX> stands for that character: U+0080
+  # is a control character, outside QueueName's %x21-7F and not printable; U+007F is outside a
+  # computer name's VCHAR (%x21-7E).
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
   Scenario Outline: A DIRECT queue format whose string breaks the direct format name grammar is an invalid parameter
     Given a queue with messages "one"
@@ -173,6 +175,8 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | OS:<computer>\private$\a+b           |
       | OS:<computer>\private$\x\y          |
       | OS:<computer>\<queue>;x;y            |
+      | OS:<computer>\private$\a<U+0080>b     |
+      | OS:a<U+007F>b\<queue>                |
       | OS:<computer>\qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq |
       | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
       | HTTP://<computer>:65536/msmq\<queue> |
@@ -219,6 +223,8 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | direct                                                                                                                                                                                                                                                                      |
       | OS:x\<queue>                                                                                                                                                                                                                                                                |
       | TCP:192.0.2.1\<queue>                                                                                                                                                                                                                                                       |
+      | OS:x\private$\q |
+      | OS:x\private$\é<U+00E9> |
       | OS:x\q |
       | OS:x\qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq |
       | OS:a!b\<queue> |
