@@ -566,6 +566,20 @@ def spelled_in_another_case(mq, mgmt, alias, label):
     mgmt["queues"][alias] = {"fmt": to_queue_format(parse_format_name(name)), "format_name": name}
 
 
+@given(parsers.parse('queue "{alias}" is queue "{label}" with slashes between its path\'s parts'))
+def spelled_with_slashes(mq, mgmt, alias, label):
+    """An HTTP(S) outgoing queue's DIRECT QUEUE_FORMAT whose string separates /MSMQ, PRIVATE$
+    and the queue name with '/' where the queue's name has '\\' (spec/choices.yaml
+    formats-http-separator: both name the same queue), sent as written."""
+    queue = _queue(mgmt, label)
+    text = queue["fmt"].value
+    head, sep, path = text.partition("/msmq\\")
+    assert sep, f"not an HTTP direct name: {text!r}"
+    slashed = head + "/msmq/" + path.replace("\\", "/")
+    mgmt["queues"][alias] = {"fmt": dataclasses.replace(queue["fmt"], value=slashed),
+                             "format_name": "DIRECT=" + slashed}
+
+
 @given(parsers.re(r'an outgoing queue "(?P<label>[^"]+)" to a remote queue in state '
                   r'(?P<state>\w+) whose OutgoingTransferInfo is$'))
 def outgoing_with_transfer_info(mq, mgmt, label, state, datatable):

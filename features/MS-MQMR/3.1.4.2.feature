@@ -105,6 +105,18 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
     When the client calls R_QMMgmtAction "PAUSE" on queue "H"
     Then R_QMMgmtAction returns MQ_OK
 
+  # An HTTP(S) direct name separates /MSMQ, PRIVATE$ and the queue name with '/' as well as '\'
+  # (spec/choices.yaml formats-http-separator: DIRECT=HTTP://host/msmq/private$/queue is the
+  # spelling MSMQ's own documentation gives): both spellings name the same outgoing queue.
+  @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19
+  Scenario: A queue action finds an HTTP outgoing queue whose format name separates its path with slashes
+    Given an outgoing queue "H" to an HTTP host name of 12 characters
+    And queue "h" is queue "H" with slashes between its path's parts
+    When the client calls R_QMMgmtAction "PAUSE" on queue "h"
+    Then R_QMMgmtAction returns MQ_OK
+    When the client calls R_QMMgmtAction "RESUME" on queue "h"
+    Then R_QMMgmtAction returns MQ_OK
+
   @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19
   Scenario: A queue action finds an outgoing queue whose format name is spelled in another case
     Given an outgoing queue "O" to a remote queue
