@@ -81,3 +81,14 @@ Feature: MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3)
     Then the call returns MQ_OK
     When the client ends request 1 with RR_ACK through the handle of the queue
     Then the call returns MQ_OK
+
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4: the descriptors
+  # keep no queue): R_CloseQueue finds no open queue for the handle, an error it returns as a
+  # failure HRESULT (MS-MQRR 3.1.4.3 R7, R10).
+  @MS-MQRR/3.1.4.3/R7 @MS-MQRR/3.1.4.3/R10
+  Scenario: R_CloseQueue on a handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_CloseQueue
+    Then the call returns a failure HRESULT

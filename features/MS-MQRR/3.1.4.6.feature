@@ -58,3 +58,14 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
     When the client calls R_PurgeQueue with a NULL handle
     Then the call fails
     And a peek finds the message "one"
+
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4: the descriptors
+  # keep no queue): the handle names no open queue any more, an error R_PurgeQueue returns as a
+  # failure HRESULT (MS-MQRR 3.1.4.6 R6-R9).
+  @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R9
+  Scenario: R_PurgeQueue through a handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_PurgeQueue
+    Then the call returns a failure HRESULT
