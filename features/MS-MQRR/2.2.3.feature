@@ -197,6 +197,7 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | SUBQUEUE | OS:<computer>\<queue>;a b | 0x05 |
       | SUBQUEUE | OS:<computer>\<queue>;s;t | 0x05 |
       | SUBQUEUE | OS:<computer>\<queue>   | 0x05 |
+      | SUBQUEUE | OS:<computer>\<queue>;XactOnly | 0x05 |
       | SUBQUEUE | OS:<computer>\<queue>;sssssssssssssssssssssssssssssssss | 0x05 |
 
   # m_pDirectID and m_pDirectSubqueueID are [string] wchar_t* arms of the QUEUE_FORMAT union
