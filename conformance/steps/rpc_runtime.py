@@ -367,6 +367,60 @@ def stops_in_a_pdu(mq, scenario):
     time.sleep(STALLED_S)
 
 
+def _cut_short(pdu: bytes, keep: int) -> bytes:
+    """A PDU's first ``keep`` octets with frag_length saying so: the header frames it (C706
+    12.6.3.1), its body stops short of the PDU type's fixed fields."""
+    raw = bytearray(pdu[:keep])
+    struct.pack_into("<H", raw, 8, keep)
+    return bytes(raw)
+
+
+@when(parsers.re(r"a new connection (?P<how>binds RemoteRead and sends a request PDU|sends a "
+                 r"bind PDU) whose body stops short of its fixed fields$"))
+def sends_a_cut_pdu(mq, scenario, how):
+    """A request of 20 octets (4 of its 8 octets of alloc_hint, p_cont_id and opnum), or a bind
+    of 20 (4 of max_xmit_frag, max_recv_frag and assoc_group_id): malformed PDUs (MS-RPCE
+    3.3.3.5.1: a fault, or the connection closed). What the target sent back, or None for a
+    connection it closed, goes into the scenario."""
+    sock = _connect(mq, record=False)  # wire.pcap holds well-formed PDUs (its readers check so)
+    with sock:
+        if how.startswith("binds"):
+            ack = _bind(sock, (_target_syntax(mq),)).body
+            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            sock.sendall(_cut_short(_request(2, c.R_GetServerPort.opnum, b""), 20))
+            scenario["cut"] = "request"
+        else:
+            interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+            bind = d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                       (d.ContextElement(0, interface, (d.NDR,)),)), call_id=1)
+            sock.sendall(_cut_short(bind, 20))
+            scenario["cut"] = "bind"
+        try:
+            scenario["cut_answer"] = _read_pdu(sock).body
+        except ConnectionError:
+            scenario["cut_answer"] = None
+        except TimeoutError:
+            scenario["cut_answer"] = "silence"
+
+
+@then("the target refuses it with a fault or a bind_nak, or closes the connection")
+def refuses_the_cut_pdu(mq, scenario):
+    answer, kind = scenario["cut_answer"], scenario["cut"]
+    _assert(mq, answer != "silence",
+            f"the target answers the malformed {kind} PDU or closes the connection within "
+            f"{TIMEOUT_S} s (MS-RPCE 3.3.3.5.1: a fault PDU, else the connection closed); it "
+            f"did neither")
+    if answer is None:
+        return
+    wanted = d.Fault if kind == "request" else d.BindNak
+    _assert(mq, isinstance(answer, wanted),
+            f"the target answers the malformed {kind} PDU with a "
+            f"{'fault' if kind == 'request' else 'bind_nak'} (C706 12.6.4; MS-RPCE 3.3.3.5.1),"
+            f" not a {type(answer).__name__}")
+    if kind == "request":
+        _assert(mq, answer.status != 0, "the fault carries a status")
+
+
 #: how long stops_in_a_pdu's client waits, stopped, before the next step
 STALLED_S = 0.5
 

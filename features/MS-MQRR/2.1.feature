@@ -113,6 +113,22 @@ Feature: MS-MQRR 2.1 Transport
     Then the target accepts RemoteRead's presentation context and rejects the other's abstract syntax
     And the target answers with the port it listens on, not a fault
 
+  # A PDU whose header frames it (C706 12.6.3.1) but whose body stops short of the fixed fields
+  # of its type is malformed: the server sends a fault, or closes the connection when it cannot
+  # (MS-RPCE 3.3.3.5.1), and a bind it cannot read gets a bind_nak (C706 12.6.4.4) or the same
+  # close; it never answers as if the PDU were whole, and other connections go on being served.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A PDU whose body stops short of its fixed fields is refused, and the server goes on serving
+    When a new connection <how> whose body stops short of its fixed fields
+    Then the target refuses it with a fault or a bind_nak, or closes the connection
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+    Examples:
+      | pdu     | how                                          |
+      | request | binds RemoteRead and sends a request PDU     |
+      | bind    | sends a bind PDU                             |
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
