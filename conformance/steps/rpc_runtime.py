@@ -403,6 +403,26 @@ def sends_a_cut_pdu(mq, scenario, how):
             scenario["cut_answer"] = "silence"
 
 
+@when(parsers.parse("a new connection binds RemoteRead and sends a request PDU in RPC version "
+                    "{major:d}.{minor:d}"))
+def sends_a_request_in_another_version(mq, scenario, major, minor):
+    """After a bind in 5.0, a request whose rpc_vers and rpc_vers_minor are ``major``.``minor``
+    (C706 12.6.3.1): a malformed PDU, which no bind_nak answers (that is a bind's answer)."""
+    with _connect(mq, record=False) as sock:  # wire.pcap holds RPC 5.0 PDUs only
+        ack = _bind(sock, (_target_syntax(mq),)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        request = bytearray(_request(2, c.R_GetServerPort.opnum, b""))
+        request[0], request[1] = major, minor
+        sock.sendall(bytes(request))
+        scenario["cut"] = "request"
+        try:
+            scenario["cut_answer"] = _read_pdu(sock).body
+        except ConnectionError:
+            scenario["cut_answer"] = None
+        except TimeoutError:
+            scenario["cut_answer"] = "silence"
+
+
 @then("the target refuses it with a fault or a bind_nak, or closes the connection")
 def refuses_the_cut_pdu(mq, scenario):
     answer, kind = scenario["cut_answer"], scenario["cut"]
@@ -419,6 +439,50 @@ def refuses_the_cut_pdu(mq, scenario):
             f" not a {type(answer).__name__}")
     if kind == "request":
         _assert(mq, answer.status != 0, "the fault carries a status")
+
+
+@when(parsers.parse("a new connection sends a bind PDU in RPC version {major:d}.{minor:d}"))
+def sends_a_bind_in_another_version(mq, scenario, major, minor):
+    """A bind whose rpc_vers and rpc_vers_minor (C706 12.6.3.1) are ``major``.``minor``; what
+    the target sent back, or None for a connection it closed, goes into the scenario."""
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    bind = bytearray(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                         (d.ContextElement(0, interface, (d.NDR,)),)),
+                                  call_id=VERSION_CALL_ID))
+    bind[0], bind[1] = major, minor
+    with _connect(mq, record=False) as sock:  # wire.pcap holds RPC 5.0 PDUs only
+        sock.sendall(bytes(bind))
+        try:
+            pdu = _read_pdu(sock)
+            scenario["version_answer"] = pdu.body
+            scenario["version_call_id"] = pdu.header.call_id
+        except ConnectionError:
+            scenario["version_answer"] = None
+        except TimeoutError:
+            scenario["version_answer"] = "silence"
+
+
+@then("the target answers with a bind_nak for protocol_version_not_supported that names "
+      "version 5.0")
+def answers_version_nak(mq, scenario):
+    answer = scenario["version_answer"]
+    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
+           else type(answer).__name__)
+    _assert(mq, isinstance(answer, d.BindNak),
+            f"the target answers a bind in a version it does not speak with a bind_nak (C706 "
+            f"12.6.4.5), not {got}")
+    _assert(mq, answer.reason == d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED,
+            f"the bind_nak's reason is protocol_version_not_supported (4), not {answer.reason}")
+    _assert(mq, (d.RPC_VERS, 0) in tuple(answer.versions),
+            f"the bind_nak names the versions the server speaks, 5.0 among them, not "
+            f"{list(answer.versions)}")
+    _assert(mq, scenario["version_call_id"] == VERSION_CALL_ID,
+            f"the bind_nak carries the bind's call_id {VERSION_CALL_ID} (C706 12.6.4.5), not "
+            f"{scenario['version_call_id']}")
+
+
+#: the call_id of the bind in another RPC version (any value but the usual 1 shows it is read)
+VERSION_CALL_ID = 0x2A
 
 
 #: how long stops_in_a_pdu's client waits, stopped, before the next step

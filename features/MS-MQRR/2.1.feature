@@ -129,6 +129,25 @@ Feature: MS-MQRR 2.1 Transport
       | request | binds RemoteRead and sends a request PDU     |
       | bind    | sends a bind PDU                             |
 
+  # A request in an RPC version the server does not speak is malformed: a fault, or the
+  # connection closed (MS-RPCE 3.3.3.5.1); a bind_nak answers binds only (C706 12.6.4.5).
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A request in RPC version 4.0 is refused with a fault or a closed connection, and the server goes on serving
+    When a new connection binds RemoteRead and sends a request PDU in RPC version 4.0
+    Then the target refuses it with a fault or a bind_nak, or closes the connection
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+  # C706 12.6.4.5: a bind in an RPC protocol version the server does not speak is rejected with
+  # a bind_nak whose reason is protocol_version_not_supported and which lists the versions it
+  # does (5.0, the connection-oriented protocol of C706 12).
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A bind in RPC version 4.0 is rejected with a bind_nak that names 5.0, and the server goes on serving
+    When a new connection sends a bind PDU in RPC version 4.0
+    Then the target answers with a bind_nak for protocol_version_not_supported that names version 5.0
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
