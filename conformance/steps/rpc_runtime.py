@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import struct
 import time
+import uuid
 from typing import Any
 
 from pytest_bdd import parsers, then, when
@@ -195,6 +196,53 @@ def accepts_remoteread_rejects_unknown(mq, scenario):
             f"the other interface's context is a provider_rejection with reason "
             f"abstract_syntax_not_supported (C706 12.6.3.1; result {second.result}, reason "
             f"{second.reason})")
+
+
+@when(parsers.parse("the client binds proposing RemoteRead and, in a presentation context of "
+                    "its own, a bind time feature negotiation offering {bits}"))
+def binds_with_feature_negotiation(mq, scenario, bits):
+    """Context 0: RemoteRead in the target's transfer syntax; context 1: RemoteRead with the
+    transfer syntax 6CB71C2C-9812-4540-<bitmask> (MS-RPCE 2.2.2.14, 3.3.1.5.3), as Windows
+    clients bind. Then R_GetServerPort on context 0."""
+    syntax = _target_syntax(mq)
+    offered = int(bits, 16)
+    remoteread = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    feature = d.SyntaxId(uuid.UUID(f"6cb71c2c-9812-4540-{offered:02x}00-000000000000"), 1, 0)
+    contexts = (d.ContextElement(0, remoteread, (d.TRANSFER_SYNTAXES[syntax],)),
+                d.ContextElement(1, remoteread, (feature,)))
+    with _connect(mq) as sock:
+        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                         contexts), call_id=1))
+        ack = _read_pdu(sock)
+        scenario["bind"] = ((syntax, offered), ack)
+        if isinstance(ack.body, d.BindAck):
+            scenario["port_answer"] = _port_call(mq, sock, 2, 0, syntax)
+            scenario["port_call"] = "R_GetServerPort beside the feature negotiation"
+
+
+@then("the target accepts RemoteRead's presentation context and answers the other with "
+      "negotiate_ack granting only features offered, or rejects it")
+def answers_feature_negotiation(mq, scenario):
+    (syntax, offered), pdu = scenario["bind"]
+    body = pdu.body
+    _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
+                                             f"sent {type(body).__name__})")
+    _assert(mq, len(body.results) == 2,
+            f"bind_ack has a result for each of the 2 presentation contexts, in order (C706 "
+            f"12.6.4.4); it has {len(body.results)}")
+    first, second = body.results
+    _assert(mq, first.result == d.ContResult.ACCEPTANCE
+            and first.transfer_syntax == d.TRANSFER_SYNTAXES[syntax],
+            f"RemoteRead's presentation context is accepted in {syntax.upper()} (result "
+            f"{first.result}, reason {first.reason})")
+    if second.result == d.ContResult.NEGOTIATE_ACK:
+        _assert(mq, second.reason & ~offered == 0,
+                f"negotiate_ack grants only features the client offered (MS-RPCE 3.3.1.5.3: "
+                f"0x{offered:02X} offered, 0x{second.reason:02X} granted)")
+    else:  # a server without bind time feature negotiation does not know the syntax
+        _assert(mq, second.result == d.ContResult.PROVIDER_REJECTION,
+                f"the feature negotiation context is answered with negotiate_ack or a "
+                f"provider_rejection (result {second.result})")
 
 
 @when(parsers.parse("the client sends R_OpenQueue with a stub cut to {size:d} octets"))

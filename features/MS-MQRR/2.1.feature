@@ -148,6 +148,21 @@ Feature: MS-MQRR 2.1 Transport
     When another connection binds RemoteRead and calls R_GetServerPort
     Then the target answers with the port it listens on, not a fault
 
+  # MS-RPCE 3.3.1.5.3: a presentation context whose transfer syntax is 6CB71C2C-9812-4540-...
+  # offers bind time features (2.2.2.14), as Windows clients bind; a server answers it with
+  # negotiate_ack granting features among those offered, or, knowing no such negotiation,
+  # rejects it; RemoteRead's own context is accepted beside it either way.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A bind time feature negotiation beside RemoteRead's context is answered with negotiate_ack or a rejection
+    When the client binds proposing RemoteRead and, in a presentation context of its own, a bind time feature negotiation offering <bits>
+    Then the target accepts RemoteRead's presentation context and answers the other with negotiate_ack granting only features offered, or rejects it
+    And the target answers with the port it listens on, not a fault
+
+    Examples:
+      | bits |
+      | 0x03 |
+      | 0x01 |
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
