@@ -471,6 +471,63 @@ def sends_a_request_in_another_version(mq, scenario, major, minor):
             scenario["cut_answer"] = "silence"
 
 
+@when("the client sends a request in three fragments whose second names another opnum than "
+      "its first, then calls R_GetServerPort on the same connection")
+def sends_a_broken_fragmented_request(mq, scenario):
+    """Call 2: a first fragment (R_GetServerPort's opnum), a middle one naming opnum 5, a last
+    one naming the first's again (C706 12.6.4.9: every fragment of a request carries the
+    call's opnum); then call 3, R_GetServerPort whole. The PDUs answering each call_id, in
+    order, go into the scenario (None where the target closed the connection)."""
+    syntax = _target_syntax(mq)
+    opnum = c.R_GetServerPort.opnum
+    with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
+        ack = _bind(sock, (syntax,)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+
+        def fragment(op: int, flags: int) -> bytes:
+            return d.encode_pdu(d.Request(context_id=0, opnum=op, stub=bytes(8), alloc_hint=24),
+                                call_id=2, pfc_flags=flags)
+
+        answers: list[tuple[int, Any]] = []
+        try:
+            sock.sendall(fragment(opnum, d.PFC_FIRST_FRAG) + fragment(5, 0))
+            first = _read_pdu(sock)
+            answers.append((first.header.call_id, first.body))
+            call = c.R_GetServerPort()
+            sock.sendall(fragment(opnum, d.PFC_LAST_FRAG)
+                         + _request(3, opnum, ndr.encode_request(call, syntax == "ndr64")))
+            while not any(cid == 3 for cid, _ in answers):
+                pdu = _read_pdu(sock)
+                answers.append((pdu.header.call_id, pdu.body))
+        except ConnectionError:
+            answers.append((None, None))
+        except TimeoutError:
+            answers.append((None, "silence"))
+    scenario["fragment_answers"] = answers
+
+
+@then("the target answers the broken call with one fault, then answers R_GetServerPort, or "
+      "closes the connection")
+def one_fault_for_the_broken_call(mq, scenario):
+    answers = scenario["fragment_answers"]
+    _assert(mq, (None, "silence") not in answers,
+            f"the target answers or closes the connection within {TIMEOUT_S} s (it sent "
+            f"{[type(b).__name__ for _, b in answers if b not in (None, 'silence')]})")
+    for_2 = [b for cid, b in answers if cid == 2]
+    _assert(mq, len(for_2) <= 1,
+            f"call 2 is answered once (C706 12.6.4.7: one fault ends a call; its last fragment, "
+            f"after the fault, is not a call of its own); it got {len(for_2)} answers")
+    _assert(mq, all(isinstance(b, d.Fault) and b.status != 0 for b in for_2),
+            f"the broken call is answered with a fault, not {[type(b).__name__ for b in for_2]}")
+    if (None, None) in answers:
+        return  # MS-RPCE 3.3.3.5.1: a server may close the connection instead
+    _assert(mq, len(for_2) == 1, "the broken call is answered with a fault before the next")
+    port = [b for cid, b in answers if cid == 3]
+    _assert(mq, len(port) == 1 and isinstance(port[0], d.Response),
+            f"R_GetServerPort after the broken call is run on the same connection (it got "
+            f"{[type(b).__name__ for b in port]})")
+
+
 @then("the target refuses it with a fault or a bind_nak, or closes the connection")
 def refuses_the_cut_pdu(mq, scenario):
     answer, kind = scenario["cut_answer"], scenario["cut"]

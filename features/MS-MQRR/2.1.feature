@@ -163,6 +163,14 @@ Feature: MS-MQRR 2.1 Transport
       | 0x03 |
       | 0x01 |
 
+  # C706 12.6.4.9: every fragment of a request carries the call's opnum. A middle fragment that
+  # names another is a protocol error: the call gets one fault (MS-RPCE 3.3.3.5.1; or the
+  # connection closes), its last fragment is no call of its own, and the next call is served.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A fragmented request whose fragments name different opnums gets one fault, and the connection goes on
+    When the client sends a request in three fragments whose second names another opnum than its first, then calls R_GetServerPort on the same connection
+    Then the target answers the broken call with one fault, then answers R_GetServerPort, or closes the connection
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
