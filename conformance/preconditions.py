@@ -171,6 +171,13 @@ class Client:
         oracle = self.mq.oracle
         mapped = getattr(self.mq, "_contexts", {})
         _run_down(oracle.qm, [mapped.get(ctx, ctx) for ctx in self.contexts])
+        # a call still waiting on this connection ends with it (the rundown ends a waiting
+        # read in the model, the closed socket an RPC one): wait for its thread, so that what
+        # the case does next does not depend on when that thread runs (a cancel sent at the
+        # case's end to a call not yet seen to end is a call of the golden pcaps and wire.pcap)
+        for pending in list(getattr(self.mq, "_pending", ())):
+            if pending.target is self.target:
+                pending.done.wait(CALL_END_WAIT_S)
 
 
 def _run_down(qm: Any, contexts: list[bytes]) -> None:
@@ -202,6 +209,8 @@ def client_of_its_own(mq) -> Client:
 
 #: how long a dropped client waits for the server to close its side of the connection
 RUNDOWN_WAIT_S = 2.0
+#: how long a dropped client's waiting call may take to end (its thread to see the end)
+CALL_END_WAIT_S = 5.0
 
 
 def settle(mq, probe: Callable[[], bool], limit: float = RUNDOWN_LIMIT_S) -> bool:
