@@ -241,3 +241,16 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then the call returns STATUS_INVALID_PARAMETER
     And peeking the other queue returns "other"
     And peeking subqueue "retry" finds no message
+
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4: the descriptors
+  # keep no queue): phContextFrom names no open queue any more, an error R_MoveMessage returns
+  # as a failure HRESULT.
+  @MS-MQRR/3.1.4.10/R4 @MS-MQRR/3.1.4.10/R13
+  Scenario: A source handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a queue holding "one" with subqueues "retry"
+    And the client holds a receive handle on the queue
+    And the client holds a move handle on subqueue "retry"
+    And the client knows the lookup identifiers of the messages in the queue
+    When the queue is deleted through SUT control
+    And the client moves "one" from the queue to subqueue "retry"
+    Then the call returns a failure HRESULT

@@ -65,3 +65,15 @@ Feature: MS-MQRR 3.1.4.14 R_SetUserAcknowledgementClass (Opnum 14)
     And the client has received "x" from the other queue as request 2 in transaction "T1"
     When the client sets the acknowledgement class of "x" to 0xC004
     Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+
+  # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4: the descriptors
+  # keep no queue): phContext names no open queue any more, an error the method returns as a
+  # failure HRESULT.
+  @MS-MQRR/3.1.4.14/R9 @MS-MQRR/3.1.4.14/R12
+  Scenario: A queue handle whose queue was deleted gets a returned failure, not an RPC fault
+    Given a transactional queue holding "one"
+    And the client has enlisted transaction "T1"
+    And the client has received "one" in transaction "T1" and ended the receive with RR_ACK
+    When the queue is deleted through SUT control
+    And the client sets the acknowledgement class of "one" to 0xC004
+    Then the call returns a failure HRESULT
