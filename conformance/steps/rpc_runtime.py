@@ -537,13 +537,42 @@ def refuses_the_cut_pdu(mq, scenario):
             f"did neither")
     if answer is None:
         return
-    wanted = d.Fault if kind == "request" else d.BindNak
-    _assert(mq, isinstance(answer, wanted),
-            f"the target answers the malformed {kind} PDU with a "
-            f"{'fault' if kind == 'request' else 'bind_nak'} (C706 12.6.4; MS-RPCE 3.3.3.5.1),"
-            f" not a {type(answer).__name__}")
-    if kind == "request":
+    wanted = d.BindNak if kind.endswith("bind") else d.Fault
+    _assert(mq, type(answer) is wanted,
+            f"the target answers the {kind} PDU it refuses with a "
+            f"{'bind_nak' if wanted is d.BindNak else 'fault'} (C706 12.6.4; MS-RPCE "
+            f"3.3.3.5.1), not a {type(answer).__name__}")
+    if wanted is d.Fault:
         _assert(mq, answer.status != 0, "the fault carries a status")
+
+
+@when(parsers.re(r"a new connection sends (?P<what>an alter_context PDU before any bind|a "
+                 r"second bind PDU after its first was accepted)$"))
+def sends_out_of_order_bind(mq, scenario, what):
+    """An alter_context on a connection with no association yet (C706 12.6.4.1: there is
+    nothing to alter), or a bind on an association already bound (MS-RPCE 2.2.2.5: a protocol
+    error in bind). What the target sent back, or None for a closed connection, goes into the
+    scenario."""
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    contexts = (d.ContextElement(0, interface, (d.TRANSFER_SYNTAXES[_target_syntax(mq)],)),)
+    with _connect(mq, record=False) as sock:  # wire.pcap holds accepted associations only
+        if what.startswith("an alter_context"):
+            sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE,
+                                                     d.MUST_RECV_FRAG_SIZE, 0, contexts),
+                                      call_id=1))
+            scenario["cut"] = "early alter_context"
+        else:
+            ack = _bind(sock, (_target_syntax(mq),)).body
+            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the first bind")
+            sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                             contexts), call_id=2))
+            scenario["cut"] = "second bind"
+        try:
+            scenario["cut_answer"] = _read_pdu(sock).body
+        except ConnectionError:
+            scenario["cut_answer"] = None
+        except TimeoutError:
+            scenario["cut_answer"] = "silence"
 
 
 @when(parsers.parse("a new connection sends a bind PDU in RPC version {major:d}.{minor:d}"))

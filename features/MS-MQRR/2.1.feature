@@ -171,6 +171,22 @@ Feature: MS-MQRR 2.1 Transport
     When the client sends a request in three fragments whose second names another opnum than its first, then calls R_GetServerPort on the same connection
     Then the target answers the broken call with one fault, then answers R_GetServerPort, or closes the connection
 
+  # C706 12.6.4.1: an alter_context alters an association, so one before any bind is refused
+  # (a fault, or the connection closed: MS-RPCE 3.3.3.5.1); a second bind on an association
+  # already bound is a protocol error in bind (MS-RPCE 2.2.2.5), refused with a bind_nak or the
+  # close. Neither is accepted, and other connections go on being served.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A bind or alter_context out of its turn is refused, and the server goes on serving
+    When a new connection sends <what>
+    Then the target refuses it with a fault or a bind_nak, or closes the connection
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+    Examples:
+      | what                                           |
+      | an alter_context PDU before any bind           |
+      | a second bind PDU after its first was accepted |
+
   # C706 12.6.4.6 (co_cancel) and 12.6.4.8 (orphaned) name a call by its call_id; for one in
   # progress on no call there is nothing to cancel, and the association goes on.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
