@@ -161,25 +161,33 @@ def accepts_every_context(mq, scenario):
 def binds_remoteread_and_unknown(mq, scenario):
     """Context 0: RemoteRead in the target's transfer syntax; context 1: an interface no
     server offers (a fresh UUID, version 1.0) in NDR. Then R_GetServerPort on context 0."""
+    unknown = d.SyntaxId(sources.uuid4(), 1, 0)
+    _bind_beside_remoteread(mq, scenario, d.ContextElement(1, unknown, (d.NDR,)), "ndr",
+                            "R_GetServerPort beside the rejected context")
+
+
+def _bind_beside_remoteread(mq, scenario, second: d.ContextElement, note: Any,
+                            port_call: str) -> None:
+    """A bind of two presentation contexts: 0, RemoteRead in the target's transfer syntax, and
+    ``second``; then R_GetServerPort on context 0 if the bind is acknowledged. The bind's
+    answer goes into the scenario with ``note`` (what the Then step needs to know)."""
     syntax = _target_syntax(mq)
     remoteread = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
-    unknown = d.SyntaxId(sources.uuid4(), 1, 0)
-    contexts = (d.ContextElement(0, remoteread, (d.TRANSFER_SYNTAXES[syntax],)),
-                d.ContextElement(1, unknown, (d.TRANSFER_SYNTAXES["ndr"],)))
+    contexts = (d.ContextElement(0, remoteread, (d.TRANSFER_SYNTAXES[syntax],)), second)
     with _connect(mq) as sock:
         sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
                                          contexts), call_id=1))
         ack = _read_pdu(sock)
-        scenario["bind"] = ((syntax, "ndr"), ack)
+        scenario["bind"] = ((syntax, note), ack)
         if isinstance(ack.body, d.BindAck):
             scenario["port_answer"] = _port_call(mq, sock, 2, 0, syntax)
-            scenario["port_call"] = "R_GetServerPort beside the rejected context"
+            scenario["port_call"] = port_call
 
 
-@then("the target accepts RemoteRead's presentation context and rejects the other's abstract "
-      "syntax")
-def accepts_remoteread_rejects_unknown(mq, scenario):
-    (syntax, _), pdu = scenario["bind"]
+def _remoteread_accepted_beside(mq, scenario) -> tuple[Any, Any]:
+    """The bind_ack of ``_bind_beside_remoteread``, checked to answer both contexts in order
+    and to accept RemoteRead's; the note and the second context's result."""
+    (syntax, note), pdu = scenario["bind"]
     body = pdu.body
     _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
                                              f"sent {type(body).__name__})")
@@ -191,6 +199,13 @@ def accepts_remoteread_rejects_unknown(mq, scenario):
             and first.transfer_syntax == d.TRANSFER_SYNTAXES[syntax],
             f"RemoteRead's presentation context is accepted in {syntax.upper()} (result "
             f"{first.result}, reason {first.reason})")
+    return note, second
+
+
+@then("the target accepts RemoteRead's presentation context and rejects the other's abstract "
+      "syntax")
+def accepts_remoteread_rejects_unknown(mq, scenario):
+    _, second = _remoteread_accepted_beside(mq, scenario)
     _assert(mq, second.result == d.ContResult.PROVIDER_REJECTION
             and second.reason == d.ProviderReason.ABSTRACT_SYNTAX_NOT_SUPPORTED,
             f"the other interface's context is a provider_rejection with reason "
@@ -204,37 +219,17 @@ def binds_with_feature_negotiation(mq, scenario, bits):
     """Context 0: RemoteRead in the target's transfer syntax; context 1: RemoteRead with the
     transfer syntax 6CB71C2C-9812-4540-<bitmask> (MS-RPCE 2.2.2.14, 3.3.1.5.3), as Windows
     clients bind. Then R_GetServerPort on context 0."""
-    syntax = _target_syntax(mq)
     offered = int(bits, 16)
     remoteread = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     feature = d.SyntaxId(uuid.UUID(f"6cb71c2c-9812-4540-{offered:02x}00-000000000000"), 1, 0)
-    contexts = (d.ContextElement(0, remoteread, (d.TRANSFER_SYNTAXES[syntax],)),
-                d.ContextElement(1, remoteread, (feature,)))
-    with _connect(mq) as sock:
-        sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
-                                         contexts), call_id=1))
-        ack = _read_pdu(sock)
-        scenario["bind"] = ((syntax, offered), ack)
-        if isinstance(ack.body, d.BindAck):
-            scenario["port_answer"] = _port_call(mq, sock, 2, 0, syntax)
-            scenario["port_call"] = "R_GetServerPort beside the feature negotiation"
+    _bind_beside_remoteread(mq, scenario, d.ContextElement(1, remoteread, (feature,)), offered,
+                            "R_GetServerPort beside the feature negotiation")
 
 
 @then("the target accepts RemoteRead's presentation context and answers the other with "
       "negotiate_ack granting only features offered, or rejects it")
 def answers_feature_negotiation(mq, scenario):
-    (syntax, offered), pdu = scenario["bind"]
-    body = pdu.body
-    _assert(mq, isinstance(body, d.BindAck), f"the target answers the bind with bind_ack (it "
-                                             f"sent {type(body).__name__})")
-    _assert(mq, len(body.results) == 2,
-            f"bind_ack has a result for each of the 2 presentation contexts, in order (C706 "
-            f"12.6.4.4); it has {len(body.results)}")
-    first, second = body.results
-    _assert(mq, first.result == d.ContResult.ACCEPTANCE
-            and first.transfer_syntax == d.TRANSFER_SYNTAXES[syntax],
-            f"RemoteRead's presentation context is accepted in {syntax.upper()} (result "
-            f"{first.result}, reason {first.reason})")
+    offered, second = _remoteread_accepted_beside(mq, scenario)
     if second.result == d.ContResult.NEGOTIATE_ACK:
         _assert(mq, second.reason & ~offered == 0,
                 f"negotiate_ack grants only features the client offered (MS-RPCE 3.3.1.5.3: "
@@ -415,6 +410,18 @@ def stops_in_a_pdu(mq, scenario):
     time.sleep(STALLED_S)
 
 
+def _answer_or_close(sock: _Recorded, whole: bool = False) -> Any:
+    """The body of the next PDU the target sends (the PDU if ``whole``), None if it closes the
+    connection first, or "silence" if it does neither within the socket's timeout."""
+    try:
+        pdu = _read_pdu(sock)
+        return pdu if whole else pdu.body
+    except ConnectionError:
+        return None
+    except TimeoutError:
+        return "silence"
+
+
 def _cut_short(pdu: bytes, keep: int) -> bytes:
     """A PDU's first ``keep`` octets with frag_length saying so: the header frames it (C706
     12.6.3.1), its body stops short of the PDU type's fixed fields."""
@@ -443,12 +450,7 @@ def sends_a_cut_pdu(mq, scenario, how):
                                        (d.ContextElement(0, interface, (d.NDR,)),)), call_id=1)
             sock.sendall(_cut_short(bind, 20))
             scenario["cut"] = "bind"
-        try:
-            scenario["cut_answer"] = _read_pdu(sock).body
-        except ConnectionError:
-            scenario["cut_answer"] = None
-        except TimeoutError:
-            scenario["cut_answer"] = "silence"
+        scenario["cut_answer"] = _answer_or_close(sock)
 
 
 @when(parsers.parse("a new connection binds RemoteRead and sends a request PDU in RPC version "
@@ -463,12 +465,7 @@ def sends_a_request_in_another_version(mq, scenario, major, minor):
         request[0], request[1] = major, minor
         sock.sendall(bytes(request))
         scenario["cut"] = "request"
-        try:
-            scenario["cut_answer"] = _read_pdu(sock).body
-        except ConnectionError:
-            scenario["cut_answer"] = None
-        except TimeoutError:
-            scenario["cut_answer"] = "silence"
+        scenario["cut_answer"] = _answer_or_close(sock)
 
 
 @when("the client sends a request in three fragments whose second names another opnum than "
@@ -567,12 +564,7 @@ def sends_out_of_order_bind(mq, scenario, what):
             sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
                                              contexts), call_id=2))
             scenario["cut"] = "second bind"
-        try:
-            scenario["cut_answer"] = _read_pdu(sock).body
-        except ConnectionError:
-            scenario["cut_answer"] = None
-        except TimeoutError:
-            scenario["cut_answer"] = "silence"
+        scenario["cut_answer"] = _answer_or_close(sock)
 
 
 @when(parsers.parse("a new connection sends a bind PDU in RPC version {major:d}.{minor:d}"))
@@ -586,14 +578,9 @@ def sends_a_bind_in_another_version(mq, scenario, major, minor):
     bind[0], bind[1] = major, minor
     with _connect(mq, record=False) as sock:  # wire.pcap holds RPC 5.0 PDUs only
         sock.sendall(bytes(bind))
-        try:
-            pdu = _read_pdu(sock)
-            scenario["version_answer"] = pdu.body
-            scenario["version_call_id"] = pdu.header.call_id
-        except ConnectionError:
-            scenario["version_answer"] = None
-        except TimeoutError:
-            scenario["version_answer"] = "silence"
+        pdu = _answer_or_close(sock, whole=True)
+        scenario["version_answer"] = getattr(pdu, "body", pdu)
+        scenario["version_call_id"] = getattr(getattr(pdu, "header", None), "call_id", None)
 
 
 @then("the target answers with a bind_nak for protocol_version_not_supported that names "
