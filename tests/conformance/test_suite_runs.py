@@ -48,7 +48,12 @@ def check_reports(report_dir: Path) -> dict:
     assert summary["unexpected_failures"] == 0
     verdicts = {c["verdict"] for c in cases}
     assert verdicts <= {"pass", "inconclusive", "not-applicable", "not applicable"}, verdicts
-    assert summary["pass"] >= 0.95 * len(cases)
+    # a case the target cannot host (one that speaks to the RPC runtime, on the in-process
+    # model) is not-applicable and says why; of the others, 95 % pass
+    inapplicable = [c for c in cases if c["verdict"] in ("not-applicable", "not applicable")]
+    assert all(c.get("messages") for c in inapplicable), \
+        [c["case"] for c in inapplicable if not c.get("messages")]
+    assert summary["pass"] >= 0.95 * (len(cases) - len(inapplicable))
     passing = {i for c in cases if c["verdict"] == "pass" for i in c["ids"]}
     catalog = load()
     wire = {r.id for r in catalog if r.doc == "MS-MQRR" and r.testability == "wire"
