@@ -471,6 +471,15 @@ def queue_with_subqueues_step(mq, mgmt, label, names, bodies):
     mgmt["queues"][label] = {"fmt": fmt, "path": path}
 
 
+@given(parsers.parse('the queue journal of queue "{label}" as queue "{journal}"'))
+def queue_journal_of(mq, mgmt, label, journal):
+    """The queue journal of a queue this case made (its DIRECT format name with the JOURNAL
+    suffix, MS-MQMQ 2.1.2), known from now on by its own label: it opens as a queue does."""
+    path = _queue(mgmt, label)["path"]
+    mgmt["queues"][journal] = {
+        "fmt": queue_format(f"DIRECT=OS:{mq.suite.spec.computer_name}\\{path};JOURNAL")}
+
+
 @given(parsers.parse('the system journal queue "{label}"'))
 def system_journal(mq, mgmt, label):
     """The system journal queue that MS-MQDMPR 3.1.3 Initialization creates; Inconclusive on

@@ -766,26 +766,26 @@ def ends_unknown_transactional_receive(mq, scenario):
 
 
 @when(_re(r"the client receives from the queue"))
-def receives_plainly(mq, scenario):
+def receives_plainly(mq, scenario, place: str = "the queue"):
     sc = _state(scenario)
-    out = mq.receive(_handle(mq, sc, "the queue"), c.MQ_ACTION_RECEIVE,
-                     request=_next_request(sc))
+    out = mq.receive(_handle(mq, sc, place), c.MQ_ACTION_RECEIVE, request=_next_request(sc))
     _keep(sc, out)
     _remember(sc, out)
 
 
-@given(_re(r'the client has received "(?P<body>[^"]*)" from the queue and acknowledged it'))
-@when(_re(r'the client receives "(?P<body>[^"]*)" from the queue and acknowledges it'))
-def has_received_and_acknowledged(mq, scenario, body):
-    receives_plainly(mq, scenario)
+@given(_re(r'the client has received "(?P<body>[^"]*)" from (?P<place>PLACE) and acknowledged '
+           r'it'))
+@when(_re(r'the client receives "(?P<body>[^"]*)" from (?P<place>PLACE) and acknowledges it'))
+def has_received_and_acknowledged(mq, scenario, body, place):
+    receives_plainly(mq, scenario, place)
     _assert(mq, _body(scenario["last"]) == body.encode(), f'R_StartReceive returned "{body}"')
-    ends_receive(mq, scenario, "RR_ACK")
+    ends_receive(mq, scenario, "RR_ACK", place)
     _assert(mq, scenario["last"].status == 0, "R_EndReceive with RR_ACK answered MQ_OK")
 
 
 @when(_re(r"the client ends the receive with (?P<ack>RR_ACK|RR_NACK)"))
-def ends_receive(mq, scenario, ack):
-    _call(mq, scenario, c.R_EndReceive(phContext=_handle(mq, scenario, "the queue"),
+def ends_receive(mq, scenario, ack, place: str = "the queue"):
+    _call(mq, scenario, c.R_EndReceive(phContext=_handle(mq, scenario, place),
                                        dwAck=getattr(c, ack), dwRequestId=scenario["request"]))
 
 
@@ -804,6 +804,20 @@ def peeking_returns(mq, scenario, place, body):
     out = _settled_peek(mq, _state(scenario), place)
     _assert(mq, out.status == 0 and _body(out) == body.encode(),
             f'a peek at {place} returned "{body}" (it returned {_body(out)!r})')
+
+
+@then(_re(r'peeking (?P<place>PLACE) by the lookup identifier of "(?P<body>[^"]*)" returns it'))
+def peeking_by_lookup_returns(mq, scenario, place, body):
+    """R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the message's LookupId (learned where it
+    was before: a move keeps the Message, so its LookupIdentifier, MS-MQDMPR 3.1.7.1.16)."""
+    sc = _state(scenario)
+    out = mq.call(c.R_StartReceive(phContext=_handle(mq, sc, place),
+                                   ulAction=c.MQ_LOOKUP_PEEK_CURRENT,
+                                   LookupId=_lookup(mq, sc, place, body), dwMaxBodySize=MAX_BODY,
+                                   dwMaxCompoundMessageSize=MAX_BODY))
+    _assert(mq, out.status == 0 and _body(out) == body.encode(),
+            f'a peek at {place} by the LookupId of "{body}" returned it (0x{out.status:08X}, '
+            f'{_body(out)!r})')
 
 
 @then(_re(r"peeking (?P<place>PLACE) finds no message"))

@@ -227,6 +227,28 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
     And queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
 
+  # The queue journal is a queue a client may read: a message received from it and acknowledged
+  # leaves its MessagePositionList (Message Position Deleted, MS-MQDMPR 3.1.7.2.1 R5), so the
+  # journal properties of the queue it belongs to count it no more.
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.2.1/R3 @MS-MQDMPR/3.1.7.2.1/R5
+  Scenario: Messages received from a queue journal leave it, and its queue's journal counts go down
+    Given a journaled private queue "J" with messages "one, two"
+    And the queue journal of queue "J" as queue "JJ"
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    And the client has opened queue "JJ" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    And the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 2
+    When the client starts a two-phase receive from queue "JJ"
+    And the client acknowledges the receive
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 1
+    When the client starts a two-phase receive from queue "JJ"
+    And the client acknowledges the receive
+    Then queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 0
+    And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.12/R12
   Scenario: A queue without journaling keeps its queue journal empty when messages are received from it
     Given a private queue "A" with messages "one, two"

@@ -254,3 +254,33 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     When the queue is deleted through SUT control
     And the client moves "one" from the queue to subqueue "retry"
     Then the call returns a failure HRESULT
+
+  # A subqueue that a message entered without a transaction indexes its messages by LookupId;
+  # a message a committed move puts there afterwards (MS-MQDMPR 3.1.4.4 R17) is found by its
+  # LookupId as well as the one before it.
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQDMPR/3.1.4.4/R17 @MS-MQDMPR/3.1.4.4/R18
+  Scenario: A message a committed move put in a subqueue beside one moved there plainly is found by its LookupId
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client knows the lookup identifiers of the messages in the queue
+    And the client has enlisted transaction "T1"
+    And the client has moved "two" from the queue to subqueue "retry"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    Then the call returns MQ_OK
+    When transaction "T1" is committed
+    Then peeking subqueue "retry" by the lookup identifier of "one" returns it
+    And peeking subqueue "retry" by the lookup identifier of "two" returns it
+
+  # A subqueue whose only messages came by committed moves: receiving them removes them
+  # (Message Position Deleted, MS-MQDMPR 3.1.7.2.1) as from any queue.
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQDMPR/3.1.4.4/R17 @MS-MQDMPR/3.1.7.2.1/R5
+  Scenario: Messages a committed move put in a subqueue are received from it and leave it
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    And the client moves "two" from the queue to subqueue "retry" in transaction "T1"
+    And transaction "T1" is committed
+    And the client receives "one" from subqueue "retry" and acknowledges it
+    Then peeking subqueue "retry" returns "two"
+    When the client receives "two" from subqueue "retry" and acknowledges it
+    Then peeking subqueue "retry" finds no message
+    And peeking the queue finds no message

@@ -47,3 +47,23 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
     Then the call returns MQ_ERROR_INVALID_HANDLE
     When the client ends request 1 with RR_ACK through the handle of a second handle on the queue
     Then the call returns MQ_OK
+
+  # R8 removes the entry the timer ended from the PendingRequestTable itself, not only from what
+  # the handle lists: the handle still has request 1, so R_EndReceive passes the check for any
+  # entry (3.1.4.9 R13) and looks request 2 up (R14), which must find nothing; the message it
+  # named is Available again and stays.
+  @MS-MQRR/3.1.5.1/R8 @MS-MQRR/3.1.4.9/R14
+  Scenario: A request the timer ended is not found through a handle that has another request
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has received "a" as request 1
+    And the Pending Request Cleanup Timer of the target is short
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the message "b" is returned
+    When the Pending Request Cleanup Timer expires
+    And the client calls R_EndReceive with RR_ACK for request 2
+    Then the call returns MQ_ERROR_INVALID_PARAMETER
+    And a peek finds the message "b"
+    When the client calls R_EndReceive with RR_ACK for request 1
+    Then the call returns MQ_OK
+    And a peek finds the message "b"
