@@ -526,6 +526,24 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the started request 1 returns the message "m"
     And a peek finds the message "m"
 
+  # The waiting peek puts the cursor in WaitPeek (MS-MQDMPR 3.2.7.2 R12); the message that
+  # arrives moves it to Read and makes it rest on that message (3.2.7.5 R4, R7), so PEEK_CURRENT
+  # returns the same message again and PEEK_NEXT the one after it.
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R71 @MS-MQRR/3.1.4.7/R72 @MS-MQDMPR/3.2.7.2/R12
+  @MS-MQDMPR/3.2.7.5/R4 @MS-MQDMPR/3.2.7.5/R7 @MS-MQDMPR/3.2.7.2/R22 @MS-MQDMPR/3.2.7.3/R19
+  Scenario: A cursor whose PEEK_CURRENT waited for a message rests on it
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor and ulTimeout 10000 as request 1
+    And a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+    When a message "n" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "m" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "n" is returned
+
   @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75
   Scenario: PEEK_NEXT on a cursor at the last message waits for the next one
     Given a queue with messages "a"
