@@ -120,6 +120,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -1151,6 +1152,28 @@ class CaseMap:
             found = {k for k in (i, i + 1) if 0 <= k < len(self.cases)}
         return found
 
+    def unread(self, m: Mutant) -> bool:
+        """True for a mutant in a module's or class's body statement that the pristine server
+        ran at import only and whose bound names no line of the served code read in the whole
+        pristine run (Readers: by name): the mutated value is never read, so the mutated server
+        does what the pristine one does, call for call, and the mutant is not reached as surely
+        as one on a line that never ran. Reads by reflection are missed (module doc); the only
+        ones the served code makes of such names are model/status.py's STATUS_NAMES (the names
+        of codes in SUT control's error messages, never on the wire)."""
+        lines = self.trace.get(m.path)
+        if lines is None or self.readers is None or not self.cases:
+            return False
+        ticks: set[int] = set()
+        for n in range(m.line, max(m.line, m.end_line) + 1):
+            ticks.update(lines.get(n, ()))
+        if not ticks or max(ticks) >= self.starts[0] * TICKS_PER_S:
+            return False
+        reading = self.readers.lines_reading(m)
+        if reading is None:
+            return False
+        return not any(self.trace.get(path, {}).get(n) for path, numbers in reading.items()
+                       for n in numbers)
+
     def cases_of(self, m: Mutant) -> list[str] | None:
         """The node IDs of the cases that ran the mutant's lines in the pristine run, shortest
         first; None where that is every case, or not known."""
@@ -1190,11 +1213,16 @@ def unreached(m: Mutant, reached: dict[str, set[int]] | None) -> bool:
 
 def set_aside(todo: list[Mutant], reached: dict[str, set[int]] | None,
               equivalent: dict[str, str], run_unreached: bool = False,
-              run_equivalent: bool = False) -> tuple[list[Mutant], list[Mutant]]:
+              run_equivalent: bool = False,
+              unread: Callable[[Mutant], bool] | None = None
+              ) -> tuple[list[Mutant], list[Mutant]]:
     """The mutants of ``todo`` that get a verdict without a run: those on lines the pristine
-    server never ran (they survive, "not reached"), then those judged equivalent in the
-    equivalent file (they count as equivalent; a judgement withdrawn later runs them)."""
-    skipped = [] if run_unreached else [m for m in todo if unreached(m, reached)]
+    server never ran, or (``unread``: CaseMap.unread) in a body statement it ran at import only
+    and whose bound names nothing read (they survive, "not reached"), then those judged
+    equivalent in the equivalent file (they count as equivalent; a judgement withdrawn later
+    runs them)."""
+    skipped = [] if run_unreached else [
+        m for m in todo if unreached(m, reached) or (unread is not None and unread(m))]
     aside = {m.id for m in skipped}
     trusted = [] if run_equivalent else [m for m in todo
                                          if m.id in equivalent and m.id not in aside]
@@ -1860,7 +1888,8 @@ def main(argv: list[str] | None = None) -> int:
             if earlier_pristine and "reached" in earlier_pristine else None)
         skipped, trusted = set_aside(todo, reached, load_equivalent(),
                                      run_unreached=args.run_unreached or bool(args.only),
-                                     run_equivalent=args.run_equivalent or bool(args.only))
+                                     run_equivalent=args.run_equivalent or bool(args.only),
+                                     unread=batch.case_map.unread if batch.case_map else None)
         if skipped:
             print(f"{len(skipped)} of the {len(todo)} mutants to run are on lines the pristine "
                   f"server never runs: they survive without a run (--run-unreached runs them)",
@@ -1941,8 +1970,10 @@ def main(argv: list[str] | None = None) -> int:
                        **({"carried_from": r["carried_from"]} if r.get("carried_from") else {})}
         skip = {m.id for m in skipped} | {m.id for m in trusted}
         for m in skipped:
-            done[m.id] = row_of(m, Verdict("survived", f"{UNREACHED}: the pristine server "
-                                           f"never runs line {m.line}", 0.0))
+            done[m.id] = row_of(m, Verdict(
+                "survived", f"{UNREACHED}: the pristine server never runs line {m.line}"
+                if unreached(m, reached) else f"{UNREACHED}: the pristine server runs line "
+                f"{m.line} at import only, and no line reading what it binds", 0.0))
         for m in trusted:
             done[m.id] = row_of(m, Verdict("survived", f"{NOT_RUN}: judged equivalent", 0.0))
         todo = [m for m in todo if m.id not in skip]

@@ -684,6 +684,45 @@ def test_a_mutant_in_a_module_or_class_body_runs_first_against_the_cases_reading
     assert mutation.CaseMap(times, trace).cases_of(at(6)) is None  # without the readers
 
 
+def test_a_body_statement_nothing_reads_is_not_reached_and_gets_no_run(tmp_path):
+    """A constant the pristine server bound at import and never read afterwards (by name, in
+    any file) is set aside as not reached; one read at import, or during a case, is not."""
+    per = mutation.TICKS_PER_S
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model/consts.py").write_text(
+        "LIMIT = 0x10\n"                        # 1: read by check(), which ran
+        "UNUSED = 3\n"                          # 2: read by nothing
+        "IDLE = 4\n"                            # 3: read by idle(), which never ran
+        "TABLE = {5: 'x'}\n"                    # 4: read at import only
+        "COPY = dict(TABLE)\n")                 # 5
+    (tmp_path / "model/user.py").write_text(
+        "from model.consts import LIMIT, IDLE\n"
+        "def check(a):\n"
+        "    return a < LIMIT\n"                # 3
+        "def idle():\n"
+        "    return IDLE\n")                    # 5
+    times = {"t::a": [1.0, 2.0], "t::b": [3.0, 4.0]}
+    start = int(0.1 * per)
+    trace = {"model/consts.py": {n: [start] for n in range(1, 6)},
+             "model/user.py": {3: [int(1.5 * per)]}}
+    cases = mutation.CaseMap(times, trace, mutation.Readers(tmp_path, sorted(trace)))
+
+    def at(line, path="model/consts.py"):
+        return mutation.Mutant(path, line, 0, "const", "d", 0, 1, "x")
+
+    assert not cases.unread(at(1))
+    assert cases.unread(at(2)) and cases.unread(at(3))
+    assert not cases.unread(at(4))  # COPY's line reads TABLE at import: the whole suite
+    assert not cases.unread(at(3, "model/user.py"))  # not a body statement
+    assert not mutation.CaseMap(times, trace).unread(at(2))  # without the readers: run it
+    todo = [at(1), at(2), at(3)]
+    skipped, _ = mutation.set_aside(todo, {"model/consts.py": {1, 2, 3, 4, 5}}, {},
+                                    unread=cases.unread)
+    assert skipped == [at(2), at(3)]
+    assert mutation.set_aside(todo, {"model/consts.py": {1, 2, 3}}, {}, run_unreached=True,
+                              unread=cases.unread) == ([], [])
+
+
 def test_the_cases_plugin_times_the_cases_and_runs_only_those_named(tmp_path):
     """bench/mutation_cases.py in a pytest process of its own: the times of every case, then a
     run of two named cases in the order named (the rest deselected), and a name no case has
