@@ -186,6 +186,25 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then the call returns MQ_ERROR_TRANSACTION_SEQUENCE
     And peeking the queue returns "one"
 
+  # A transaction that has committed or aborted leaves the TransactionCollection (MS-MQDMPR
+  # 3.1.4.4 R22, 3.1.4.5 R19): a move in it afterwards names a transaction the server does not
+  # know (R27, R28), and moves nothing.
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R28 @MS-MQDMPR/3.1.4.4/R22 @MS-MQDMPR/3.1.4.5/R19
+  Scenario Outline: A transaction that has ended is not known to a later move
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client has enlisted transaction "T1"
+    And the client has moved "one" from the queue to subqueue "retry" in transaction "T1"
+    When transaction "T1" is <ended>
+    And the client moves "two" from the queue to subqueue "retry" in transaction "T1"
+    Then the call returns MQ_ERROR_TRANSACTION_SEQUENCE
+    And peeking the queue returns "<first>"
+    And peeking subqueue "retry" <retry>
+
+    Examples:
+      | ended     | first | retry          |
+      | committed | two   | returns "one"  |
+      | aborted   | one   | finds no message |
+
   @MS-MQRR/3.1.4.10/R12 @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R30
   @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.10/R32 @MS-MQRR/3.1.4.10/R33
   Scenario: A move in a transaction takes effect when the transaction commits
