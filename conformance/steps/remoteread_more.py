@@ -806,6 +806,52 @@ def peeking_returns(mq, scenario, place, body):
             f'a peek at {place} returned "{body}" (it returned {_body(out)!r})')
 
 
+def _queue_property(mq, sc: dict, place: str, name: str) -> int:
+    """A numeric queue property of a place (MS-MQMR 3.1.4.1), read with R_QMMgmtGetInfo and
+    checked for its status only (the Then steps compare what the documents fix)."""
+    from mqconform.conformance.steps.qmmgmt import QUEUE_IDS, _unchecked
+    from mqconform.model.formats import MgmtObject, MgmtObjectType
+
+    value = _unchecked(mq, mq.target, MgmtObject(MgmtObjectType.MGMT_QUEUE, _place(sc, place)),
+                       QUEUE_IDS[name])
+    _assert(mq, isinstance(value, c.PropVariant) and isinstance(value.value, int),
+            f"{name} of {place} is {value!r}, a number")
+    return value.value
+
+
+def _bytes_in(mq, sc: dict, place: str) -> int:
+    """PROPID_MGMT_QUEUE_BYTES_IN_QUEUE (Queue.TotalBytes): the storage a message takes is the
+    implementation's to choose (MS-MQDMPR 3.1.1.2), so only sums of it are compared."""
+    return _queue_property(mq, sc, place, "PROPID_MGMT_QUEUE_BYTES_IN_QUEUE")
+
+
+@then(_re(r"PROPID_MGMT_QUEUE_MESSAGE_COUNT of (?P<place>PLACE) is (?P<n>\d+)"))
+def message_count_is(mq, scenario, place, n):
+    """The messages of the queue's MessagePositionList that are not Deleted (MS-MQMR 3.1.4.1
+    R40): a moved message's position, Deleted in the source, is not counted there."""
+    count = _queue_property(mq, _state(scenario), place, "PROPID_MGMT_QUEUE_MESSAGE_COUNT")
+    _assert(mq, count == int(n), f"PROPID_MGMT_QUEUE_MESSAGE_COUNT of {place} is {count}, not {n}")
+
+
+@given(_re(r"the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of (?P<place>PLACE)"))
+def has_read_bytes(mq, scenario, place):
+    sc = _state(scenario)
+    sc.setdefault("bytes", {})[place] = _bytes_in(mq, sc, place)
+
+
+@then(_re(r"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of (?P<src>PLACE) and of (?P<dst>PLACE) add up to "
+          r"what (?P=src) held, (?P=dst) holding some"))
+def bytes_moved(mq, scenario, src, dst):
+    """A move takes a message's storage from one queue's TotalBytes to the other's (MS-MQDMPR
+    3.1.1.2: the storage consumed by all the messages in a queue)."""
+    sc = _state(scenario)
+    before = sc["bytes"][src]
+    now_src, now_dst = _bytes_in(mq, sc, src), _bytes_in(mq, sc, dst)
+    _assert(mq, now_dst > 0 and now_src + now_dst == before,
+            f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE: {src} held {before}, now {now_src}, and {dst} "
+            f"{now_dst}: the moved message's bytes left the one for the other")
+
+
 @then(_re(r'peeking (?P<place>PLACE) by the lookup identifier of "(?P<body>[^"]*)" returns it'))
 def peeking_by_lookup_returns(mq, scenario, place, body):
     """R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the message's LookupId (learned where it

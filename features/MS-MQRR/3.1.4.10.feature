@@ -303,3 +303,25 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     When the client receives "two" from subqueue "retry" and acknowledges it
     Then peeking subqueue "retry" finds no message
     And peeking the queue finds no message
+
+  # The moved message's storage leaves the source's TotalBytes for the subqueue's (MS-MQDMPR
+  # 3.1.1.2; errata total-bytes: Move Message and a committed move set the position Deleted
+  # without Message Position Deleted, which is where the count would fall).
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  @MS-MQMR/3.1.4.1/R40 @MS-MQDMPR/3.1.4.4/R16
+  Scenario: A message a committed move took to a subqueue takes its bytes along
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    And transaction "T1" is committed
+    Then PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue and of subqueue "retry" add up to what the queue held, subqueue "retry" holding some
+    And PROPID_MGMT_QUEUE_MESSAGE_COUNT of the queue is 1
+    And PROPID_MGMT_QUEUE_MESSAGE_COUNT of subqueue "retry" is 1
+
+  @MS-MQRR/3.1.4.10/R29 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
+  Scenario: A message moved to a subqueue takes its bytes along
+    Given a queue holding "one, two" with subqueues "retry"
+    And the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue
+    When the client moves "one" from the queue to subqueue "retry"
+    Then PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue and of subqueue "retry" add up to what the queue held, subqueue "retry" holding some
