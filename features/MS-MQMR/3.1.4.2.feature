@@ -90,13 +90,19 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
 
   @MS-MQMR/3.1.4.2/R2 @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19 @MS-MQMR/3.1.4.2/R20
   @MS-MQMR/3.1.4.2/R21
-  Scenario: PAUSE and RESUME act on an outgoing queue to a multicast address
-    # R_QMMgmtGetInfo cannot read its state: Open Queue refuses a multicast queue (3.1.4.1)
-    Given an outgoing queue "M" to the multicast address "224.1.2.3:8001"
+  Scenario Outline: PAUSE and RESUME act on an outgoing queue to a multicast address
+    # R_QMMgmtGetInfo cannot read its state: Open Queue refuses a multicast queue (3.1.4.1).
+    # The port is any value of 0-65535 (MS-MQMQ 2.1.6, MULTICAST=Address:Port), the highest too.
+    Given an outgoing queue "M" to the multicast address "<address>"
     When the client calls R_QMMgmtAction "PAUSE" on queue "M"
     Then R_QMMgmtAction returns MQ_OK
     When the client calls R_QMMgmtAction "RESUME" on queue "M"
     Then R_QMMgmtAction returns MQ_OK
+
+    Examples:
+      | address          |
+      | 224.1.2.3:8001   |
+      | 224.1.2.3:65535  |
 
   # A computer name may be 256 characters long (MS-MQMQ 2.1.1), an HTTP host too (2.1.2)
   @MS-MQMR/3.1.4.2/R2 @MS-MQMR/3.1.4.2/R18 @MS-MQMR/3.1.4.2/R19 @MS-MQMR/3.1.4.2/R20
