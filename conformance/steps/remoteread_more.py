@@ -866,6 +866,19 @@ def peeking_by_lookup_returns(mq, scenario, place, body):
             f'{_body(out)!r})')
 
 
+@then(_re(r'peeking (?P<place>PLACE) returns "(?P<body>[^"]*)" once the server has run the '
+          r'second client down'))
+def peeking_returns_after_rundown(mq, scenario, place, body):
+    """As ``peeking PLACE returns``, after giving the server the time to notice the second
+    client's departure and run its handles down (preconditions.settle)."""
+    sc = _state(scenario)
+    ctx = _handle(mq, sc, place)
+    pre.settle(mq, lambda: _raw_peek_is(mq, body.encode())(ctx))
+    out = _peek(mq, ctx)
+    _assert(mq, out.status == 0 and _body(out) == body.encode(),
+            f'a peek at {place} returned "{body}" (it returned {_body(out)!r})')
+
+
 @then(_re(r"peeking (?P<place>PLACE) finds no message"))
 def peeking_finds_nothing(mq, scenario, place):
     out = _settled_peek(mq, _state(scenario), place)
@@ -934,6 +947,43 @@ def second_client_has_received(mq, scenario, body):
     _assert(mq, out.status == 0 and _body(out) == body.encode(),
             f'the second client received "{body}"')
     sc.setdefault("second_probe", _raw_peek_is(mq, body.encode()))
+
+
+@given(_re(r"the second client holds a receive handle on the other queue with (?P<n>\d+) "
+           r"cursors"))
+def second_client_holds_other(mq, scenario, n):
+    """A second handle of the second client (its first is on the queue), on the other queue,
+    with ``n`` cursors (R_CreateCursor): its rundown closes them all (MS-MQRR 3.1.6.2)."""
+    sc = _state(scenario)
+    client = sc["second"]
+    out = mq.call(_open_call(_place(sc, "the other queue")), target=client.target)
+    _assert(mq, not out.raised and bool(out.pphContext),
+            "the second client opened the other queue")
+    client.holds(out.pphContext)
+    sc["second_other"] = out.pphContext
+    for _ in range(int(n)):
+        made = mq.call(c.R_CreateCursor(phContext=out.pphContext), target=client.target)
+        _assert(mq, made.status == 0 and not made.raised, "the second client made a cursor")
+
+
+@given(_re(r"the second client has made (?P<n>\d+) cursors on its handle to the queue"))
+def second_client_cursors(mq, scenario, n):
+    sc = _state(scenario)
+    for _ in range(int(n)):
+        made = mq.call(c.R_CreateCursor(phContext=sc["second_context"]),
+                       target=sc["second"].target)
+        _assert(mq, made.status == 0 and not made.raised, "the second client made a cursor")
+
+
+@given(_re(r'the second client has received "(?P<body>[^"]*)" from the other queue without '
+           r'ending the receive'))
+def second_client_has_received_other(mq, scenario, body):
+    sc = _state(scenario)
+    out = mq.call(c.R_StartReceive(phContext=sc["second_other"], ulAction=c.MQ_ACTION_RECEIVE,
+                                   dwRequestId=_next_request(sc), dwMaxBodySize=MAX_BODY,
+                                   dwMaxCompoundMessageSize=MAX_BODY), target=sc["second"].target)
+    _assert(mq, out.status == 0 and _body(out) == body.encode(),
+            f'the second client received "{body}" from the other queue')
 
 
 @given("the second client has started a receive that waits for a message")

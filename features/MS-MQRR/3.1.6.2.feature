@@ -48,3 +48,20 @@ Feature: MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine
     When the second client's connection fails
     And a message "later" arrives in the queue
     Then peeking the queue returns "later"
+
+  # The rundown covers every handle of the client, each with its cursors (the reference runs a
+  # rundown down in parts: a handle with more cursors than a part has them closed first).
+  @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R2 @MS-MQRR/3.1.6.2/R6 @MS-MQRR/3.1.6.2/R11
+  Scenario: Every handle of a client that goes away is run down, cursors and all
+    Given a queue holding "one, two"
+    And another queue holding "x, y"
+    And the client holds a receive handle on the queue
+    And the client holds a receive handle on the other queue
+    And a second client holds a receive handle on the queue
+    And the second client has received "one" without ending the receive
+    And the second client has made 40 cursors on its handle to the queue
+    And the second client holds a receive handle on the other queue with 40 cursors
+    And the second client has received "x" from the other queue without ending the receive
+    When the second client's connection fails
+    Then peeking the queue returns "one"
+    And peeking the other queue returns "x" once the server has run the second client down
