@@ -480,19 +480,30 @@ def queue_journal_of(mq, mgmt, label, journal):
         "fmt": queue_format(f"DIRECT=OS:{mq.suite.spec.computer_name}\\{path};JOURNAL")}
 
 
-@given(parsers.parse('the system journal queue "{label}"'))
-def system_journal(mq, mgmt, label):
-    """The system journal queue that MS-MQDMPR 3.1.3 Initialization creates; Inconclusive on
-    a queue manager that has none (the oracle's, or the target's, where the queue cannot be
+#: the system queues MS-MQDMPR 3.1.3 Initialization puts in the QueueCollection, by the name
+#: a step gives them: the LocalQueueManager attribute, and the suffix of their direct format
+#: name (MS-MQMQ 2.1.2: DIRECT=...\\SYSTEM$;suffix)
+SYSTEM_QUEUES = {"journal": ("system_journal_queue", "JOURNAL"),
+                 "dead-letter": ("system_deadletter_queue", "DEADLETTER"),
+                 "transactional dead-letter": ("system_transactional_deadletter_queue",
+                                               "DEADXACT")}
+
+
+@given(parsers.re(r'the system (?P<kind>journal|dead-letter|transactional dead-letter) queue '
+                  r'"(?P<label>[^"]+)"'))
+def system_journal(mq, mgmt, kind, label):
+    """A system queue that MS-MQDMPR 3.1.3 Initialization creates; Inconclusive on a queue
+    manager that has none (the oracle's, or the target's, where the queue cannot be
     opened)."""
-    if mq.oracle.qm.env.local_queue_manager.system_journal_queue is None:
+    attribute, suffix = SYSTEM_QUEUES[kind]
+    if getattr(mq.oracle.qm.env.local_queue_manager, attribute) is None:
         raise Inconclusive("the oracle's queue manager has no system queues: it was built "
                            "without MS-MQDMPR 3.1.3 Initialization, as the reference server is")
-    fmt = queue_format(f"DIRECT=OS:{mq.suite.spec.computer_name}\\SYSTEM$;JOURNAL")
+    fmt = queue_format(f"DIRECT=OS:{mq.suite.spec.computer_name}\\SYSTEM$;{suffix}")
     probe = c.R_QMMgmtGetInfo(pObjectFormat=MgmtObject(MgmtObjectType.MGMT_QUEUE, fmt), cp=1,
                               aProp=(QUEUE_IDS["PROPID_MGMT_QUEUE_TYPE"],), apVar=(NULL,))
     if mq.target.call(probe).status != 0:
-        raise Inconclusive("the target's system journal queue cannot be opened")
+        raise Inconclusive(f"the target's system {kind} queue cannot be opened")
     mgmt["queues"][label] = {"fmt": fmt}
 
 

@@ -107,11 +107,18 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     And queue "T" has PROPID_MGMT_QUEUE_XACT "YES"
 
   @MS-MQMR/3.1.4.1/R9 @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R31
-  Scenario: A system queue is reported with PROPID_MGMT_QUEUE_TYPE "MACHINE"
-    Given the system journal queue "J"
+  Scenario Outline: A system queue is reported with PROPID_MGMT_QUEUE_TYPE "MACHINE"
+    Given the system <kind> queue "J"
     When the client asks queue "J" for all 27 queue properties
     Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
     And queue "J" has PROPID_MGMT_QUEUE_TYPE "MACHINE"
+    And queue "J" has PROPID_MGMT_QUEUE_XACT "<xact>"
+
+    Examples:
+      | kind                      | xact |
+      | journal                   | NO   |
+      | dead-letter               | NO   |
+      | transactional dead-letter | YES  |
 
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27
   Scenario: PROPID_MGMT_QUEUE_SUBQUEUE_COUNT and _NAMES describe the SubqueueCollection
