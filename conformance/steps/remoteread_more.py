@@ -812,10 +812,13 @@ def _queue_property(mq, sc: dict, place: str, name: str) -> int:
     from mqconform.conformance.steps.qmmgmt import QUEUE_IDS, _unchecked
     from mqconform.model.formats import MgmtObject, MgmtObjectType
 
+    _handle(mq, sc, place)  # the place opens (R_OpenQueue) before its properties are asked
     value = _unchecked(mq, mq.target, MgmtObject(MgmtObjectType.MGMT_QUEUE, _place(sc, place)),
                        QUEUE_IDS[name])
-    _assert(mq, isinstance(value, c.PropVariant) and isinstance(value.value, int),
-            f"{name} of {place} is {value!r}, a number")
+    # the property's VARTYPE (a number) is its row's (MS-MQMR 3.1.4.1 R7)
+    mq.assert_that(isinstance(value, c.PropVariant) and isinstance(value.value, int)
+                   and not isinstance(value.value, bool),
+                   f"{name} of {place} is {value!r}, not a number", "MS-MQMR/3.1.4.1/R7")
     return value.value
 
 
