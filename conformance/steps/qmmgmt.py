@@ -491,7 +491,7 @@ SYSTEM_QUEUES = {"journal": ("system_journal_queue", "JOURNAL"),
 
 @given(parsers.re(r'the system (?P<kind>journal|dead-letter|transactional dead-letter) queue '
                   r'"(?P<label>[^"]+)"'))
-def system_journal(mq, mgmt, kind, label):
+def system_queue(mq, mgmt, kind, label):
     """A system queue that MS-MQDMPR 3.1.3 Initialization creates; Inconclusive on a queue
     manager that has none (the oracle's, or the target's, where the queue cannot be
     opened)."""

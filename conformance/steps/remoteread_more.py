@@ -184,8 +184,9 @@ def _move_handle(mq, sc: dict, place: str) -> tuple[bytes, int]:
 
 
 def _peek(mq, ctx: bytes, target: Any = None, **fields: Any) -> c.Result:
-    call = c.R_StartReceive(phContext=ctx, ulAction=c.MQ_ACTION_PEEK_CURRENT,
-                            dwMaxBodySize=MAX_BODY, dwMaxCompoundMessageSize=MAX_BODY, **fields)
+    fields.setdefault("ulAction", c.MQ_ACTION_PEEK_CURRENT)
+    call = c.R_StartReceive(phContext=ctx, dwMaxBodySize=MAX_BODY,
+                            dwMaxCompoundMessageSize=MAX_BODY, **fields)
     return mq.call(call, target=target) if target is not None else mq.call(call)
 
 
@@ -860,10 +861,8 @@ def peeking_by_lookup_returns(mq, scenario, place, body):
     """R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the message's LookupId (learned where it
     was before: a move keeps the Message, so its LookupIdentifier, MS-MQDMPR 3.1.7.1.16)."""
     sc = _state(scenario)
-    out = mq.call(c.R_StartReceive(phContext=_handle(mq, sc, place),
-                                   ulAction=c.MQ_LOOKUP_PEEK_CURRENT,
-                                   LookupId=_lookup(mq, sc, place, body), dwMaxBodySize=MAX_BODY,
-                                   dwMaxCompoundMessageSize=MAX_BODY))
+    out = _peek(mq, _handle(mq, sc, place), ulAction=c.MQ_LOOKUP_PEEK_CURRENT,
+                LookupId=_lookup(mq, sc, place, body))
     _assert(mq, out.status == 0 and _body(out) == body.encode(),
             f'a peek at {place} by the LookupId of "{body}" returned it (0x{out.status:08X}, '
             f'{_body(out)!r})')
@@ -874,12 +873,8 @@ def peeking_by_lookup_returns(mq, scenario, place, body):
 def peeking_returns_after_rundown(mq, scenario, place, body):
     """As ``peeking PLACE returns``, after giving the server the time to notice the second
     client's departure and run its handles down (preconditions.settle)."""
-    sc = _state(scenario)
-    ctx = _handle(mq, sc, place)
-    pre.settle(mq, lambda: _raw_peek_is(mq, body.encode())(ctx))
-    out = _peek(mq, ctx)
-    _assert(mq, out.status == 0 and _body(out) == body.encode(),
-            f'a peek at {place} returned "{body}" (it returned {_body(out)!r})')
+    _state(scenario)["probe"] = _raw_peek_is(mq, body.encode())
+    peeking_returns(mq, scenario, place, body)
 
 
 @then(_re(r"peeking (?P<place>PLACE) finds no message"))
@@ -943,12 +938,7 @@ def second_client_holds_handle(mq, scenario, deny):
 @given(_re(r'the second client has received "(?P<body>[^"]*)" without ending the receive'))
 def second_client_has_received(mq, scenario, body):
     sc = _state(scenario)
-    client = sc["second"]
-    out = mq.call(c.R_StartReceive(phContext=sc["second_context"], ulAction=c.MQ_ACTION_RECEIVE,
-                                   dwRequestId=_next_request(sc), dwMaxBodySize=MAX_BODY,
-                                   dwMaxCompoundMessageSize=MAX_BODY), target=client.target)
-    _assert(mq, out.status == 0 and _body(out) == body.encode(),
-            f'the second client received "{body}"')
+    _second_client_receives(mq, sc, sc["second_context"], body, "")
     sc.setdefault("second_probe", _raw_peek_is(mq, body.encode()))
 
 
@@ -964,29 +954,37 @@ def second_client_holds_other(mq, scenario, n):
             "the second client opened the other queue")
     client.holds(out.pphContext)
     sc["second_other"] = out.pphContext
-    for _ in range(int(n)):
-        made = mq.call(c.R_CreateCursor(phContext=out.pphContext), target=client.target)
+    _second_client_cursors(mq, sc, out.pphContext, int(n))
+
+
+def _second_client_cursors(mq, sc: dict, context: bytes, n: int) -> None:
+    """``n`` cursors (R_CreateCursor) on one of the second client's handles."""
+    for _ in range(n):
+        made = mq.call(c.R_CreateCursor(phContext=context), target=sc["second"].target)
         _assert(mq, made.status == 0 and not made.raised, "the second client made a cursor")
 
 
 @given(_re(r"the second client has made (?P<n>\d+) cursors on its handle to the queue"))
 def second_client_cursors(mq, scenario, n):
     sc = _state(scenario)
-    for _ in range(int(n)):
-        made = mq.call(c.R_CreateCursor(phContext=sc["second_context"]),
-                       target=sc["second"].target)
-        _assert(mq, made.status == 0 and not made.raised, "the second client made a cursor")
+    _second_client_cursors(mq, sc, sc["second_context"], int(n))
 
 
 @given(_re(r'the second client has received "(?P<body>[^"]*)" from the other queue without '
            r'ending the receive'))
 def second_client_has_received_other(mq, scenario, body):
-    sc = _state(scenario)
-    out = mq.call(c.R_StartReceive(phContext=sc["second_other"], ulAction=c.MQ_ACTION_RECEIVE,
+    _second_client_receives(mq, _state(scenario), _state(scenario)["second_other"], body,
+                            " from the other queue")
+
+
+def _second_client_receives(mq, sc: dict, context: bytes, body: str, where: str) -> None:
+    """An R_StartReceive (MQ_ACTION_RECEIVE) through one of the second client's handles that
+    returns ``body`` and is not ended."""
+    out = mq.call(c.R_StartReceive(phContext=context, ulAction=c.MQ_ACTION_RECEIVE,
                                    dwRequestId=_next_request(sc), dwMaxBodySize=MAX_BODY,
                                    dwMaxCompoundMessageSize=MAX_BODY), target=sc["second"].target)
     _assert(mq, out.status == 0 and _body(out) == body.encode(),
-            f'the second client received "{body}" from the other queue')
+            f'the second client received "{body}"{where}')
 
 
 @given("the second client has started a receive that waits for a message")
