@@ -109,6 +109,7 @@ import argparse
 import ast
 import bisect
 import difflib
+import functools
 import json
 import os
 import random
@@ -167,7 +168,15 @@ SUITE_SIDE = ("conformance", "features", "captures/golden")
 #: other commands import. The served code's digest leaves them out: a kill judged before a
 #: change there is a kill after it
 NOT_SERVED = (*SUITE_SIDE, "captures", "examples", "wire/impacket_ndr.py", "model/observer.py",
-              "model/invariants.py")
+              "model/invariants.py",
+              # of spec/, serve imports the package and spec/catalog.py (the command line's
+              # parser reads its DOCS) and reads none of its files: the errata, the choices,
+              # the catalog's entries, the documents and the report's templates change no
+              # verdict (a file added to spec/ later counts as served until listed here)
+              "spec/catalog", "spec/documents", "spec/seeds", "spec/profiles", "spec/templates",
+              "spec/choices.py", "spec/choices.yaml", "spec/errata.py", "spec/errata.yaml",
+              "spec/extract.py", "spec/generate.py", "spec/profiles.py", "spec/report.py",
+              "spec/sources.py", "spec/stats.py", "spec/trace.py")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 #: the campaign's record, kept in the repository: every verdict that took a run
@@ -759,9 +768,15 @@ def _configured(name: str) -> str:
 
 
 def served_digest_of(doc: dict) -> str | None:
-    """The served code's digest of a results file written before results named it: worked
-    out again from the commit it was run on (None for a working tree's snapshot)."""
-    source = doc.get("snapshot") or ""
+    """The served code's digest of a results file or ledger, worked out again from the commit
+    it was run on under today's NOT_SERVED (the file holds the digest under the rule of its
+    day, or none if older than the rule); None for a working tree's snapshot or a commit this
+    clone does not have."""
+    return _served_digest_of(doc.get("snapshot") or "", doc.get("configuration", "plain"))
+
+
+@functools.cache
+def _served_digest_of(source: str, configuration: str) -> str | None:
     if not source.startswith("commit "):
         return None
     with tempfile.TemporaryDirectory(prefix="mqconform-mutation-") as tmp:
@@ -770,7 +785,7 @@ def served_digest_of(doc: dict) -> str | None:
             snapshot(tree, source.split()[1])
         except subprocess.CalledProcessError:
             return None  # a commit this clone does not have
-        return tree_digest(tree, NOT_SERVED) + _configured(doc.get("configuration", "plain"))
+        return tree_digest(tree, NOT_SERVED) + _configured(configuration)
 
 
 def import_root(tree: Path) -> Path:
@@ -1840,8 +1855,8 @@ def main(argv: list[str] | None = None) -> int:
         earlier_pristine, earlier_loaded = None, None
         if args.resume and args.out.exists():
             old = json.loads(args.out.read_text())
-            if "served_digest" not in old and not args.no_carry:
-                old["served_digest"] = served_digest_of(old)
+            if not args.no_carry:
+                old["served_digest"] = served_digest_of(old) or old.get("served_digest")
             done, kept = resumed(old, batch.digest,
                                  None if args.no_carry else batch.served_digest,
                                  set(by_id), load_equivalent(), narrowed=args.narrow_only)
@@ -1850,7 +1865,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--resume: {args.out}: {kept}", flush=True)
         from_ledger: dict[str, dict] = {}
         if args.resume and args.ledger and args.ledger.exists():
-            from_ledger, kept = resumed(read_ledger(args.ledger), batch.digest,
+            ledger = read_ledger(args.ledger)
+            if not args.no_carry:
+                ledger["served_digest"] = served_digest_of(ledger) or ledger.get("served_digest")
+            from_ledger, kept = resumed(ledger, batch.digest,
                                         None if args.no_carry else batch.served_digest,
                                         set(by_id) - set(done), load_equivalent(),
                                         narrowed=args.narrow_only)

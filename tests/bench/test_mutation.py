@@ -443,19 +443,61 @@ def test_the_served_digest_leaves_out_what_serve_never_loads(tmp_path):
     """The run's recorder, the example targets and the modules only tests import change no
     verdict; a module serve loads, or a file whose name merely starts like a skipped one,
     does."""
-    for rel in ("captures/recorder.py", "examples/target.yaml", "wire/impacket_ndr.py",
-                "model/observer.py", "model/invariants.py", "wire/ndr.py", "model/adm.py"):
+    unloaded = ("captures/recorder.py", "examples/target.yaml", "wire/impacket_ndr.py",
+                "model/observer.py", "model/invariants.py", "spec/errata.yaml",
+                "spec/catalog/MS-MQRR.yaml", "spec/documents/MS-MQRR/3.1.4.9.txt",
+                "spec/report.py", "spec/templates/catalog.html.j2")
+    loaded = ("wire/ndr.py", "model/adm.py", "wire/impacket_ndr.py.orig", "spec/catalog.py",
+              "spec/__init__.py", "spec/new_module.py")
+    for rel in unloaded + loaded:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
     served = mutation.tree_digest(tmp_path, mutation.NOT_SERVED)
-    for rel in ("captures/recorder.py", "examples/target.yaml", "wire/impacket_ndr.py",
-                "model/observer.py", "model/invariants.py"):
+    for rel in unloaded:
         (tmp_path / rel).write_text("x = 2\n")
         assert mutation.tree_digest(tmp_path, mutation.NOT_SERVED) == served, rel
-    for rel in ("wire/ndr.py", "model/adm.py", "wire/impacket_ndr.py.orig"):
+    for rel in loaded:
         before = mutation.tree_digest(tmp_path, mutation.NOT_SERVED)
         (tmp_path / rel).write_text("x = 3\n")
         assert mutation.tree_digest(tmp_path, mutation.NOT_SERVED) != before, rel
+
+
+def test_a_commits_served_digest_is_worked_out_under_todays_rule(tmp_path, monkeypatch):
+    """A ledger names the served digest under the rule of its day; resuming works it out
+    again from its commit, so a later change of NOT_SERVED (spec/ left out) and a commit that
+    changes only the errata keep its kills, and one that changes served code does not."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    for name in mutation.TREE:
+        path = repo / name / "x.py" if name != "pyproject.toml" else repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    (repo / "spec" / "errata.yaml").write_text("a: 1\n")
+
+    def commit(message: str) -> str:
+        git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", message], check=True)
+        return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    first = commit("first")
+    (repo / "spec" / "errata.yaml").write_text("a: 2\n")
+    errata = commit("errata")
+    (repo / "model" / "x.py").write_text("x = 2\n")
+    served = commit("served")
+    monkeypatch.setattr(mutation, "ROOT", repo)
+    digest = {sha: mutation.served_digest_of({"snapshot": f"commit {sha}",
+                                              "served_digest": "under an older rule"})
+              for sha in (first, errata, served)}
+    assert digest[first] == digest[errata] != digest[served]
+    assert "under an older rule" not in digest.values()
+    alternate = mutation.served_digest_of({"snapshot": f"commit {first}",
+                                           "configuration": "alternate"})
+    assert alternate == digest[first] + "+alternate"
+    assert mutation.served_digest_of({"snapshot": "working tree"}) is None
 
 
 def test_resume_keeps_a_snapshots_verdicts_and_carries_only_kills_across_suite_changes():
