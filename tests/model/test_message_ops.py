@@ -288,3 +288,29 @@ def test_move_marks_the_source_deleted_and_makes_the_message_available_in_the_ta
     assert m.message_position_reference.state is Available
     desc = world.open(dst)
     assert world.env.call(dequeue_message(world.env, desc, timeout=0)) == _ok(m)
+
+
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.10/R55", "MS-MQDMPR/3.1.7.1.10/R56", "MS-MQDMPR/3.1.7.2.2/R10",
+                 "MS-MQDMPR/3.1.7.2.2/R11")
+def test_a_receive_in_a_transaction_without_identifier_leaves_the_message_and_the_next_reader(world):
+    """errata transactional-receive-unknown-transaction: read as written, a transaction with a
+    NULL Identifier neither locks nor deletes what it receives, and the waiting receive it
+    satisfied still ends Message Position Available, so the next reader stays blocked beside
+    an Available message until another arrives, and then gets the newer one."""
+    q = world.queue(transactional=True)
+    desc = world.open(q)
+    unnamed = Transaction(identifier=None)
+    world.env.call(dequeue_message(world.env, desc, timeout=10_000, transaction=unnamed),
+                   token="unnamed")
+    world.env.call(dequeue_message(world.env, desc, timeout=10_000), token="plain")
+    m = world.send(q, b"one")
+    assert world.env.take_completions() == [Completion("unnamed", _ok(m))]
+    assert m.message_position_reference.state is Available
+    assert unnamed.transactional_operation_collection == []
+    assert world.env.waiting_tokens() == ["plain"]
+    second = world.send(q, b"two")
+    [done] = world.env.take_completions()
+    # Waiting Message Read Satisfied hands the reader the position that became Available
+    assert done.token == "plain" and done.result.message is second
+    assert second.message_position_reference.state is Deleted
+    assert m.message_position_reference.state is Available

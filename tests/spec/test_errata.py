@@ -14,7 +14,9 @@ from mqconform.spec.catalog import load as load_catalog
 REQUIRED = {"move-message-lookup-identifier", "lookup-receive-prev-lookup-id",
             "authentication-level-bits", "cancel-receive-across-handles",
             "cleanup-timer-vs-waiting-receive", "lpwszaction-not-a-string",
-            "tidy-purges-queues", "total-bytes", "close-queue-unacknowledged-message"}
+            "tidy-purges-queues", "total-bytes", "close-queue-unacknowledged-message",
+            "cursor-wait-time-expired-end", "transactional-receive-unknown-transaction",
+            "journal-copy-arrival-time"}
 
 
 def test_every_quotation_is_in_its_document_every_id_in_the_catalog_every_function_real():
