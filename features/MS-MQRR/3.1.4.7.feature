@@ -554,6 +554,33 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     And a message "b" arrives in the queue
     Then the started request 1 returns the message "b"
 
+  # A second call through a cursor whose first call still waits: no rule of MS-MQDMPR 3.2 takes a
+  # cursor out of WaitPeek or WaitReceive but the message or the timeout the first call waits
+  # for. Whatever the server makes of the second call (an illegal cursor action, or a peek or
+  # receive of its own that finds the queue empty with ulTimeout 0), it answers it with a
+  # returned failure, and the first call still gets the message that arrives.
+  @MS-MQRR/3.1.4.7/R47 @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R71 @MS-MQDMPR/3.2.7.5/R4
+  @MS-MQDMPR/3.2.7.5/R6
+  Scenario Outline: A second call through a cursor whose first call waits is answered, and the first still gets the message
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with <first> on the cursor and ulTimeout 10000 as request 1
+    And the client calls R_StartReceive with <second> on the cursor as request 2
+    Then the call returns a failure HRESULT
+    And the started request 1 is still waiting
+    When a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+
+    Examples:
+      | first                  | second                 |
+      | MQ_ACTION_PEEK_CURRENT | MQ_ACTION_PEEK_CURRENT |
+      | MQ_ACTION_PEEK_CURRENT | MQ_ACTION_PEEK_NEXT    |
+      | MQ_ACTION_PEEK_CURRENT | MQ_ACTION_RECEIVE      |
+      | MQ_ACTION_RECEIVE      | MQ_ACTION_PEEK_CURRENT |
+      | MQ_ACTION_RECEIVE      | MQ_ACTION_PEEK_NEXT    |
+      | MQ_ACTION_RECEIVE      | MQ_ACTION_RECEIVE      |
+
   @MS-MQRR/3.1.4.7/R62 @MS-MQRR/3.1.4.7/R64 @MS-MQRR/3.1.4.7/R66
   Scenario: Waiting receives on one handle are served in the order they started
     Given an empty queue
