@@ -43,6 +43,23 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
     When the client calls R_EndReceive with RR_NACK for request 1
     Then a peek finds no message
 
+  # A cursor resting on a message the purge deleted (Message Position Deleted sets the position
+  # Deleted, MS-MQDMPR 3.1.7.2.1): it is not Available, so a peek or a receive at the cursor
+  # (MS-MQDMPR 3.2.7.2, 3.2.7.4: AlreadyReceived) finds no message there and fails.
+  @MS-MQRR/3.1.4.6/R11 @MS-MQDMPR/3.1.7.2.1/R4 @MS-MQDMPR/3.2.7.2/R26 @MS-MQDMPR/3.2.7.4/R29
+  Scenario: A cursor whose message was purged neither peeks nor receives it
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client calls R_PurgeQueue
+    Then the call returns MQ_OK
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the call returns a failure HRESULT
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor as request 2
+    Then the call returns a failure HRESULT
+    And a peek finds no message
+
   @MS-MQRR/3.1.4.6/R3 @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R8 @MS-MQRR/3.1.4.6/R9
   Scenario: A handle closed with R_CloseQueue is refused
     Given a queue with messages "one"
