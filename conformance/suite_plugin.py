@@ -54,8 +54,43 @@ def check_select(prefixes: list[str], catalog: Any) -> None:
             raise pytest.UsageError(f"--select {p}: no requirement ID starts with it")
 
 
+def memoize_step_lookup() -> None:
+    """Find each step's definitions once per step text and scenario module.
+
+    pytest-bdd (pytest_bdd.scenario.find_fixturedefs_for_step) looks a step up by asking pytest,
+    for every fixture name of the session, which definitions the case sees, and matching each
+    step definition's parser against the step: a few milliseconds a step, a quarter of the CPU of
+    a run (`python -m cProfile -m mqconform.cli run`). The answer depends only on the step's
+    keyword and text and on where the case sits (which modules and conftests it sees): the
+    definitions are registered at import, before the first case runs. So it is kept, per
+    fixture manager (a session), by (keyword, text, the case's parent node), and the same
+    definitions come back in the same order."""
+    import importlib
+    import weakref
+
+    # the package's name `scenario` is its decorator; the module is reached by its full name
+    bdd_scenario = importlib.import_module("pytest_bdd.scenario")
+    find = bdd_scenario.find_fixturedefs_for_step
+    if getattr(find, "memoized", False):
+        return
+    sessions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def find_memoized(step: Any, fixturemanager: Any, node: Any):
+        found = sessions.setdefault(fixturemanager, {})
+        parent = node.parent.nodeid if node.parent is not None else node.nodeid
+        key = (step.type, step.name, parent)
+        if key not in found:
+            found[key] = tuple(find(step, fixturemanager, node))
+        return iter(found[key])
+
+    find_memoized.memoized = True  # type: ignore[attr-defined]
+    find_memoized.__wrapped__ = find  # type: ignore[attr-defined]
+    bdd_scenario.find_fixturedefs_for_step = find_memoized
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): the requirement IDs a case checks")
+    memoize_step_lookup()
     report_dir = config.getoption("--mq-report-dir")
     if report_dir:
         clear_report_dir(Path(report_dir))

@@ -124,3 +124,50 @@ def test_a_run_leaves_nothing_in_the_working_directory_but_its_report_directory(
     assert done.returncode == 0, done.stdout[-2000:]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
     assert (tmp_path / "r" / ".hypothesis").is_dir()
+
+
+STEP_MODULE = '''
+from pytest_bdd import given, then, scenarios, parsers
+
+MINE = {mine!r}
+scenarios("one.feature")
+
+
+@given("a value", target_fixture="value")
+def a_value():
+    return MINE
+
+
+@then(parsers.parse("the value is {{expected}}"))
+def the_value_is(value, expected, request):
+    # the case's own module, whichever module's definition ran
+    assert value == request.node.module.MINE, (value, request.node.nodeid)
+'''
+
+
+def test_the_memoized_step_lookup_finds_each_modules_own_definitions(tmp_path):
+    """suite_plugin.memoize_step_lookup keeps a step's definitions per scenario module: two
+    modules define the same step text each its own way, and each module's scenarios get its
+    own definition, however often the step comes (one lookup per text and module)."""
+    (tmp_path / "one.feature").write_text(
+        "Feature: one\n"
+        "  Scenario Outline: a value\n"
+        "    Given a value\n"
+        "    Then the value is <expected>\n"
+        "    Examples:\n"
+        "      | expected |\n"
+        "      | any      |\n"
+        "      | any      |\n")
+    for mine in ("first", "second"):
+        (tmp_path / f"test_{mine}.py").write_text(STEP_MODULE.format(mine=mine))
+    (tmp_path / "conftest.py").write_text(
+        "from mqconform.conformance.suite_plugin import memoize_step_lookup\n\n\n"
+        "def pytest_configure(config):\n"
+        "    memoize_step_lookup()\n\n\n"
+        "def pytest_sessionfinish(session):\n"
+        "    import importlib\n"
+        "    find = importlib.import_module('pytest_bdd.scenario').find_fixturedefs_for_step\n"
+        "    assert getattr(find, 'memoized', False)\n")
+    out = _run([*PYTEST, "-q", "-p", "no:mqconform"], cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "4 passed" in out.stdout, out.stdout
