@@ -177,6 +177,11 @@ NOT_SERVED = (*SUITE_SIDE, "captures", "examples", "wire/impacket_ndr.py", "mode
               "spec/choices.py", "spec/choices.yaml", "spec/errata.py", "spec/errata.yaml",
               "spec/extract.py", "spec/generate.py", "spec/profiles.py", "spec/report.py",
               "spec/sources.py", "spec/stats.py", "spec/trace.py")
+#: the scenarios' text (and the golden pcaps rendered from it): a case's fingerprint
+#: (bench/mutation_cases.py) holds its part of it; the rest of the tree (served code, steps,
+#: runner, catalog) is the ``frame_digest``. Two snapshots of one frame run a case of one
+#: fingerprint alike, so a survivor whose cases kept their fingerprints stands (--resume)
+FRAME_SKIP = ("features", "captures/golden")
 OUT = ROOT / "bench" / "out" / "mutation.json"
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.yaml"
 #: the campaign's record, kept in the repository: every verdict that took a run
@@ -949,13 +954,14 @@ def _child_environ() -> dict[str, str]:
 def run_against(base: Path, server_root: Path, work: Path, module: str, expect_file: Path,
                 timeout: float, select: list[str], loaded: Path | None = None,
                 unsettled: set[str] | None = None, cases: list[str] | None = None,
-                times: Path | None = None, config: Config = PLAIN) -> Verdict:
+                times: Path | None = None, prints: Path | None = None,
+                config: Config = PLAIN) -> Verdict:
     """Start ``mqconform serve`` from server_root, run the suite from base against it.
     ``unsettled``: the cases the pristine run left inconclusive (or in error); another case
     left so kills the mutant (None: not known, such cases are not held against it).
     ``cases``: only these (pytest node IDs), in this order; ``times``: write each case's
-    start and end there (bench/mutation_cases.py). A stateful machine's failure is not shrunk:
-    the first failure kills the mutant."""
+    start and end there, ``prints``: each case's fingerprint (bench/mutation_cases.py). A
+    stateful machine's failure is not shrunk: the first failure kills the mutant."""
     began = time.perf_counter()
     work.mkdir(parents=True, exist_ok=True)
     out, err = work / "serve.out", work / "serve.err"
@@ -999,11 +1005,14 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
             [str(ROOT / "bench"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         env.pop("MQC_MUTATION_CASES", None)
         env.pop("MQC_MUTATION_TIMES", None)
+        env.pop("MQC_MUTATION_PRINTS", None)
         if cases is not None:
             (work / "cases.json").write_text(json.dumps(cases))
             env["MQC_MUTATION_CASES"] = str(work / "cases.json")
         if times is not None:
             env["MQC_MUTATION_TIMES"] = str(times)
+        if prints is not None:
+            env["MQC_MUTATION_PRINTS"] = str(prints)
         with (work / "suite.out").open("w") as o:
             suite = _popen(argv + ["--", "-x", "-p", "mutation_cases",
                                    "--mq-stateful-no-shrink"],
@@ -1259,6 +1268,42 @@ def loaded_files(listing: Path, base: Path) -> set[str]:
     return found
 
 
+def cases_digest(cases: list[str] | None, prints: dict[str, str]) -> str:
+    """A digest of the cases a survivor faced (None: every case of ``prints``) with their
+    fingerprints (bench/mutation_cases.py)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for nodeid in sorted(prints) if cases is None else sorted(cases):
+        h.update(f"{nodeid}\0{prints.get(nodeid, '')}\n".encode())
+    return h.hexdigest()
+
+
+def carried_survivors(todo: list[Mutant], earlier: list[dict], frame_digest: str,
+                      digest_of: Callable[[Mutant], str | None]) -> dict[str, dict]:
+    """The survivors of earlier results (``earlier``: results files or ledgers) that stand
+    for this snapshot without a run, by mutant ID: those of a snapshot of the same frame (the
+    tree but the scenarios' text: ``frame_digest``) whose cases, those that ran the mutant's
+    lines or the whole suite, are the same cases with the same fingerprints now
+    (``cases_digest``, ``digest_of``). The server, the steps and the cases being the same, the
+    run would be the same; a survivor that a new or changed case faces runs again."""
+    found: dict[str, dict] = {}
+    for doc in earlier:
+        if doc.get("frame_digest") != frame_digest:
+            continue
+        source = doc.get("snapshot")
+        for r in doc.get("mutants", []):
+            if (r["verdict"] == "survived" and r.get("cases_digest")
+                    and not r.get("not_run") and not r.get("unreached")):
+                found.setdefault(r["id"], {**r, "carried_from": r.get("carried_from") or source})
+    kept: dict[str, dict] = {}
+    for m in todo:
+        r = found.get(m.id)
+        if r is not None and r["cases_digest"] == digest_of(m):
+            kept[m.id] = r
+    return kept
+
+
 class Batch:
     """One snapshot, its pristine run, and the mutants run against it."""
 
@@ -1284,6 +1329,10 @@ class Batch:
         self.digest = tree_digest(self.base) + suffix
         #: the same, over the served code only (NOT_SERVED left out)
         self.served_digest = tree_digest(self.base, NOT_SERVED) + suffix
+        #: the same, but the scenarios' text (FRAME_SKIP)
+        self.frame_digest = tree_digest(self.base, FRAME_SKIP) + suffix
+        #: the pristine run's cases and their fingerprints (None until it has run)
+        self.prints: dict[str, str] | None = None
         self._count = 0
         self._lock = threading.Lock()
 
@@ -1293,10 +1342,13 @@ class Batch:
 
     def pristine(self) -> Verdict:
         """The pristine run; it also records which files of the tree the server loaded."""
-        times = self.dir / "case-times.json"
+        times, prints = self.dir / "case-times.json", self.dir / "case-prints.json"
         verdict = run_against(self.base, self.base, self.dir / "pristine", "mqconform.cli",
                               self.base / "mqconform" / "cli.py", self.timeout, self.select,
-                              loaded=self.dir / "loaded.txt", times=times, config=self.config)
+                              loaded=self.dir / "loaded.txt", times=times, prints=prints,
+                              config=self.config)
+        if prints.exists():
+            self.prints = json.loads(prints.read_text())
         self.loaded = loaded_files(self.dir / "loaded.txt", self.base)
         trace = reached_trace(self.dir / "loaded.txt.lines", self.base)
         self.reached = {path: set(lines) for path, lines in trace.items()}
@@ -1305,6 +1357,15 @@ class Batch:
                                     Readers(self.base, sorted(trace)))
         self.unsettled = unsettled_cases(self.dir / "pristine" / "report" / "results.json")
         return verdict
+
+    def cases_digest_of(self, mutant: Mutant) -> str | None:
+        """The ``cases_digest`` of the cases a survivor of this run faced: those that ran its
+        lines with --narrow-only, else the whole suite; None before the pristine run."""
+        if self.prints is None:
+            return None
+        scope = (self.case_map.cases_of(mutant)
+                 if self.narrow_only and self.case_map is not None else None)
+        return cases_digest(scope, self.prints)
 
     def run(self, mutant: Mutant) -> Verdict:
         with self._lock:
@@ -1677,7 +1738,8 @@ def ledger_lines(doc: dict) -> list[str]:
     mutants counted without a run (judged equivalent, never reached) are left out: the next
     run works them out again from its own pristine run and the equivalent file."""
     head = {"ledger": 1, "snapshot": doc["snapshot"], "digest": doc["digest"],
-            "served_digest": doc["served_digest"], "configuration": doc["configuration"]}
+            "served_digest": doc["served_digest"], "configuration": doc["configuration"],
+            **({"frame_digest": doc["frame_digest"]} if doc.get("frame_digest") else {})}
     rows = []
     for r in sorted(doc["mutants"], key=lambda r: r["id"]):
         if r.get("unreached") or r.get("not_run") or r["verdict"] == "error":
@@ -1688,6 +1750,8 @@ def ledger_lines(doc: dict) -> list[str]:
             row["narrowed"] = True
         if r.get("carried_from"):
             row["carried_from"] = r["carried_from"]
+        if r.get("cases_digest"):
+            row["cases_digest"] = r["cases_digest"]
         rows.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
     return [json.dumps(head, separators=(",", ":")), *rows]
 
@@ -1853,6 +1917,7 @@ def main(argv: list[str] | None = None) -> int:
         places = {p: SectionMap(text) for p, text in originals.items()}
         done: dict[str, dict] = {}
         earlier_pristine, earlier_loaded = None, None
+        earlier: list[dict] = []  # the results and the ledger resumed from
         if args.resume and args.out.exists():
             old = json.loads(args.out.read_text())
             if not args.no_carry:
@@ -1862,12 +1927,14 @@ def main(argv: list[str] | None = None) -> int:
                                  set(by_id), load_equivalent(), narrowed=args.narrow_only)
             if old.get("digest") == batch.digest:
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
+            earlier.append(old)
             print(f"--resume: {args.out}: {kept}", flush=True)
         from_ledger: dict[str, dict] = {}
         if args.resume and args.ledger and args.ledger.exists():
             ledger = read_ledger(args.ledger)
             if not args.no_carry:
                 ledger["served_digest"] = served_digest_of(ledger) or ledger.get("served_digest")
+            earlier.append(ledger)
             from_ledger, kept = resumed(ledger, batch.digest,
                                         None if args.no_carry else batch.served_digest,
                                         set(by_id) - set(done), load_equivalent(),
@@ -1941,7 +2008,8 @@ def main(argv: list[str] | None = None) -> int:
             summary = summarize(rows, equivalent)
             carried = sum(1 for r in rows if r.get("carried_from"))
             doc = {"snapshot": batch.source, "digest": batch.digest,
-                   "served_digest": batch.served_digest, "carried": carried,
+                   "served_digest": batch.served_digest,
+                   "frame_digest": batch.frame_digest, "carried": carried,
                    "configuration": batch.config.name, "files": files,
                    "not_loaded": unloaded, "loaded": sorted(loaded) if loaded else None,
                    "excluded": EXCLUDED if args.all else {},
@@ -1980,12 +2048,16 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             with lock:
                 done[m.id] = row_of(m, v)
+                digest = batch.cases_digest_of(m) if v.verdict == "survived" else None
+                if digest:
+                    done[m.id]["cases_digest"] = digest
                 report()
 
         for i, r in from_ledger.items():  # the places and the diff, from this snapshot
             done[i] = {**row_of(by_id[i], Verdict(r["verdict"], r["reason"], r["seconds"])),
                        **({"narrowed": True} if r.get("narrowed") else {}),
-                       **({"carried_from": r["carried_from"]} if r.get("carried_from") else {})}
+                       **({"carried_from": r["carried_from"]} if r.get("carried_from") else {}),
+                       **({"cases_digest": r["cases_digest"]} if r.get("cases_digest") else {})}
         skip = {m.id for m in skipped} | {m.id for m in trusted}
         for m in skipped:
             done[m.id] = row_of(m, Verdict(
@@ -1995,6 +2067,15 @@ def main(argv: list[str] | None = None) -> int:
         for m in trusted:
             done[m.id] = row_of(m, Verdict("survived", f"{NOT_RUN}: judged equivalent", 0.0))
         todo = [m for m in todo if m.id not in skip]
+        standing = carried_survivors(todo, earlier, batch.frame_digest, batch.cases_digest_of)
+        for i, r in standing.items():
+            done[i] = {**row_of(by_id[i], Verdict("survived", r["reason"], r["seconds"])),
+                       **({"narrowed": True} if r.get("narrowed") else {}),
+                       "carried_from": r["carried_from"], "cases_digest": r["cases_digest"]}
+        if standing:
+            print(f"{len(standing)} survivors of an earlier snapshot stand: it differs from "
+                  f"this one only in scenarios none of their cases are", flush=True)
+            todo = [m for m in todo if m.id not in standing]
         began = time.perf_counter()
         for future in [pool.submit(one, m) for m in todo]:
             future.result()

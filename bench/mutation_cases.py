@@ -8,13 +8,22 @@ mutation_cases`` (bench/ on PYTHONPATH); inert unless one of its variables is se
 - ``MQC_MUTATION_CASES=PATH``: a JSON list of node IDs; only those cases run, in that order
   (the others are deselected, as ``--deselect`` does). A mutant's run is first narrowed to the
   cases during which the pristine server ran its lines, shortest first.
+- ``MQC_MUTATION_PRINTS=PATH``: when collection ends, write {node ID: fingerprint} to PATH for
+  the cases that will run: what makes the case, but the suite's code (a scenario's feature
+  file, name, tags and steps as rendered for its example; for a case written in Python, its
+  node ID alone). Two snapshots whose trees differ only in their feature files run a case of
+  the same fingerprint alike, which lets a survivor's verdict stand when no case that ran its
+  lines changed (bench/mutation.py, ``cases_digest``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import os
 import time
+from typing import Any
 
 import pytest
 
@@ -45,6 +54,40 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     start = time.monotonic()
     yield
     _times[item.nodeid] = [start, time.monotonic()]
+
+
+def scenario_parts(template: Any, example: dict[str, Any]) -> list:
+    """What a pytest-bdd scenario runs, as data: its feature file, the scenario's name and tags
+    (the feature's and rule's too), and each step (background steps first) as rendered for the
+    example (an outline's row). Line numbers are left out: a scenario that only moved in its
+    file is the same case."""
+    scenario = template.render(example)
+    rule_tags = set() if template.rule is None else set(template.rule.tags)
+    steps = [[step.type, step.keyword, step.name,
+              step.datatable.raw() if step.datatable is not None else None, step.docstring]
+             for step in scenario.steps]
+    return [template.feature.rel_filename, scenario.name,
+            sorted(set(template.tags) | set(template.feature.tags) | rule_tags),
+            scenario.description, steps]
+
+
+def case_fingerprint(item: pytest.Item) -> str:
+    """The fingerprint of one case (the module doc, ``MQC_MUTATION_PRINTS``)."""
+    registry = importlib.import_module("pytest_bdd.scenario").scenario_wrapper_template_registry
+    digest = hashlib.sha256(item.nodeid.encode())
+    template = registry.get(getattr(item, "obj", None))
+    if template is not None:
+        callspec = getattr(item, "callspec", None)
+        example = callspec.params.get("_pytest_bdd_example", {}) if callspec else {}
+        digest.update(json.dumps(scenario_parts(template, example), default=str).encode())
+    return digest.hexdigest()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    path = os.environ.get("MQC_MUTATION_PRINTS")
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({item.nodeid: case_fingerprint(item) for item in session.items}, f)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

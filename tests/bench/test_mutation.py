@@ -803,6 +803,109 @@ def test_the_cases_plugin_times_the_cases_and_runs_only_those_named(tmp_path):
     assert out.returncode != 0 and "not collected" in out.stdout + out.stderr
 
 
+FEATURE = """Feature: prints
+  Background:
+    Given a value of 1
+{above}
+  Scenario: unchanged
+    Given a value of {unchanged}
+    Then the value is {unchanged}
+
+  Scenario Outline: rows
+    Given a value of <v>
+    Then the value is <v>
+
+    Examples:
+      | v   |
+      | 3   |
+      | {row} |
+"""
+
+STEPS = """from pytest_bdd import given, parsers, scenarios, then
+
+scenarios("prints.feature")
+
+
+@given(parsers.parse("a value of {n:d}"), target_fixture="value")
+def a_value(n):
+    return n
+
+
+@then(parsers.parse("the value is {n:d}"))
+def the_value_is(value, n):
+    assert value == n
+"""
+
+
+def test_the_cases_plugin_fingerprints_what_each_case_runs(tmp_path):
+    """MQC_MUTATION_PRINTS: a scenario that only moved in its file (a scenario added above it)
+    keeps its fingerprint, as does an outline's unchanged row; a changed step or row does
+    not, nor does a changed Background (every case of the file runs it)."""
+    import os
+    import subprocess
+
+    (tmp_path / "test_prints.py").write_text(STEPS)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "bench"))
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+            "mutation_cases", "test_prints.py"]
+
+    def prints(above: str = "", unchanged: int = 2, row: int = 4, background: int = 1) -> dict:
+        text = FEATURE.format(above=above, unchanged=unchanged, row=row)
+        if background != 1:
+            text = text.replace("Given a value of 1", f"Given a value of {background}")
+        (tmp_path / "prints.feature").write_text(text)
+        out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env=dict(env, MQC_MUTATION_PRINTS=str(tmp_path / "p.json")))
+        assert out.returncode == 0, out.stdout + out.stderr
+        return json.loads((tmp_path / "p.json").read_text())
+
+    first = prints()
+    assert len(first) == 3 and len(set(first.values())) == 3
+    moved = prints(above="\n  Scenario: added\n    Given a value of 9\n    Then the value is 9\n")
+    assert len(moved) == 4
+    assert {k: moved[k] for k in first} == first
+    changed = prints(unchanged=2, row=5)
+    [unchanged] = [k for k in first if "unchanged" in k]
+    assert changed[unchanged] == first[unchanged]
+    assert set(changed.items()) - set(first.items())  # the changed row is another case
+    assert len(set(changed.items()) & set(first.items())) == 2  # the other row stays
+    restated = prints(unchanged=3)
+    assert restated[unchanged] != first[unchanged]
+    other = prints(background=7)
+    assert not set(other.values()) & set(first.values())
+
+
+def test_a_survivor_stands_where_only_scenarios_none_of_its_cases_are_changed():
+    """carried_survivors: a survivor of a snapshot of the same frame stands when the cases it
+    faced have the same fingerprints now; one whose cases changed, one of another frame, a
+    kill (carried elsewhere) and a survivor without a run do not."""
+    from types import SimpleNamespace
+
+    prints_then = {"a": "1", "b": "2", "c": "3"}
+    prints_now = {"a": "1", "b": "2*", "c": "3", "d": "4"}
+    faced = {"m1": ["a", "c"], "m2": ["a", "b"], "m3": None, "m4": ["a"], "m5": ["a"]}
+    rows = [{"id": "m1", "verdict": "survived", "reason": "r1", "seconds": 3.0,
+             "cases_digest": mutation.cases_digest(faced["m1"], prints_then)},
+            {"id": "m2", "verdict": "survived", "reason": "r2", "seconds": 3.0,
+             "cases_digest": mutation.cases_digest(faced["m2"], prints_then)},
+            {"id": "m3", "verdict": "survived", "reason": "r3", "seconds": 9.0,
+             "cases_digest": mutation.cases_digest(None, prints_then)},
+            {"id": "m4", "verdict": "killed", "reason": "k", "seconds": 1.0},
+            {"id": "m5", "verdict": "survived", "reason": "u", "seconds": 0.0, "not_run": True,
+             "cases_digest": mutation.cases_digest(faced["m5"], prints_then)}]
+    old = {"snapshot": "commit aaa", "frame_digest": "F", "mutants": rows}
+    todo = [SimpleNamespace(id=i) for i in faced]
+
+    def digest_of(m):
+        return mutation.cases_digest(faced[m.id], prints_now)
+
+    kept = mutation.carried_survivors(todo, [old], "F", digest_of)
+    assert set(kept) == {"m1"}  # m2 faces a changed case, m3 a new one
+    assert kept["m1"]["carried_from"] == "commit aaa" and kept["m1"]["reason"] == "r1"
+    assert mutation.carried_survivors(todo, [old], "G", digest_of) == {}
+    assert mutation.carried_survivors(todo, [old], "F", lambda m: None) == {}
+
+
 def test_results_of_two_configurations_merge_into_the_strongest_verdict_per_mutant(tmp_path):
     """A plain run and an --auth run of one snapshot: a mutant killed in either is killed;
     one survived in both is "never reached" only if neither run reached it."""
