@@ -437,6 +437,17 @@ def call_open_private(mq, scenario):
     _open_private(mq, scenario, *_private_names(mq, scenario))
 
 
+@when(parsers.re(r"the client calls R_OpenQueue with the server's own MACHINE= format name "
+                 r"and suffix (?P<suffix>JOURNAL|DEADLETTER|DEADXACT)"))
+def call_open_machine(mq, scenario, suffix):
+    """MACHINE=ComputerGuid;suffix (MS-MQMQ 2.1.6) of the server's own queue manager: the
+    ComputerGuid its queue's PRIVATE= name carries (SUT control tells it, for the target and
+    for the oracle alike)."""
+    theirs, ours = _private_names(mq, scenario)
+    _open_private(mq, scenario, parse_format_name(f"MACHINE={theirs.guid};{suffix}"),
+                  parse_format_name(f"MACHINE={ours.guid};{suffix}"))
+
+
 #: a PRIVATE= name changed in one part (MS-MQMQ 2.1.4): the queue's number with its top bit
 #: flipped (no queue the case made has it), or a computer GUID no queue manager has
 _PRIVATE_CHANGES = {

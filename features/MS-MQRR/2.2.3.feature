@@ -112,6 +112,23 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | DEADLETTER |
       | DEADXACT   |
 
+  # MACHINE=ComputerGuid;suffix with the server's own ComputerGuid (its queue manager's
+  # Identifier, which a queue's PRIVATE= name carries) designates its system journal,
+  # dead-letter or transactional dead-letter queue (MS-MQMQ 2.1.6, MS-MQDMPR 3.1.1.1); Open
+  # Queue refuses a machine format name only for SendAccess (MS-MQDMPR 3.1.7.1.5 R40-R43).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.5/R40
+  @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario Outline: The server's own MACHINE format name opens its system queue
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the server's own MACHINE= format name and suffix <suffix>
+    Then the returned context handle is not NULL
+
+    Examples:
+      | suffix     |
+      | JOURNAL    |
+      | DEADLETTER |
+      | DEADXACT   |
+
   # PUBLIC=QueueGuid designates a public queue by its Identifier (MS-MQMQ 2.1.3); a private
   # queue is not designated by a PUBLIC= name, whatever its Identifier (often the null GUID).
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51
@@ -147,7 +164,8 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
   # ;DEADXACT; a queue path takes ;JOURNAL or a subqueue (2.1.1: 1-32 characters, no space);
   # ;XACTONLY belongs to CONNECTOR= names (2.1.6). <U+XXXX> stands for that character: U+0080
   # is a control character, outside QueueName's %x21-7F and not printable; U+007F is outside a
-  # computer name's VCHAR (%x21-7E).
+  # computer name's VCHAR (%x21-7E). The Protocol is OS, TCP, SPX, HTTP or HTTPS (2.1.2): FTP is
+  # none of them, and a string without a colon has none, with or without a queue path after it.
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R23
   Scenario Outline: A DIRECT queue format whose string breaks the direct format name grammar is an invalid parameter
     Given a queue with messages "one"
@@ -172,6 +190,9 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | OS:<computer>\SYSTEM$;sub            |
       | OS:<computer>\PRIVATE$               |
       | OS:<computer>\private$\              |
+      | FTP:<computer>                       |
+      | <computer>                           |
+      | FTP:<computer>\<queue>               |
       | OS:<computer>\private$\a+b           |
       | OS:<computer>\private$\x\y          |
       | OS:<computer>\<queue>;x;y            |
