@@ -544,6 +544,35 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
     Then the message "n" is returned
 
+  # A peek through a cursor whose timeout passed: MS-MQDMPR 3.2.7.6 moves to End only a cursor
+  # whose receive waited (WaitReceive); a cursor whose peek waited keeps its place, so its next
+  # PEEK_CURRENT finds the message that arrived after the timeout, and its next PEEK_NEXT the
+  # message after the one it rests on.
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70 @MS-MQRR/3.1.4.7/R71 @MS-MQDMPR/3.2.7.6/R3
+  Scenario: A cursor whose PEEK_CURRENT timed out peeks the message that arrives afterwards
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor and ulTimeout 200 as request 1
+    Then the started request 1 returns MQ_ERROR_IO_TIMEOUT
+    When a message "m" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "m" is returned
+
+  @MS-MQRR/3.1.4.7/R70 @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQDMPR/3.2.7.6/R3
+  Scenario: A cursor whose PEEK_NEXT timed out goes on with PEEK_NEXT
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor and ulTimeout 200 as request 1
+    Then the started request 1 returns MQ_ERROR_IO_TIMEOUT
+    When a message "b" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "b" is returned
+
   @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75
   Scenario: PEEK_NEXT on a cursor at the last message waits for the next one
     Given a queue with messages "a"
