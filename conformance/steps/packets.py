@@ -9,6 +9,7 @@ UserHeader flags, so a codec that agreed with a wrong server could not hide the 
 from __future__ import annotations
 
 import struct
+import uuid
 
 from pytest_bdd import given, parsers, then, when
 
@@ -112,6 +113,21 @@ def hash_algorithm_code(mq, scenario):
     _assert(mq, value is MessageHashAlgorithm.SHA1,
             f"the default HashAlgorithm is SHA1 (0x00008004), not {shown} "
             f"(MS-MQDMPR/3.1.1.12/R47)")
+
+
+@then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "
+      "message that names none")
+def default_correlation_id(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: "The default value of CorrelationIdentifier.Lineage is GUID_NULL;
+    the default value of CorrelationIdentifier.Uniquifier is 0x00000000", and the server MUST
+    NOT interpret or modify it (R32); the packet carries it as MessagePropertiesHeader's
+    CorrelationID (MS-MQMQ 2.2.20.4: a 16-byte GUID and a 4-byte uniquifier). The suite's
+    messages name none."""
+    t = _trailers(mq, scenario)
+    lineage, uniquifier = t["decoded"].user_message.message_properties_header.correlation_id
+    _assert(mq, (lineage, uniquifier) == (uuid.UUID(int=0), 0),
+            f"MessagePropertiesHeader.CorrelationID is {lineage}/{uniquifier:#010x}, not the "
+            f"default {uuid.UUID(int=0)}/0x00000000 (MS-MQDMPR/3.1.1.12/R32)")
 
 
 @then("the SessionHeader is present exactly when BaseHeader.Flags.SH is set")

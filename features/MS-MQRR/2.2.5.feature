@@ -11,6 +11,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then MessagePropertiesHeader.HashAlgorithm holds a hash algorithm's code, SHA1's for a message that names none
 
+  # MS-MQDMPR 3.1.1.12: a message's CorrelationIdentifier is GUID_NULL and 0 unless the sending
+  # application supplies one, and the server does not modify it (R32).
+  @MS-MQDMPR/3.1.1.12/R32
+  Scenario: A message that names no correlation identifier carries the default one
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a message that names none
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
