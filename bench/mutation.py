@@ -1732,6 +1732,18 @@ def module_counts(mutants: list[Mutant], files: list[str]) -> list[str]:
 # The ledger: the campaign's verdicts, carried from one machine to the next
 # ---------------------------------------------------------------------------------------------
 
+def unreached_ids(path: Path) -> set[str]:
+    """The mutants a results file holds as never reached (survived without a run, not judged
+    equivalent); a file that is no results is a one-line error."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        rows = doc["mutants"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"--unreached-in {path}: not a results file ({e})") from None
+    return {r["id"] for r in rows if isinstance(r, dict) and r.get("unreached")
+            and r.get("verdict") == "survived" and not r.get("equivalent")}
+
+
 def ledger_lines(doc: dict) -> list[str]:
     """A results document as ledger lines: a header (the snapshot and its digests), then one
     line per mutant that was run (killed, timeout, survived after a run), sorted by ID. The
@@ -1836,6 +1848,10 @@ def main(argv: list[str] | None = None) -> int:
                          "credentials: the configuration that reaches server/security.py and "
                          "the authentication paths (a plain run cannot); --out apart from the "
                          "plain run's")
+    ap.add_argument("--unreached-in", type=Path, metavar="RESULTS",
+                    help="only the mutants these results (a plain run's --out) hold as never "
+                         "reached and not judged equivalent: an --auth run spent on what the "
+                         "plain run cannot reach (then --merge the two)")
     ap.add_argument("--merge", nargs="+", type=Path, metavar="RESULTS",
                     help="merge these results of one snapshot in different configurations "
                          "(a plain run's and an --auth run's --out) into --out: a mutant "
@@ -1913,6 +1929,10 @@ def main(argv: list[str] | None = None) -> int:
             chosen = [by_id[i] for i in args.only]
         else:
             chosen = sample(mutants, args.sample, args.seed)
+        if args.unreached_in:
+            chosen = [m for m in chosen if m.id in unreached_ids(args.unreached_in)]
+            print(f"{len(chosen)} mutants {args.unreached_in} holds as never reached",
+                  flush=True)
         originals = {p: (batch.base / p).read_text(encoding="utf-8") for p in files}
         places = {p: SectionMap(text) for p, text in originals.items()}
         done: dict[str, dict] = {}

@@ -906,6 +906,23 @@ def test_a_survivor_stands_where_only_scenarios_none_of_its_cases_are_changed():
     assert mutation.carried_survivors(todo, [old], "F", lambda m: None) == {}
 
 
+def test_unreached_in_takes_the_plain_runs_never_reached_survivors(tmp_path):
+    """--unreached-in: the mutants a plain run could not reach and nobody judged, for an --auth
+    run; a file that holds no results is refused in one line."""
+    rows = [{"id": "a", "verdict": "survived", "unreached": True},
+            {"id": "b", "verdict": "survived", "unreached": True, "equivalent": "why"},
+            {"id": "c", "verdict": "survived"},
+            {"id": "d", "verdict": "killed"}]
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps({"mutants": rows}))
+    assert mutation.unreached_ids(path) == {"a"}
+    path.write_text("[1, 2]")
+    with pytest.raises(SystemExit, match="not a results file"):
+        mutation.unreached_ids(path)
+    with pytest.raises(SystemExit, match="not a results file"):
+        mutation.unreached_ids(tmp_path / "missing.json")
+
+
 def test_results_of_two_configurations_merge_into_the_strongest_verdict_per_mutant(tmp_path):
     """A plain run and an --auth run of one snapshot: a mutant killed in either is killed;
     one survived in both is "never reached" only if neither run reached it."""
