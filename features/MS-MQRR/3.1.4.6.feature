@@ -60,6 +60,20 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
     Then the call returns a failure HRESULT
     And a peek finds no message
 
+  # A purge marks a message a transaction holds PurgePending (it stays Locked for the
+  # transaction); Transaction Abort deletes a PurgePending message rather than making it
+  # Available again (MS-MQDMPR 3.1.4.5 R7, R8).
+  @MS-MQRR/3.1.4.6/R11 @MS-MQDMPR/3.1.4.5/R7 @MS-MQDMPR/3.1.4.5/R8
+  Scenario: A message purged while a transaction held it is gone when the transaction aborts
+    Given a transactional queue holding "one, two"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has enlisted transaction "T1"
+    And the client has received "one" in transaction "T1"
+    When the client calls R_PurgeQueue
+    Then the call returns MQ_OK
+    When transaction "T1" is aborted
+    Then a peek finds no message
+
   @MS-MQRR/3.1.4.6/R3 @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R8 @MS-MQRR/3.1.4.6/R9
   Scenario: A handle closed with R_CloseQueue is refused
     Given a queue with messages "one"
