@@ -92,3 +92,16 @@ Feature: MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3)
     When the queue is deleted through SUT control
     And the client calls R_CloseQueue
     Then the call returns a failure HRESULT
+
+  # R_CloseQueue sets pphContext to NULL only when it returns MQ_OK (R5): after a failed close
+  # the handle is still the association's (MS-MQRR 2.2.4.2: strict), and a later call through
+  # it reaches the method, which finds no open queue and returns a failure HRESULT.
+  @MS-MQRR/3.1.4.3/R5 @MS-MQRR/3.1.4.3/R7 @MS-MQRR/3.1.4.3/R10 @MS-MQRR/3.1.4.4/R7 @MS-MQRR/3.1.4.4/R11 @MS-MQRR/2.2.4.2/R1
+  Scenario: A handle R_CloseQueue failed to close still reaches the methods
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the queue is deleted through SUT control
+    And the client calls R_CloseQueue
+    Then the call returns a failure HRESULT
+    When the client calls R_CreateCursor
+    Then the call returns a failure HRESULT

@@ -743,3 +743,15 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_PurgeQueue
     And the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "a"
     Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+
+  # The timer of a waiting receive is set to ulTimeout (3.1.2.1): once it has expired the call
+  # is over, and a message that arrives afterwards stays in the queue.
+  @MS-MQRR/3.1.2.1/R1 @MS-MQRR/3.1.2.1/R2 @MS-MQRR/3.1.4.7/R64
+  Scenario: A message that arrives after a receive's timeout has passed stays in the queue
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 200 as request 3
+    And the client waits 0.5 seconds
+    And a message "late" arrives in the queue
+    Then the started request 3 returns MQ_ERROR_IO_TIMEOUT
+    And a peek finds the message "late"

@@ -65,3 +65,32 @@ Feature: MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine
     When the second client's connection fails
     Then peeking the queue returns "one"
     And peeking the other queue returns "x" once the server has run the second client down
+
+  # A client that goes away with a message received and not acknowledged and a receive still
+  # waiting: the waiting receive ends with the connection, and the rundown still returns the
+  # received message to the queue.
+  @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R4 @MS-MQRR/3.1.6.2/R6 @MS-MQRR/3.1.6.2/R7
+  @MS-MQRR/3.1.6.2/R8 @MS-MQRR/3.1.6.2/R11 @MS-MQRR/3.1.6.2/R12
+  Scenario: A message received and not acknowledged comes back though a receive of the client was still waiting
+    Given a queue holding "one"
+    And the client holds a receive handle on the queue
+    And a second client holds a receive handle on the queue
+    And the second client has received "one" without ending the receive
+    And the second client has started a receive that waits for a message
+    When the second client's connection fails
+    Then peeking the queue returns "one"
+
+  # Each context handle is run down on its own (C706 5.1.6): a handle whose queue was deleted
+  # finds no OpenQueueDescriptor (R3) and the client's other handles are run down all the same.
+  @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R2 @MS-MQRR/3.1.6.2/R3 @MS-MQRR/3.1.6.2/R6
+  @MS-MQRR/3.1.6.2/R8 @MS-MQRR/3.1.6.2/R11
+  Scenario: A handle whose queue was deleted does not keep the client's other handles from being run down
+    Given a queue holding "one"
+    And another queue holding "x, y"
+    And the client holds a receive handle on the other queue
+    And a second client holds a receive handle on the queue
+    And the second client holds a receive handle on the other queue with 0 cursors
+    And the second client has received "x" from the other queue without ending the receive
+    When the queue is deleted through SUT control
+    And the second client's connection fails
+    Then peeking the other queue returns "x" once the server has run the second client down
