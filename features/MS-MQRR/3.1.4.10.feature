@@ -325,3 +325,41 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     And the client has read PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue
     When the client moves "one" from the queue to subqueue "retry"
     Then PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of the queue and of subqueue "retry" add up to what the queue held, subqueue "retry" holding some
+
+  # A message moved back into its queue is that queue's again: a peek by its LookupId finds it
+  # there (MS-MQDMPR 3.1.1.12: the LookupIdentifier identifies one message in the
+  # MessagePositionList), not the position the first move left Deleted.
+  @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.10/R31 @MS-MQRR/3.1.4.7/R76 @MS-MQDMPR/3.1.7.3.3/R4
+  @MS-MQDMPR/3.1.7.3.3/R24 @MS-MQDMPR/3.1.7.3.3/R28 @MS-MQDMPR/3.1.7.3.3/R29
+  Scenario: A message moved back from a subqueue is found in its queue by its LookupId
+    Given a queue holding "one" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client moves "one" from subqueue "retry" to the queue
+    Then the call returns MQ_OK
+    And peeking the queue by the lookup identifier of "one" returns it
+
+  # A subqueue whose only messages came by committed moves (MS-MQDMPR 3.1.4.4 R17): each is found
+  # there by its own LookupId, and no other message answers for it.
+  @MS-MQRR/3.1.4.10/R27 @MS-MQRR/3.1.4.10/R29 @MS-MQDMPR/3.1.4.4/R17 @MS-MQRR/3.1.4.7/R76
+  @MS-MQDMPR/3.1.7.3.3/R4 @MS-MQDMPR/3.1.7.3.3/R24 @MS-MQDMPR/3.1.7.3.3/R29
+  Scenario: Messages only committed moves put in a subqueue are each found there by their LookupId
+    Given a transactional queue holding "one, two" with subqueues "retry"
+    And the client knows the lookup identifiers of the messages in the queue
+    And the client has enlisted transaction "T1"
+    When the client moves "one" from the queue to subqueue "retry" in transaction "T1"
+    And the client moves "two" from the queue to subqueue "retry" in transaction "T1"
+    And transaction "T1" is committed
+    Then peeking subqueue "retry" by the lookup identifier of "one" returns it
+    And peeking subqueue "retry" by the lookup identifier of "two" returns it
+
+  # Moving another message out of the queue does not bring back the first one moved: it is
+  # still not in the source queue (errata move-message-lookup-identifier: a position Move
+  # Message left Deleted does not count), and it stays where it went.
+  @MS-MQRR/3.1.4.10/R24 @MS-MQRR/3.1.4.10/R25
+  Scenario: A message already moved is still not in the source queue after another one moves
+    Given a queue holding "one, two, three" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    And the client has moved "two" from the queue to subqueue "retry"
+    When the client moves "one" from the queue to subqueue "retry"
+    Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    And peeking subqueue "retry" returns "one"
