@@ -1930,7 +1930,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             chosen = sample(mutants, args.sample, args.seed)
         if args.unreached_in:
-            chosen = [m for m in chosen if m.id in unreached_ids(args.unreached_in)]
+            wanted = unreached_ids(args.unreached_in)
+            chosen = [m for m in chosen if m.id in wanted]
             print(f"{len(chosen)} mutants {args.unreached_in} holds as never reached",
                   flush=True)
         originals = {p: (batch.base / p).read_text(encoding="utf-8") for p in files}
