@@ -793,6 +793,14 @@ def _served_digest_of(source: str, configuration: str) -> str | None:
         return tree_digest(tree, NOT_SERVED) + _configured(configuration)
 
 
+def rebased(doc: dict, no_carry: bool) -> dict:
+    """An earlier results file or ledger with its served digest worked out again under
+    today's rule (served_digest_of), unless nothing is to be carried from it."""
+    if not no_carry:
+        doc["served_digest"] = served_digest_of(doc) or doc.get("served_digest")
+    return doc
+
+
 def import_root(tree: Path) -> Path:
     """A folder to put first on sys.path for ``tree``: the tree laid out as it installs
     (``mqconform/`` holding model/, wire/, ... beside the command's files), by symlinks, made
@@ -1940,9 +1948,7 @@ def main(argv: list[str] | None = None) -> int:
         earlier_pristine, earlier_loaded = None, None
         earlier: list[dict] = []  # the results and the ledger resumed from
         if args.resume and args.out.exists():
-            old = json.loads(args.out.read_text())
-            if not args.no_carry:
-                old["served_digest"] = served_digest_of(old) or old.get("served_digest")
+            old = rebased(json.loads(args.out.read_text()), args.no_carry)
             done, kept = resumed(old, batch.digest,
                                  None if args.no_carry else batch.served_digest,
                                  set(by_id), load_equivalent(), narrowed=args.narrow_only)
@@ -1952,9 +1958,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--resume: {args.out}: {kept}", flush=True)
         from_ledger: dict[str, dict] = {}
         if args.resume and args.ledger and args.ledger.exists():
-            ledger = read_ledger(args.ledger)
-            if not args.no_carry:
-                ledger["served_digest"] = served_digest_of(ledger) or ledger.get("served_digest")
+            ledger = rebased(read_ledger(args.ledger), args.no_carry)
             earlier.append(ledger)
             from_ledger, kept = resumed(ledger, batch.digest,
                                         None if args.no_carry else batch.served_digest,
@@ -2074,11 +2078,15 @@ def main(argv: list[str] | None = None) -> int:
                     done[m.id]["cases_digest"] = digest
                 report()
 
-        for i, r in from_ledger.items():  # the places and the diff, from this snapshot
-            done[i] = {**row_of(by_id[i], Verdict(r["verdict"], r["reason"], r["seconds"])),
-                       **({"narrowed": True} if r.get("narrowed") else {}),
-                       **({"carried_from": r["carried_from"]} if r.get("carried_from") else {}),
-                       **({"cases_digest": r["cases_digest"]} if r.get("cases_digest") else {})}
+        def restored(r: dict) -> dict:
+            """An earlier verdict as this run's row: the places and the diff from this
+            snapshot, the verdict and its notes from the earlier one."""
+            return {**row_of(by_id[r["id"]], Verdict(r["verdict"], r["reason"], r["seconds"])),
+                    **{k: r[k] for k in ("narrowed", "carried_from", "cases_digest")
+                       if r.get(k)}}
+
+        for i, r in from_ledger.items():
+            done[i] = restored(r)
         skip = {m.id for m in skipped} | {m.id for m in trusted}
         for m in skipped:
             done[m.id] = row_of(m, Verdict(
@@ -2090,9 +2098,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = [m for m in todo if m.id not in skip]
         standing = carried_survivors(todo, earlier, batch.frame_digest, batch.cases_digest_of)
         for i, r in standing.items():
-            done[i] = {**row_of(by_id[i], Verdict("survived", r["reason"], r["seconds"])),
-                       **({"narrowed": True} if r.get("narrowed") else {}),
-                       "carried_from": r["carried_from"], "cases_digest": r["cases_digest"]}
+            done[i] = restored(r)
         if standing:
             print(f"{len(standing)} survivors of an earlier snapshot stand: it differs from "
                   f"this one only in scenarios none of their cases are", flush=True)
