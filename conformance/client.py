@@ -43,6 +43,12 @@ Decisions:
    repeating the request's header, both marked must-process; no bitmask, as the bind did not
    negotiate header signing). Under signing or sealing the trailer is signed or sealed with
    the stub, which is what it is for.
+7. A signature altered in transit (``alter_next_signature``): the next request PDU sent on an
+   association that signs (packet integrity or privacy) has one octet of its NTLM checksum
+   changed after impacket signs it (MS-NLMP 2.2.2.9.1: version 4 octets, checksum 8, sequence
+   number 4), as a network path that corrupts or forges it would; what the recorder holds is
+   what was sent. The association is closed after that call: the client's sequence number
+   went on, whatever the server did with its own.
 """
 
 from __future__ import annotations
@@ -348,6 +354,19 @@ class _Association:
         self.closed = False
         self.trailer_sent = False  # decision 6
 
+    def alter_next_request(self) -> None:
+        """Decision 7: one octet of the next request PDU's checksum is changed on its way."""
+        rpc_transport = self.dce.get_rpc_transport()
+        send = rpc_transport.send
+
+        def altered(data, forceWriteAndx=0, forceRecv=0):
+            rpc_transport.send = send
+            pdu = bytearray(data)
+            pdu[-5] ^= 0x01  # the checksum's last octet (MS-NLMP 2.2.2.9.1)
+            return send(bytes(pdu), forceWriteAndx, forceRecv)
+
+        rpc_transport.send = altered
+
     def close(self, wait: float = 0.0) -> None:
         """``wait`` > 0: send the FIN, then wait that long for the server's (a server that
         runs down the connection's handles before it closes its side has then done so)."""
@@ -372,7 +391,7 @@ class _Association:
 
 
 class RpcClient:
-    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-5)."""
+    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-7)."""
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
                  max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None,
@@ -396,6 +415,15 @@ class RpcClient:
         self.ndr64 = False
         self._ports: dict[str, int] = {}
         self._associations: dict[str, _Association] = {}
+        self._alter: set[str] = set()  # decision 7: interfaces whose next request is altered
+
+    def alter_next_signature(self, interface: str = c.REMOTEREAD) -> None:
+        """Decision 7. Raises ArgumentError where the association does not sign (no
+        credentials, or the connect level), as there is no signature to alter."""
+        if self.credentials is None or self.credentials.level < 5:
+            raise ArgumentError("the association does not sign its requests (packet "
+                                "integrity or privacy): there is no signature to alter")
+        self._alter.add(interface)
 
     # ---------------------------------------------------------------- connecting
 
@@ -499,11 +527,17 @@ class RpcClient:
             stub += _trailer(assoc, call_type.opnum, len(stub))
             assoc.trailer_sent = True
         sock = assoc.dce.get_rpc_transport().get_socket()
+        altered = call_type.interface in self._alter
+        if altered:  # decision 7
+            self._alter.discard(call_type.interface)
+            assoc.alter_next_request()
         try:
             sock.settimeout(self._call_timeout(typed_call, timeout))
             assoc.dce.call(call_type.opnum, stub)
             answer = assoc.dce.recv()
         except _Fault as fault:
+            if altered:
+                assoc.close()
             return c.RESULTS[call_type](status=fault.status, raised=True)
         except TimeoutError:
             assoc.close()
@@ -516,6 +550,8 @@ class RpcClient:
         except (OSError, DCERPCException) as e:
             assoc.close()
             raise ConnectionLost(f"{call_type.__name__}: {_one_line(e)}") from None
+        if altered:
+            assoc.close()
         return decode_response(call_type, answer, assoc.ndr64)
 
     def _call_timeout(self, typed_call: c.Call, timeout: float | None) -> float | None:

@@ -630,7 +630,8 @@ class Case:
         self._groups[id(conn)] = max(self._groups.values(), default=0) + 1
         return conn
 
-    def as_identity(self, role: str, join: bool = False, trailer: bool = False) -> Any:
+    def as_identity(self, role: str, join: bool = False, trailer: bool = False,
+                    level: int | None = None) -> Any:
         """A connection of its own that authenticates as the target file's identity ``role``
         (conformance/targetfile.py ROLES), or (``anonymous``) one that does not authenticate,
         not applicable where the target file gives credentials; calls on it go to the target
@@ -639,7 +640,8 @@ class Case:
         ``join``: its bind names the suite's association group (C706 12.6.4.3), as a client
         that learnt the group's id would. ``trailer``: its first request carries a
         verification trailer, as Windows clients send it (conformance/client.py decision 6).
-        Inconclusive when the target file names no such identity."""
+        ``level``: authenticate at this level (MS-RPCE 2.2.1.1.8) rather than the target
+        file's. Inconclusive when the target file names no such identity."""
         target = self.target
         if not isinstance(target, RpcTarget):
             raise NotApplicable(f"{type(target).__name__} has no RPC runtime to "
@@ -653,6 +655,8 @@ class Case:
             credentials = self.suite.spec.identities.get(role)
             if credentials is None:
                 raise Inconclusive(f"the target file gives no identity {role!r} (identities:)")
+            if level is not None:
+                credentials = dataclasses.replace(credentials, level=level)
         options = {**target._options, "credentials": credentials,
                    "verification_trailer": trailer}
         conn = RpcTarget(target.endpoint, target.ndr64, name=f"{target.name} as {role}",

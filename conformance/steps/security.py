@@ -15,8 +15,10 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import sources
+from mqconform.conformance.client import ArgumentError
 from mqconform.conformance.session import message_body
 from mqconform.conformance.sut import Inconclusive
+from mqconform.conformance.targets import NotApplicable, TargetError
 from mqconform.model import calls as c
 from mqconform.model.formats import MgmtObject, MgmtObjectType
 from mqconform.model.status import MQ_ERROR_ACCESS_DENIED, is_failure, name_of
@@ -91,6 +93,51 @@ def identity_with_trailer_opens(mq, scenario, role, access):
                                                  dwAccess=ACCESS[access],
                                                  pClientId=sources.uuid4()))
     scenario["who"] = role
+
+
+@when(parsers.parse('"{role}", sealing its calls (packet privacy), opens the queue with '
+                    '{access:w}'))
+def identity_seals_and_opens(mq, scenario, role, access):
+    """MS-RPCE 2.2.1.1.8 RPC_C_AUTHN_LEVEL_PKT_PRIVACY: every request and answer of the
+    connection sealed; a level above the target's minimum (MS-MQRR 3.1.4.2 <19>)."""
+    conn = mq.as_identity(role, level=6)
+    scenario.setdefault("as", {})[role] = conn
+    scenario["result"] = conn.call(c.R_OpenQueue(pQueueFormat=scenario["queue"],
+                                                 dwAccess=ACCESS[access],
+                                                 pClientId=sources.uuid4()))
+    scenario["who"] = role
+    if not scenario["result"].raised and scenario["result"].pphContext:
+        scenario.setdefault("handles", {})[role] = scenario["result"].pphContext
+
+
+@when(parsers.parse('"{role}" purges the queue, the request\'s signature altered on its way'))
+def identity_purges_altered(mq, scenario, role):
+    """R_PurgeQueue through the handle ``role`` opened last, one octet of the request's NTLM
+    checksum changed after signing (conformance/client.py decision 7): not the caller's
+    request. The connection is closed after it; ``role``'s next call opens another."""
+    conn = scenario["as"].pop(role)
+    try:
+        conn.client.alter_next_signature()
+    except ArgumentError as exc:
+        raise NotApplicable(f'"{role}" does not sign its requests: {exc}') from None
+    scenario["who"] = role
+    try:
+        scenario["result"] = conn.call(c.R_PurgeQueue(phContext=scenario["handles"][role]))
+    except TargetError as exc:
+        scenario["result"] = None
+        scenario["closed"] = str(exc)
+    finally:
+        conn.close()
+
+
+@then(parsers.parse("the server does not carry it out: it answers with a fault or closes the "
+                    "connection ({ids})"))
+def it_is_not_carried_out(mq, scenario, ids):
+    result = scenario["result"]
+    mq.assert_that(result is None or result.raised or is_failure(result.status),
+                   f'the request altered on its way is not "{scenario["who"]}"\'s; the target '
+                   f"{_text(result) if result is not None else 'closed the connection'}",
+                   tuple(i.strip() for i in ids.split(",")))
 
 
 @when(parsers.parse('"{role}" peeks the first message'))

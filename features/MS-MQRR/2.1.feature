@@ -66,6 +66,37 @@ Feature: MS-MQRR 2.1 Transport
     When "administrator" peeks the first message
     Then the server allows it (MS-MQRR/2.1/R3)
 
+  # The identity a server uses is the one the RPC runtime proved (MS-RPCE 3.3.3.4.3): at packet
+  # integrity and privacy every request carries the caller's signature (MS-NLMP 3.4.4), and a
+  # request whose signature does not verify is not the caller's. Any refusal will do, a fault
+  # or a closed connection; what may not happen is the purge. The runtime's checks are MS-RPCE's,
+  # which 2.1/R1 makes this protocol's; the access check itself is 2.1/R3's SHOULD.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
+  Scenario: A request whose signature was altered on its way is not carried out
+    Given a queue that "administrator" may peek, receive from and purge and nothing more, with messages "kept"
+    When "administrator" opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "administrator" purges the queue, the request's signature altered on its way
+    Then the server does not carry it out: it answers with a fault or closes the connection (MS-MQRR/2.1/R1)
+    When "administrator" opens the queue with PEEK_ACCESS
+    And "administrator" peeks the first message
+    Then the peek returns the message "kept" (MS-MQRR/2.1/R1)
+
+  # Packet privacy (MS-RPCE 2.2.1.1.8) is above any minimum level a server sets (MS-MQRR
+  # 3.1.4.2 <19>): requests and answers sealed, and the same access checks.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
+  Scenario: A client that seals its calls is served, and its sealed request altered on its way is not carried out
+    Given a queue that "administrator" may peek, receive from and purge and nothing more, with messages "sealed"
+    When "administrator", sealing its calls (packet privacy), opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R1, MS-MQRR/2.1/R3)
+    When "administrator" peeks the first message
+    Then the peek returns the message "sealed" (MS-MQRR/2.1/R1)
+    When "administrator" purges the queue, the request's signature altered on its way
+    Then the server does not carry it out: it answers with a fault or closes the connection (MS-MQRR/2.1/R1)
+    When "administrator", sealing its calls (packet privacy), opens the queue with PEEK_ACCESS
+    And "administrator" peeks the first message
+    Then the peek returns the message "sealed" (MS-MQRR/2.1/R1)
+
   # Several calls outstanding on one connection (C706 12.6.3), whose answers (2 MB each, some
   # 500 fragments) are more than the connection's buffers hold while the client does not read,
   # and then reads slowly.

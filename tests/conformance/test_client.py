@@ -25,6 +25,7 @@ from mqconform.conformance.client import (
     ArgumentError,
     ConnectError,
     ConnectionLost,
+    Credentials,
     Endpoint,
     ProtocolError,
     RpcClient,
@@ -981,3 +982,56 @@ def test_the_first_request_of_each_association_carries_a_verification_trailer(li
         0, b"\x10\x00\x00\x00", server.call_ids[0], 0, first_opnum)
     assert d.find_verification_trailer(second) is None and second_opnum == 0
     assert second == ndr.encode_request(c.R_GetServerPort(), False)
+
+
+# ------------------------------------------------------------------ decision 7
+
+SIGNING_SERVER = """
+queue_manager: {computer_name: MQREF}
+security:
+  authentication: required
+  level: integrity
+  users:
+    - {name: alice, password: alice-pw-7Q, administrator: true}
+"""
+
+
+@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
+def test_a_signature_altered_on_its_way_is_refused_and_ends_the_association(tmp_path, level):
+    """Decision 7: the next request only, one octet of its checksum changed after signing
+    (what the transport is handed is the altered PDU); the server refuses it (the reference:
+    fault RPC_S_SEC_PKG_ERROR), the association is closed after it, and a new one works."""
+    from mqconform.server.main import start
+    from mqconform.server.rpc import RPC_S_SEC_PKG_ERROR
+
+    (tmp_path / "queues.yaml").write_text(SIGNING_SERVER)
+    r = start(port=0, queues=str(tmp_path / "queues.yaml"))
+    try:
+        endpoint = f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]"
+        cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
+        cl.connect(endpoint)
+        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+        transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+        sent = []
+        send = transport.send
+        transport.send = lambda data, *a: (sent.append(bytes(data)), send(data, *a))[1]
+        cl.alter_next_signature()
+        answer = cl.call(c.R_GetServerPort())
+        assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
+        [request] = sent
+        assert request[2] == 0 and struct.unpack_from("<H", request, 10)[0] == 16  # signed
+        with pytest.raises(ConnectionLost):
+            cl.call(c.R_GetServerPort())
+        cl.connect(endpoint)
+        for _ in range(2):  # only the one request was altered
+            assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+        cl.close()
+    finally:
+        r.stop()
+
+
+@pytest.mark.parametrize("credentials", [None, Credentials("alice", "pw", level=2)],
+                         ids=["anonymous", "connect"])
+def test_no_signature_to_alter_where_requests_are_not_signed(credentials):
+    with pytest.raises(ArgumentError, match="does not sign"):
+        RpcClient(credentials=credentials).alter_next_signature()
