@@ -352,6 +352,19 @@ Feature: MS-MQRR 3.1.4.10 R_MoveMessage (Opnum 10)
     Then peeking subqueue "retry" by the lookup identifier of "one" returns it
     And peeking subqueue "retry" by the lookup identifier of "two" returns it
 
+  # A message that arrives in a queue after a move took another out of it is found there by
+  # its LookupId (MS-MQDMPR 3.1.7.1.9 R12-R13: Enqueue Message gives it its LookupIdentifier
+  # and puts it in the queue's MessagePositionList), as is the one that was there before.
+  @MS-MQRR/3.1.4.10/R29 @MS-MQRR/3.1.4.7/R76 @MS-MQDMPR/3.1.7.1.9/R12 @MS-MQDMPR/3.1.7.1.9/R13
+  @MS-MQDMPR/3.1.7.3.3/R4
+  Scenario: A message that arrives after a move out of its queue is found there by its LookupId
+    Given a queue holding "one, two" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When a message "three" arrives in the queue
+    Then peeking the queue by the lookup identifier of "three" returns it
+    And peeking the queue by the lookup identifier of "two" returns it
+    And peeking subqueue "retry" by the lookup identifier of "one" returns it
+
   # Moving another message out of the queue does not bring back the first one moved: it is
   # still not in the source queue (errata move-message-lookup-identifier: a position Move
   # Message left Deleted does not count), and it stays where it went.
