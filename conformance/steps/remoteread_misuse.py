@@ -259,6 +259,22 @@ def starts_receive_on(mq, scenario, name, timeout, request):
     sc.setdefault("started", {})[name] = mq.start(call)
 
 
+@when(_re(r'the client starts a receive in transaction "(?P<tx>\w+)" on (?P<name>HANDLE)'
+          r"(?P<cursor> through its cursor)? with ulTimeout (?P<timeout>\d+) as request "
+          r"(?P<request>\d+)"))
+def starts_transactional_receive_on(mq, scenario, tx, name, cursor, timeout, request):
+    """An R_StartTransactionalReceive (MQ_ACTION_RECEIVE) that waits, in the scenario's
+    transaction ``tx`` (one the client never enlisted is one the server does not know, MS-MQRR
+    3.1.4.13), through the handle's cursor if asked, on a connection of its own as ``starts a
+    receive on`` does."""
+    sc = _state(scenario)
+    call = c.R_StartTransactionalReceive(
+        phContext=_context(mq, sc, name), ulAction=c.MQ_ACTION_RECEIVE, ulTimeout=int(timeout),
+        dwRequestId=int(request), dwMaxBodySize=MAX_BODY, dwMaxCompoundMessageSize=MAX_BODY,
+        pTransactionId=_xid(sc, tx), hCursor=_cursor_of(sc, name) if cursor else 0)
+    sc.setdefault("started", {})[name] = mq.start(call)
+
+
 @then(_re(r"the receive started on (?P<name>HANDLE) is still waiting"))
 def started_on_still_waiting(mq, scenario, name):
     pending = _state(scenario)["started"][name]

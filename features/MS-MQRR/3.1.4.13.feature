@@ -173,6 +173,26 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     Then the call returns MQ_OK
     And the message "one" is returned
 
+  # The same, waiting (errata transactional-receive-unknown-transaction): the message that comes
+  # goes to the receive in the unknown transaction, unlocked, and Message Position Available
+  # stops there (that receive's DestructiveRead is True, MS-MQDMPR 3.1.7.2.2), so the receive
+  # waiting after it is not given the same message and waits on to its ulTimeout.
+  @MS-MQRR/3.1.4.13/R70 @MS-MQRR/3.1.4.13/R71 @MS-MQRR/3.1.4.13/R72
+  @MS-MQDMPR/3.1.7.2.2/R10 @MS-MQDMPR/3.1.7.2.2/R11
+  Scenario Outline: A message for a receive waiting in an unknown transaction is not given to the receive waiting after it as well
+    Given a transactional queue holding ""
+    And the client holds a cursor on the queue
+    When the client starts a receive in transaction "T9" <how> with ulTimeout 60000 as request 1
+    And the client starts a receive on a second handle on the queue with ulTimeout 2000 as request 2
+    And a message "late" arrives in the queue
+    Then the receive started on the queue returns the message "late"
+    And the receive started on a second handle on the queue returns MQ_ERROR_IO_TIMEOUT
+
+    Examples:
+      | how                                 |
+      | on the queue                        |
+      | on the queue through its cursor     |
+
   # A queue deleted while a client holds a handle to it (MS-MQDMPR 3.1.7.1.4): the receive finds
   # nothing to receive from, an error the method returns as a failure HRESULT.
   @MS-MQRR/3.1.4.13/R45
