@@ -224,9 +224,9 @@ def has_received(mq, scenario, body, request):
     scenario["lookup"].setdefault(body, out.pSequenceId)
 
 
-@given(parsers.parse('the client has peeked "{body}" on the cursor'))
-def has_peeked_on_cursor(mq, scenario, body):
-    _receive(mq, scenario, c.MQ_ACTION_PEEK_CURRENT, hCursor=scenario["cursor"])
+@given(parsers.re(r'the client has peeked "(?P<body>[^"]*)" on ' + CURSOR + "$"))
+def has_peeked_on_cursor(mq, scenario, body, cursor):
+    _receive(mq, scenario, c.MQ_ACTION_PEEK_CURRENT, hCursor=_cursor(scenario, cursor))
     _the_message_is_returned(mq, scenario, body)
 
 

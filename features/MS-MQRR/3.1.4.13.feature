@@ -172,6 +172,16 @@ Feature: MS-MQRR 3.1.4.13 R_StartTransactionalReceive (Opnum 13)
     When the client receives in transaction "T9" from the queue
     Then the call returns MQ_OK
     And the message "one" is returned
+    And peeking the queue returns "one"
+
+  # The same by LookupId (MS-MQDMPR 3.1.7.1.13 R22-R24: only a transaction with an Identifier
+  # locks the position): the message received stays in the queue, Available.
+  @MS-MQRR/3.1.4.13/R70 @MS-MQRR/3.1.4.13/R71 @MS-MQRR/3.1.4.13/R72 @MS-MQDMPR/3.1.7.1.13/R23
+  Scenario: A receive by LookupId in a transaction the server does not know leaves the message in the queue
+    Given a transactional queue holding "one, two"
+    When the client receives in transaction "T9" with MQ_LOOKUP_RECEIVE_CURRENT at "one"
+    Then the call returns MQ_OK
+    And peeking the queue returns "one"
 
   # The same, waiting (errata transactional-receive-unknown-transaction): the message that comes
   # goes to the receive in the unknown transaction, unlocked, and Message Position Available

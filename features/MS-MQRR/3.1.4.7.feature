@@ -573,7 +573,10 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
     Then the message "b" is returned
 
-  @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75
+  # Like the PEEK_CURRENT that waited, the cursor then rests on the message it was given
+  # (MS-MQDMPR 3.2.7.5 R4, R7).
+  @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75 @MS-MQDMPR/3.2.7.5/R4
+  @MS-MQDMPR/3.2.7.5/R7
   Scenario: PEEK_NEXT on a cursor at the last message waits for the next one
     Given a queue with messages "a"
     And the client has opened the queue with RECEIVE_ACCESS
@@ -582,6 +585,11 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client starts R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor and ulTimeout 10000 as request 1
     And a message "b" arrives in the queue
     Then the started request 1 returns the message "b"
+    When a message "c" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "c" is returned
 
   # A second call through a cursor whose first call still waits: no rule of MS-MQDMPR 3.2 takes a
   # cursor out of WaitPeek or WaitReceive but the message or the timeout the first call waits
@@ -631,6 +639,38 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     And a message "m" arrives in the queue
     Then the started request 1 returns the message "m"
     And the started request 2 returns the message "m"
+
+  # A peek through a cursor that waits is not a destructive read either (MS-MQDMPR 3.1.7.1.15
+  # R22): Message Position Available goes on past it to the receive waiting behind it
+  # (3.1.7.2.2), which gets the same message.
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70 @MS-MQRR/3.1.4.7/R71 @MS-MQDMPR/3.1.7.1.15/R22
+  @MS-MQDMPR/3.1.7.2.2/R10
+  Scenario: A PEEK_CURRENT waiting on a cursor and a waiting receive both see the message that arrives
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor and ulTimeout 10000 as request 1
+    And the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 10000 as request 2
+    And a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+    And the started request 2 returns the message "m"
+
+  # The same for PEEK_NEXT (3.1.7.1.14 R20): two cursors at the last message both wait for the
+  # next one, and both get it.
+  @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75 @MS-MQDMPR/3.1.7.1.14/R20
+  @MS-MQDMPR/3.1.7.2.2/R10
+  Scenario: Two cursors' PEEK_NEXT waiting at the last message both see the message that arrives
+    Given a queue with messages "a"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has created a second cursor
+    And the client has peeked "a" on the cursor
+    And the client has peeked "a" on the second cursor
+    When the client starts R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor and ulTimeout 10000 as request 1
+    And the client starts R_StartReceive with MQ_ACTION_PEEK_NEXT on the second cursor and ulTimeout 10000 as request 2
+    And a message "b" arrives in the queue
+    Then the started request 1 returns the message "b"
+    And the started request 2 returns the message "b"
 
   # ------------------------------------------------------------------ another handle's values
 
