@@ -1431,7 +1431,21 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
         return {}
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    class _Loader(yaml.SafeLoader):
+        """Refuses a key given twice: YAML keeps the last silently, which would drop one
+        judgement's reason for another's."""
+
+        def construct_mapping(self, node, deep=False):
+            seen: dict = {}
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise SystemExit(f"{path}:{key_node.start_mark.line + 1}: {key!r} is judged "
+                                     f"twice (first on line {seen[key]})")
+                seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep=deep)
+
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
     if not isinstance(data, dict):
         raise SystemExit(f"{path}: expected a mapping of mutant ID to reason")
     return {str(k): str(v) for k, v in data.items()}

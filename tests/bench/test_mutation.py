@@ -370,6 +370,20 @@ def test_every_key_of_the_equivalent_file_names_a_mutant_of_the_current_source()
     assert all(reason.strip() for reason in equivalent.values())
 
 
+def test_a_mutant_judged_twice_in_the_equivalent_file_is_refused(tmp_path):
+    """YAML keeps the last of two equal keys; the file must not lose a reason that way."""
+    path = tmp_path / "equivalent.yaml"
+    path.write_text('"a.py:f:if:1:if->True": >-\n  one reason\n'
+                    '"a.py:f:if:2:if->True": other\n'
+                    '"a.py:f:if:1:if->True": >-\n  another reason\n')
+    with pytest.raises(SystemExit, match=r"equivalent.yaml:4: 'a.py:f:if:1:if->True' is "
+                                         r"judged twice \(first on line 1\)"):
+        mutation.load_equivalent(path)
+    path.write_text('"a.py:f:if:1:if->True": one\n"a.py:f:if:2:if->True": other\n')
+    assert mutation.load_equivalent(path) == {"a.py:f:if:1:if->True": "one",
+                                              "a.py:f:if:2:if->True": "other"}
+
+
 def test_all_selects_every_served_module_and_patterns_select_some():
     served = mutation.served_files(ROOT)
     assert set(mutation.FILES) <= set(served)
