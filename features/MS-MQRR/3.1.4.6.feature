@@ -63,7 +63,7 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
   # A purge marks a message a transaction holds PurgePending (it stays Locked for the
   # transaction); Transaction Abort deletes a PurgePending message rather than making it
   # Available again (MS-MQDMPR 3.1.4.5 R7, R8).
-  @MS-MQRR/3.1.4.6/R11 @MS-MQDMPR/3.1.4.5/R7 @MS-MQDMPR/3.1.4.5/R8
+  @MS-MQRR/3.1.4.6/R11 @MS-MQDMPR/3.1.4.5/R7 @MS-MQDMPR/3.1.4.5/R8 @MS-MQMR/3.1.4.1/R40
   Scenario: A message purged while a transaction held it is gone when the transaction aborts
     Given a transactional queue holding "one, two"
     And the client has opened the queue with RECEIVE_ACCESS
@@ -73,6 +73,7 @@ Feature: MS-MQRR 3.1.4.6 R_PurgeQueue (Opnum 6)
     Then the call returns MQ_OK
     When transaction "T1" is aborted
     Then a peek finds no message
+    And PROPID_MGMT_QUEUE_MESSAGE_COUNT of the queue is 0
 
   @MS-MQRR/3.1.4.6/R3 @MS-MQRR/3.1.4.6/R6 @MS-MQRR/3.1.4.6/R8 @MS-MQRR/3.1.4.6/R9
   Scenario: A handle closed with R_CloseQueue is refused

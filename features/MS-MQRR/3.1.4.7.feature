@@ -559,6 +559,34 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     And the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
     Then the message "m" is returned
 
+  # A cursor whose receive waited is given the message that arrives (MS-MQDMPR 3.2.7.5 R4, R7):
+  # it leaves WaitReceive and rests there, so the next call through it is served.
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70 @MS-MQDMPR/3.2.7.5/R4 @MS-MQDMPR/3.2.7.5/R7
+  Scenario: A cursor whose receive waited for a message serves the next call
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE on the cursor and ulTimeout 10000 as request 1
+    And a message "m" arrives in the queue
+    Then the started request 1 returns the message "m"
+    When a message "n" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_RECEIVE on the cursor as request 2
+    Then the message "n" is returned
+
+  # A cursor whose receive waited and timed out is moved to End (MS-MQDMPR 3.2.7.6 R3, R4) and
+  # leaves its WaitReceive state: the next call through it is served, not refused as an illegal
+  # cursor action.
+  @MS-MQRR/3.1.4.7/R68 @MS-MQRR/3.1.4.7/R70 @MS-MQDMPR/3.2.7.6/R3 @MS-MQDMPR/3.2.7.6/R4
+  Scenario: A cursor whose receive timed out is at the end of the queue
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE on the cursor and ulTimeout 200 as request 1
+    Then the started request 1 returns MQ_ERROR_IO_TIMEOUT
+    When a message "m" arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
+    Then the call returns MQ_ERROR_IO_TIMEOUT
+
   @MS-MQRR/3.1.4.7/R70 @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQDMPR/3.2.7.6/R3
   Scenario: A cursor whose PEEK_NEXT timed out goes on with PEEK_NEXT
     Given a queue with messages "a"
