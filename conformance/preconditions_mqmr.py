@@ -101,6 +101,20 @@ def connector_queue(mq) -> tuple[str, QueueFormat]:
     return path, mq.format_of(path)
 
 
+def public_queue(mq) -> tuple[str, QueueFormat]:
+    """A new queue of QueueType Public on the target and the oracle: a path name without
+    private$ (MS-MQMQ 2.1.1; MS-MQDMPR 3.1.7.1.3 makes it Public). Inconclusive where SUT
+    control cannot make one (a queue manager without a directory may refuse it)."""
+    path = mq.suite.queue_path().split("\\", 1)[1]
+    spec = {"path": path}
+    creator = getattr(mq.sut, "create_queue_from", None)
+    if creator is None:
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a public queue")
+    creator(spec)
+    mq.suite.oracle_sut.create_queue_from(spec)
+    return path, mq.format_of(path)
+
+
 def configure_queue_manager(mq, cleanups: list, **attributes) -> None:
     """Set QueueManager configuration attributes on the target and the oracle; a callable that
     sets the previous values back is appended to ``cleanups``."""

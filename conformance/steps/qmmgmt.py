@@ -48,6 +48,7 @@ from mqconform.conformance.preconditions_mqmr import (
     connector_queue,
     incoming_transfers,
     outgoing_queue,
+    public_queue,
     queue_format,
     queue_with_subqueues,
     remote_format_name,
@@ -510,6 +511,12 @@ def system_queue(mq, mgmt, kind, label):
 @given(parsers.parse('a connector queue "{label}"'))
 def connector(mq, mgmt, label):
     path, fmt = connector_queue(mq)
+    mgmt["queues"][label] = {"fmt": fmt, "path": path}
+
+
+@given(parsers.parse('a public queue "{label}"'))
+def public(mq, mgmt, label):
+    path, fmt = public_queue(mq)
     mgmt["queues"][label] = {"fmt": fmt, "path": path}
 
 

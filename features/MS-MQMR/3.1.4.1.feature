@@ -464,6 +464,16 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
       | Time at which the failure occurred | VT_I4     | [1700000000, 1700000005, 1700000060] |
       | Error indicator                    | VT_I4     | [0, -2147014835, 0]                  |
 
+  # A queue whose path name has no private$ is a public queue (MS-MQMQ 2.1.1, MS-MQDMPR
+  # 3.1.7.1.3); a queue manager that cannot make one without its directory leaves the case
+  # inconclusive.
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R31 @MS-MQMR/3.1.4.1/R32
+  Scenario: A public queue is reported with PROPID_MGMT_QUEUE_TYPE "PUBLIC"
+    Given a public queue "P"
+    When the client asks queue "P" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "P" has PROPID_MGMT_QUEUE_TYPE "PUBLIC"
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R31 @MS-MQMR/3.1.4.1/R32
   Scenario: A connector queue is reported with PROPID_MGMT_QUEUE_TYPE "CONNECTOR"
     Given a connector queue "C"
