@@ -46,6 +46,22 @@ Feature: MS-MQRR 2.1 Transport
     When "anonymous" peeks the first message
     Then the peek returns the message "guarded" (MS-MQRR/2.1/R3)
 
+  # MS-MQMQ 2.2.24: MQSEC_RECEIVE_MESSAGE is MQSEC_DELETE_MESSAGE | MQSEC_PEEK_MESSAGE, so the
+  # right to receive includes the right to peek. (The anonymous example is not applicable where
+  # the target requires authentication, the reader's where the target file names no identities.)
+  @MS-MQRR/2.1/R3
+  Scenario Outline: A caller the queue's access list lets receive may open it to peek
+    Given a queue that "<caller>" may receive from and nothing more, with messages "received"
+    When "<caller>" opens the queue with PEEK_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "<caller>" peeks the first message
+    Then the peek returns the message "received" (MS-MQRR/2.1/R3)
+
+    Examples:
+      | caller    |
+      | anonymous |
+      | reader    |
+
   @MS-MQRR/2.1/R3
   Scenario: An anonymous caller the queue's access list does not let purge leaves every message
     Given a queue that "anonymous" may peek and receive from and nothing more, with messages "kept"
