@@ -604,6 +604,62 @@ def answers_version_nak(mq, scenario):
 
 #: the call_id of the bind in another RPC version (any value but the usual 1 shows it is read)
 VERSION_CALL_ID = 0x2A
+#: an auth_type no security provider has (MS-RPCE 2.2.1.1.7 lists 0x00, 0x09, 0x0A, 0x0E,
+#: 0x10, 0x44 and 0xFF), so no server's table of providers (3.1.3.1.1) holds it
+UNKNOWN_AUTH_TYPE = 0x7F
+
+
+def _unknown_provider_verifier() -> d.AuthVerifier:
+    """A sec_trailer (MS-RPCE 2.2.2.11) naming UNKNOWN_AUTH_TYPE at packet integrity, around
+    an NTLM NEGOTIATE message (MS-NLMP 2.2.1.1): what an NTLM bind carries, but for the
+    auth_type, so that only the auth_type makes it unknown."""
+    from impacket import ntlm
+
+    token = ntlm.getNTLMSSPType1("", "", signingRequired=True).getData()
+    return d.AuthVerifier(UNKNOWN_AUTH_TYPE, 5, 0, 0, token)
+
+
+@when(parsers.re(r"a new connection sends (?P<what>a bind|an alter_context after its bind) "
+                 r"whose verifier names an authentication type no security provider has$"))
+def sends_unknown_provider(mq, scenario, what):
+    """MS-RPCE 3.3.3.5.3: a bind or alter_context whose auth_type names a provider the server
+    does not have. The bind: RemoteRead's context and the verifier (call_id VERSION_CALL_ID);
+    the alter_context: the same context again on an association bound without one. What the
+    target sent back, or None for a closed connection, goes into the scenario."""
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    contexts = (d.ContextElement(0, interface, (d.TRANSFER_SYNTAXES[_target_syntax(mq)],)),)
+    verifier = _unknown_provider_verifier()
+    with _connect(mq, record=False) as sock:  # wire.pcap holds accepted associations only
+        if what == "a bind":
+            sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                             contexts), call_id=VERSION_CALL_ID, auth=verifier))
+            pdu = _answer_or_close(sock, whole=True)
+            scenario["auth_answer"] = getattr(pdu, "body", pdu)
+            scenario["auth_call_id"] = getattr(getattr(pdu, "header", None), "call_id", None)
+        else:
+            ack = _bind(sock, (_target_syntax(mq),)).body
+            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE,
+                                                     d.MUST_RECV_FRAG_SIZE, 0, contexts),
+                                      call_id=2, auth=verifier))
+            scenario["cut"] = "alter_context naming an unknown security provider"
+            scenario["cut_answer"] = _answer_or_close(sock)
+
+
+@then("the target answers with a bind_nak for authentication_type_not_recognized")
+def answers_unknown_provider_nak(mq, scenario):
+    answer = scenario["auth_answer"]
+    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
+           else type(answer).__name__)
+    _assert(mq, isinstance(answer, d.BindNak),
+            f"the target answers a bind naming an unknown security provider with a bind_nak "
+            f"(MS-RPCE 3.3.3.5.3), not {got}")
+    _assert(mq, answer.reason == d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED,
+            f"the bind_nak's reason is authentication_type_not_recognized (8, MS-RPCE 2.2.2.5), "
+            f"not {answer.reason}")
+    _assert(mq, scenario["auth_call_id"] == VERSION_CALL_ID,
+            f"the bind_nak carries the bind's call_id {VERSION_CALL_ID} (C706 12.6.4.5), not "
+            f"{scenario['auth_call_id']}")
 
 
 #: how long stops_in_a_pdu's client waits, stopped, before the next step

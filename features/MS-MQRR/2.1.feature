@@ -195,6 +195,22 @@ Feature: MS-MQRR 2.1 Transport
     When another connection binds RemoteRead and calls R_GetServerPort
     Then the target answers with the port it listens on, not a fault
 
+  # MS-RPCE 3.3.3.5.3: a bind or alter_context whose auth_type names a security provider the
+  # server does not have MUST get authentication_type_not_recognized, in the bind_nak of a bind
+  # (reason 8, 2.2.2.5) or a fault for an alter_context (a bind_nak answers binds only, C706
+  # 12.6.4.5). No server has the auth_type these send (none of 2.2.1.1.7's).
+  @MS-MQRR/2.1/R1
+  Scenario: A bind naming an unknown security provider is rejected with a bind_nak, and the server goes on serving
+    When a new connection sends a bind whose verifier names an authentication type no security provider has
+    Then the target answers with a bind_nak for authentication_type_not_recognized
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+  @MS-MQRR/2.1/R1
+  Scenario: An alter_context naming an unknown security provider is refused with a fault
+    When a new connection sends an alter_context after its bind whose verifier names an authentication type no security provider has
+    Then the target refuses it with a fault or a bind_nak, or closes the connection
+
   # MS-RPCE 3.3.1.5.3: a presentation context whose transfer syntax is 6CB71C2C-9812-4540-...
   # offers bind time features (2.2.2.14), as Windows clients bind; a server answers it with
   # negotiate_ack granting features among those offered, or, knowing no such negotiation,
