@@ -156,6 +156,60 @@ def accepts_every_context(mq, scenario):
                 f"the accepted transfer syntax is {name.upper()}")
 
 
+@when(parsers.re(r"a new connection sends (?P<what>a bind proposing RemoteRead in NDR and in "
+                 r"NDR64, each in a presentation context of its own|a bind proposing RemoteRead "
+                 r"twice under one p_cont_id|an alter_context that proposes its bound p_cont_id "
+                 r"again for qmmgmt)$"))
+def sends_contexts(mq, scenario, what):
+    """Presentation contexts a server answers one by one (C706 12.6.4.3, 12.6.4.1): RemoteRead
+    in NDR (context 0) and NDR64 (context 1); RemoteRead in NDR twice as context 0; or, after a
+    bind of RemoteRead as context 0, an alter_context proposing context 0 for qmmgmt (a live
+    context cannot change, MS-RPCE 3.3.1.5.6). The answer goes into the scenario, with the
+    number of contexts proposed."""
+    remoteread = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    ndr = d.TRANSFER_SYNTAXES["ndr"]
+    with _connect(mq, record=False) as sock:  # wire.pcap holds accepted associations only
+        if what.startswith("an alter_context"):
+            ack = _bind(sock, ("ndr",)).body
+            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            contexts = (d.ContextElement(0, d.SyntaxId(c.QMMGMT_UUID, 1, 0), (ndr,)),)
+            sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE,
+                                                     d.MUST_RECV_FRAG_SIZE, 0, contexts),
+                                      call_id=2))
+        else:
+            if "twice" in what:
+                contexts = (d.ContextElement(0, remoteread, (ndr,)),
+                            d.ContextElement(0, remoteread, (ndr,)))
+            else:
+                contexts = (d.ContextElement(0, remoteread, (ndr,)),
+                            d.ContextElement(1, remoteread, (d.TRANSFER_SYNTAXES["ndr64"],)))
+            sock.sendall(d.encode_pdu(d.Bind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0,
+                                             contexts), call_id=1))
+        answer = _answer_or_close(sock)
+    scenario["contexts"] = (what, len(contexts), answer)
+
+
+@then(parsers.re(r"the target answers with one result for each presentation context proposed"
+                 r"(?P<accepting>, accepting RemoteRead in one of them)?$"))
+def one_result_each(mq, scenario, accepting):
+    """C706 12.6.3.1: p_result_list holds one p_result_t per p_cont_elem_t of the bind or
+    alter_context, in order (12.6.4.4, 12.6.4.2)."""
+    what, proposed, answer = scenario["contexts"]
+    wanted = d.AlterContextResp if what.startswith("an alter_context") else d.BindAck
+    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
+           else type(answer).__name__)
+    _assert(mq, isinstance(answer, wanted),
+            f"the target answers {what} with {wanted.__name__} (C706 12.6.4), not {got}")
+    _assert(mq, len(answer.results) == proposed,
+            f"the answer has one result for each of the {proposed} presentation contexts "
+            f"proposed (C706 12.6.3.1 p_result_list), not {len(answer.results)}")
+    if accepting:
+        accepted = [r for r in answer.results if r.result == d.ContResult.ACCEPTANCE]
+        _assert(mq, len(accepted) == 1,
+                f"one of the presentation contexts proposing RemoteRead is accepted (MS-RPCE "
+                f"3.3.1.5.6: at most one transfer syntax per interface), not {len(accepted)}")
+
+
 @when("the client binds proposing RemoteRead and an interface the server does not offer, each "
       "in a presentation context of its own")
 def binds_remoteread_and_unknown(mq, scenario):

@@ -199,6 +199,21 @@ Feature: MS-MQRR 2.1 Transport
   # server does not have MUST get authentication_type_not_recognized, in the bind_nak of a bind
   # (reason 8, 2.2.2.5) or a fault for an alter_context (a bind_nak answers binds only, C706
   # 12.6.4.5). No server has the auth_type these send (none of 2.2.1.1.7's).
+  # C706 12.6.3.1: a bind_ack or alter_context_resp answers each presentation context proposed,
+  # in order, accepting or rejecting it; of two proposing RemoteRead in two transfer syntaxes a
+  # server accepts one (MS-RPCE 3.3.1.5.6), one p_cont_id proposed twice is accepted once at
+  # most, and a live context is not changed by an alter_context.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.2/R1
+  Scenario Outline: Every presentation context proposed gets its result
+    When a new connection sends <what>
+    Then the target answers with one result for each presentation context proposed<accepting>
+
+    Examples:
+      | what                                                                                       | accepting                             |
+      | a bind proposing RemoteRead in NDR and in NDR64, each in a presentation context of its own | , accepting RemoteRead in one of them |
+      | a bind proposing RemoteRead twice under one p_cont_id                                      | , accepting RemoteRead in one of them |
+      | an alter_context that proposes its bound p_cont_id again for qmmgmt                        |                                       |
+
   @MS-MQRR/2.1/R1
   Scenario: A bind naming an unknown security provider is rejected with a bind_nak, and the server goes on serving
     When a new connection sends a bind whose verifier names an authentication type no security provider has
