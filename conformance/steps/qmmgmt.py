@@ -516,8 +516,17 @@ def connector(mq, mgmt, label):
 
 @given(parsers.parse('a public queue "{label}"'))
 def public(mq, mgmt, label):
+    """Deleted again when the scenario ends: a queue manager without a directory may give its
+    public queues no Identifier of their own (GUID_NULL), which a later case's PUBLIC= name
+    must not find."""
     path, fmt = public_queue(mq)
     mgmt["queues"][label] = {"fmt": fmt, "path": path}
+
+    def delete() -> None:
+        mq.sut.delete_queue(path)
+        mq.suite.oracle_sut.delete_queue(path)
+
+    mgmt["cleanups"].append(delete)
 
 
 @given(parsers.re(r"the queue manager is configured with (?P<settings>.+)$"))
