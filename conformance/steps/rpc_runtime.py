@@ -507,6 +507,22 @@ def sends_a_cut_pdu(mq, scenario, how):
         scenario["cut_answer"] = _answer_or_close(sock)
 
 
+@when("a new connection binds RemoteRead and sends the last fragment of a request whose first "
+      "fragment it never sent")
+def sends_a_lone_last_fragment(mq, scenario):
+    """A request PDU with PFC_LAST_FRAG and without PFC_FIRST_FRAG (C706 12.6.3.1) for a call_id
+    no fragment came for before: there is no call to add it to (C706 12.6.4.9), a malformed
+    call (MS-RPCE 3.3.3.5.1: a fault, or the connection closed)."""
+    with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
+        ack = _bind(sock, (_target_syntax(mq),)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=c.R_GetServerPort.opnum,
+                                            stub=b"", alloc_hint=0),
+                                  call_id=2, pfc_flags=d.PFC_LAST_FRAG))
+        scenario["cut"] = "request"
+        scenario["cut_answer"] = _answer_or_close(sock)
+
+
 @when(parsers.parse("a new connection binds RemoteRead and sends a request PDU in RPC version "
                     "{major:d}.{minor:d}"))
 def sends_a_request_in_another_version(mq, scenario, major, minor):

@@ -214,6 +214,16 @@ Feature: MS-MQRR 2.1 Transport
       | a bind proposing RemoteRead twice under one p_cont_id                                      | , accepting RemoteRead in one of them |
       | an alter_context that proposes its bound p_cont_id again for qmmgmt                        |                                       |
 
+  # C706 12.6.4.9: a call's fragments begin with the one that has PFC_FIRST_FRAG; a last
+  # fragment for a call no first fragment began is malformed (MS-RPCE 3.3.3.5.1: a fault, or
+  # the connection closed), never left unanswered.
+  @MS-MQRR/2.1/R1
+  Scenario: A last request fragment without its first is refused, and the server goes on serving
+    When a new connection binds RemoteRead and sends the last fragment of a request whose first fragment it never sent
+    Then the target refuses it with a fault or a bind_nak, or closes the connection
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
   @MS-MQRR/2.1/R1
   Scenario: A bind naming an unknown security provider is rejected with a bind_nak, and the server goes on serving
     When a new connection sends a bind whose verifier names an authentication type no security provider has
