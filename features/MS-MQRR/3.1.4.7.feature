@@ -601,6 +601,28 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT on the cursor
     Then the message "b" is returned
 
+  # A cursor whose message left the queue, with the message before it, steps on from where it
+  # was: its next PEEK_NEXT finds the message after them (MS-MQDMPR 3.2.7.3).
+  @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQDMPR/3.2.7.3/R19
+  Scenario: PEEK_NEXT from a cursor whose message and the one before it were received peeks the message after them
+    Given a queue with messages "a, b, c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    And the client has created a cursor
+    And the client has peeked "a" on the cursor
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "b" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_CURRENT and the LookupId of "b" as request 1
+    Then the message "b" is returned
+    When the client calls R_EndReceive with RR_ACK for request 1
+    Then the call succeeds
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the message "a" is returned
+    When the client calls R_EndReceive with RR_ACK for request 2
+    Then the call succeeds
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the message "c" is returned
+
   # Like the PEEK_CURRENT that waited, the cursor then rests on the message it was given
   # (MS-MQDMPR 3.2.7.5 R4, R7).
   @MS-MQRR/3.1.4.7/R72 @MS-MQRR/3.1.4.7/R74 @MS-MQRR/3.1.4.7/R75 @MS-MQDMPR/3.2.7.5/R4
