@@ -444,8 +444,9 @@ TRANSACTIONAL_HIGH_BYTES = {0x07 - 3: "MS-MQDMPR 3.1.7.1.32: PR ignored, the mes
                                       "which is 0 beside a TransactionHeader"}
 
 
-@given(_re(r'a transactional queue holding transactional messages "(?P<bodies>[^"]*)"'))
-def queue_of_transactional_messages(mq, scenario, bodies):
+@given(_re(r'a transactional queue holding transactional messages "(?P<bodies>[^"]*)"'
+           r'(?:, each with a time to be received of (?P<ttbr>\d+) seconds?,)?'))
+def queue_of_transactional_messages(mq, scenario, bodies, ttbr=None):
     """A transactional queue whose messages are transactional messages (sent in a transaction:
     MS-MQDMPR 3.1.1.12 TransactionalMessageSequenceIdentifier set), so that Enqueue Message
     gives each a LookupIdentifier whose high-order byte is 0x07 - Priority (3.1.7.1.9): above
@@ -454,6 +455,9 @@ def queue_of_transactional_messages(mq, scenario, bodies):
     sc = _state(scenario)
     messages = [{"body": part.strip().encode(), "transactional": True}
                 for part in bodies.split(",") if part.strip()]
+    if ttbr is not None:  # Message.TimeToBeReceived, seconds (SUT control's time_to_be_received)
+        for m in messages:
+            m["time_to_be_received"] = int(ttbr)
     fmt = mq.queue(messages, transactional=True)
     sc["queue"] = sc["places"]["the queue"] = fmt
 

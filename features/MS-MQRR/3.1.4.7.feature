@@ -802,6 +802,16 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client waits 3 seconds
     Then peeking the queue finds no message
 
+  # A transactional message whose Time-To-Be-Received timer expires is Locked for the
+  # transaction that sent it and its Dequeue recorded there (MS-MQDMPR 3.1.7.2.7 R3-R9): it is
+  # gone from what a peek finds as well, however the server then disposes of it.
+  @MS-MQDMPR/3.1.7.2.7/R3 @MS-MQDMPR/3.1.7.2.7/R4
+  Scenario: A transactional message whose time to be received has run out is gone from what a peek finds
+    Given a transactional queue holding transactional messages "brief", each with a time to be received of 2 seconds,
+    Then peeking the queue returns "brief"
+    When the client waits 3 seconds
+    Then peeking the queue finds no message
+
   # MS-MQDMPR 3.1.2.4: "If the TimeToBeReceived ADM attribute value is equal to 0x00000000, the
   # timer expires immediately" (only 0xFFFFFFFF, infinity, starts none).
   @MS-MQDMPR/3.1.7.2.7/R10 @MS-MQDMPR/3.1.7.2.7/R11
