@@ -325,6 +325,9 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     Then the message "a" is returned
     When the client calls R_StartReceive with MQ_LOOKUP_PEEK_PREV and the LookupId of "a"
     Then the call returns MQ_ERROR_MESSAGE_NOT_FOUND
+    When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "b"
+    Then the message "b" is returned
+    And a peek finds the message "a"
 
   @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R109 @MS-MQRR/3.1.4.7/R47
   Scenario Outline: A LookupId that names no message is not found
