@@ -196,10 +196,9 @@ def one_result_each(mq, scenario, accepting):
     alter_context, in order (12.6.4.4, 12.6.4.2)."""
     what, proposed, answer = scenario["contexts"]
     wanted = d.AlterContextResp if what.startswith("an alter_context") else d.BindAck
-    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
-           else type(answer).__name__)
     _assert(mq, isinstance(answer, wanted),
-            f"the target answers {what} with {wanted.__name__} (C706 12.6.4), not {got}")
+            f"the target answers {what} with {wanted.__name__} (C706 12.6.4), not "
+            f"{_answer_name(answer)}")
     _assert(mq, len(answer.results) == proposed,
             f"the answer has one result for each of the {proposed} presentation contexts "
             f"proposed (C706 12.6.3.1 p_result_list), not {len(answer.results)}")
@@ -476,6 +475,22 @@ def _answer_or_close(sock: _Recorded, whole: bool = False) -> Any:
         return "silence"
 
 
+def _answer_name(answer: Any) -> str:
+    """What _answer_or_close returned, for a message: silence, a closed connection, or the PDU
+    body's type."""
+    return ("silence" if answer == "silence" else "a closed connection" if answer is None
+            else type(answer).__name__)
+
+
+def _check_bind_nak(mq, answer: Any, what: str, rule: str, reason: int,
+                    reason_text: str) -> None:
+    """The answer to ``what`` is a bind_nak (``rule``) whose reason is ``reason``."""
+    _assert(mq, isinstance(answer, d.BindNak),
+            f"the target answers {what} with a bind_nak ({rule}), not {_answer_name(answer)}")
+    _assert(mq, answer.reason == reason,
+            f"the bind_nak's reason is {reason_text}, not {answer.reason}")
+
+
 def _cut_short(pdu: bytes, keep: int) -> bytes:
     """A PDU's first ``keep`` octets with frag_length saying so: the header frames it (C706
     12.6.3.1), its body stops short of the PDU type's fixed fields."""
@@ -657,13 +672,9 @@ def sends_a_bind_in_another_version(mq, scenario, major, minor):
       "version 5.0")
 def answers_version_nak(mq, scenario):
     answer = scenario["version_answer"]
-    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
-           else type(answer).__name__)
-    _assert(mq, isinstance(answer, d.BindNak),
-            f"the target answers a bind in a version it does not speak with a bind_nak (C706 "
-            f"12.6.4.5), not {got}")
-    _assert(mq, answer.reason == d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED,
-            f"the bind_nak's reason is protocol_version_not_supported (4), not {answer.reason}")
+    _check_bind_nak(mq, answer, "a bind in a version it does not speak", "C706 12.6.4.5",
+                    d.RejectReason.PROTOCOL_VERSION_NOT_SUPPORTED,
+                    "protocol_version_not_supported (4)")
     _assert(mq, (d.RPC_VERS, 0) in tuple(answer.versions),
             f"the bind_nak names the versions the server speaks, 5.0 among them, not "
             f"{list(answer.versions)}")
@@ -719,14 +730,9 @@ def sends_unknown_provider(mq, scenario, what):
 @then("the target answers with a bind_nak for authentication_type_not_recognized")
 def answers_unknown_provider_nak(mq, scenario):
     answer = scenario["auth_answer"]
-    got = ("silence" if answer == "silence" else "a closed connection" if answer is None
-           else type(answer).__name__)
-    _assert(mq, isinstance(answer, d.BindNak),
-            f"the target answers a bind naming an unknown security provider with a bind_nak "
-            f"(MS-RPCE 3.3.3.5.3), not {got}")
-    _assert(mq, answer.reason == d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED,
-            f"the bind_nak's reason is authentication_type_not_recognized (8, MS-RPCE 2.2.2.5), "
-            f"not {answer.reason}")
+    _check_bind_nak(mq, answer, "a bind naming an unknown security provider",
+                    "MS-RPCE 3.3.3.5.3", d.RejectReason.AUTHENTICATION_TYPE_NOT_RECOGNIZED,
+                    "authentication_type_not_recognized (8, MS-RPCE 2.2.2.5)")
     _assert(mq, scenario["auth_call_id"] == VERSION_CALL_ID,
             f"the bind_nak carries the bind's call_id {VERSION_CALL_ID} (C706 12.6.4.5), not "
             f"{scenario['auth_call_id']}")
