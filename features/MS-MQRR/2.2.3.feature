@@ -253,6 +253,20 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | OS:a!b\<queue> |
       | OS:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\<queue> |
 
+  # MS-MQRR 3.1.4.2 R24: the server looks the queue up before it opens it, so a DIRECT string of
+  # its own computer for a queue it does not have is not found, whatever Open Queue would make
+  # of the name (MS-MQDMPR 3.1.7.1.5 refuses an HTTP name opened to receive).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24
+  Scenario Outline: A DIRECT string of the server's own computer for a queue it does not have is not found
+    Given a queue with messages "one"
+    When the client calls R_OpenQueue with the DIRECT string "<direct>"
+    Then the call throws MQ_ERROR_QUEUE_NOT_FOUND
+
+    Examples:
+      | direct                                 |
+      | OS:<computer>\private$\absent          |
+      | HTTP://<computer>/msmq/private$/absent |
+
   # An HTTP(S) address is '//' Host [':' Port] '/MSMQ' with a port of 0-65535, 80 or 443 when
   # left out (MS-MQMQ 2.1.2): a well-formed one is an unsupported operation for receive.
   @MS-MQRR/3.1.4.2/R3 @MS-MQDMPR/3.1.7.1.5/R36 @MS-MQDMPR/3.1.7.1.5/R38
