@@ -536,8 +536,6 @@ class RpcClient:
             assoc.dce.call(call_type.opnum, stub)
             answer = assoc.dce.recv()
         except _Fault as fault:
-            if altered:
-                assoc.close()
             return c.RESULTS[call_type](status=fault.status, raised=True)
         except TimeoutError:
             assoc.close()
@@ -550,8 +548,9 @@ class RpcClient:
         except (OSError, DCERPCException) as e:
             assoc.close()
             raise ConnectionLost(f"{call_type.__name__}: {_one_line(e)}") from None
-        if altered:
-            assoc.close()
+        finally:
+            if altered:  # decision 7: the client's sequence number went on
+                assoc.close()
         return decode_response(call_type, answer, assoc.ndr64)
 
     def _call_timeout(self, typed_call: c.Call, timeout: float | None) -> float | None:

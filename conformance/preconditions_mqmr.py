@@ -89,30 +89,28 @@ def queue_with_subqueues(mq, subqueues: list[str], messages: list[bytes] = ()
     return path, mq.format_of(path)
 
 
-def connector_queue(mq) -> tuple[str, QueueFormat]:
-    """A new queue of QueueType Connector on the target and the oracle."""
-    path = mq.suite.queue_path()
-    spec = {"path": path, "queue_type": "Connector"}
+def _queue_from(mq, spec: dict, kind: str) -> tuple[str, QueueFormat]:
+    """A new queue of this provisioning spec on the target and the oracle (SUT control's
+    create_queue_from); Inconclusive where SUT control has none."""
     creator = getattr(mq.sut, "create_queue_from", None)
     if creator is None:
-        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a connector queue")
+        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a {kind} queue")
     creator(spec)
     mq.suite.oracle_sut.create_queue_from(spec)
-    return path, mq.format_of(path)
+    return spec["path"], mq.format_of(spec["path"])
+
+
+def connector_queue(mq) -> tuple[str, QueueFormat]:
+    """A new queue of QueueType Connector on the target and the oracle."""
+    return _queue_from(mq, {"path": mq.suite.queue_path(), "queue_type": "Connector"},
+                       "connector")
 
 
 def public_queue(mq) -> tuple[str, QueueFormat]:
     """A new queue of QueueType Public on the target and the oracle: a path name without
     private$ (MS-MQMQ 2.1.1; MS-MQDMPR 3.1.7.1.3 makes it Public). Inconclusive where SUT
     control cannot make one (a queue manager without a directory may refuse it)."""
-    path = mq.suite.queue_path().split("\\", 1)[1]
-    spec = {"path": path}
-    creator = getattr(mq.sut, "create_queue_from", None)
-    if creator is None:
-        raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a public queue")
-    creator(spec)
-    mq.suite.oracle_sut.create_queue_from(spec)
-    return path, mq.format_of(path)
+    return _queue_from(mq, {"path": mq.suite.queue_path().split("\\", 1)[1]}, "public")
 
 
 def configure_queue_manager(mq, cleanups: list, **attributes) -> None:

@@ -62,16 +62,28 @@ def a_queue_for_one_role(mq, scenario, role, rights, bodies):
                                           for right in ("peek", "receive", "purge")}, messages)
 
 
-@when(parsers.parse('"{role}" opens the queue with {access:w}'))
-def identity_opens(mq, scenario, role, access):
-    conn = scenario.setdefault("as", {}).get(role) or mq.as_identity(role)
-    scenario["as"][role] = conn
+def _open_as(scenario, role: str, access: str, conn) -> None:
+    """R_OpenQueue of the scenario's queue on ``role``'s connection ``conn``, kept as that
+    role's; the handle it returns is the role's from now on."""
+    scenario.setdefault("as", {})[role] = conn
     call = c.R_OpenQueue(pQueueFormat=scenario["queue"], dwAccess=ACCESS[access],
                          pClientId=sources.uuid4())
     scenario["result"] = conn.call(call)
     scenario["who"] = role
     if not scenario["result"].raised and scenario["result"].pphContext:
         scenario.setdefault("handles", {})[role] = scenario["result"].pphContext
+
+
+def _refused_by(result: c.Result) -> bool:
+    """A returned failure HRESULT, or a fault, whose status is not ERROR_SUCCESS (MS-RPCE
+    3.3.3.5.1: a fault never carries 0)."""
+    return result.status != 0 if result.raised else is_failure(result.status)
+
+
+@when(parsers.parse('"{role}" opens the queue with {access:w}'))
+def identity_opens(mq, scenario, role, access):
+    _open_as(scenario, role, access,
+             scenario.setdefault("as", {}).get(role) or mq.as_identity(role))
 
 
 @when(parsers.parse('"{role}" purges the queue'))
@@ -100,14 +112,7 @@ def identity_with_trailer_opens(mq, scenario, role, access):
 def identity_seals_and_opens(mq, scenario, role, access):
     """MS-RPCE 2.2.1.1.8 RPC_C_AUTHN_LEVEL_PKT_PRIVACY: every request and answer of the
     connection sealed; a level above the target's minimum (MS-MQRR 3.1.4.2 <19>)."""
-    conn = mq.as_identity(role, level=6)
-    scenario.setdefault("as", {})[role] = conn
-    scenario["result"] = conn.call(c.R_OpenQueue(pQueueFormat=scenario["queue"],
-                                                 dwAccess=ACCESS[access],
-                                                 pClientId=sources.uuid4()))
-    scenario["who"] = role
-    if not scenario["result"].raised and scenario["result"].pphContext:
-        scenario.setdefault("handles", {})[role] = scenario["result"].pphContext
+    _open_as(scenario, role, access, mq.as_identity(role, level=6))
 
 
 @when(parsers.parse('"{role}" purges the queue, the request\'s signature altered on its way'))
@@ -134,9 +139,7 @@ def identity_purges_altered(mq, scenario, role):
                     "connection ({ids})"))
 def it_is_not_carried_out(mq, scenario, ids):
     result = scenario["result"]
-    # MS-RPCE 3.3.3.5.1: a fault never carries ERROR_SUCCESS (0)
-    mq.assert_that(result is None or (result.status != 0 if result.raised
-                                      else is_failure(result.status)),
+    mq.assert_that(result is None or _refused_by(result),
                    f'the request altered on its way is not "{scenario["who"]}"\'s; the target '
                    f"{_text(result) if result is not None else 'closed the connection'}",
                    tuple(i.strip() for i in ids.split(",")))
@@ -209,9 +212,7 @@ def identity_joins(mq, scenario, role):
 @then(parsers.parse("the server refuses it: the group's handles are not that caller's ({ids})"))
 def not_the_callers_handles(mq, scenario, ids):
     result = scenario["result"]
-    # MS-RPCE 3.3.3.5.1: a fault never carries ERROR_SUCCESS (0)
-    refused = result.status != 0 if result.raised else is_failure(result.status)
-    mq.assert_that(refused,
+    mq.assert_that(_refused_by(result),
                    f'"{scenario["who"]}", in the client\'s association group by naming it, '
                    f"was to be refused the client's handle; the target {_text(result)}",
                    tuple(i.strip() for i in ids.split(",")))
