@@ -81,12 +81,17 @@ def queue_with_subqueues(mq, subqueues: list[str], messages: list[bytes] = ()
         raise Inconclusive(f"sut_control {mq.sut.kind}: cannot create a queue with subqueues")
     creator(spec)
     mq.suite.oracle_sut.create_queue_from(spec)
-    if hasattr(mq, "note_messages"):
-        mq.note_messages([{"body": body} for body in messages])
     for body in messages:
-        mq.sut.send_message(path, body)
-        mq.suite.oracle_sut.send_message(path, body)
+        send_to(mq, path, body)
     return path, mq.format_of(path)
+
+
+def send_to(mq, path: str, body: bytes) -> None:
+    """A message with this body sent to the queue at ``path`` on the target and the oracle."""
+    if hasattr(mq, "note_messages"):
+        mq.note_messages([{"body": body}])
+    mq.sut.send_message(path, body)
+    mq.suite.oracle_sut.send_message(path, body)
 
 
 def _queue_from(mq, spec: dict, kind: str) -> tuple[str, QueueFormat]:
@@ -98,6 +103,14 @@ def _queue_from(mq, spec: dict, kind: str) -> tuple[str, QueueFormat]:
     creator(spec)
     mq.suite.oracle_sut.create_queue_from(spec)
     return spec["path"], mq.format_of(spec["path"])
+
+
+def queue_with_journal_quota(mq, journal_quota: int) -> tuple[str, QueueFormat]:
+    """A new private queue with Queue.Journaling True whose queue journal may hold
+    ``journal_quota`` kilobytes (Queue.JournalQuota, MS-MQDMPR 3.1.1.2) on the target and the
+    oracle."""
+    return _queue_from(mq, {"path": mq.suite.queue_path(), "journal": True,
+                            "journal_quota": journal_quota}, "journaled")
 
 
 def connector_queue(mq) -> tuple[str, QueueFormat]:

@@ -50,8 +50,10 @@ from mqconform.conformance.preconditions_mqmr import (
     outgoing_queue,
     public_queue,
     queue_format,
+    queue_with_journal_quota,
     queue_with_subqueues,
     remote_format_name,
+    send_to,
 )
 from mqconform.conformance.session import CaseFailed, status_text
 from mqconform.conformance.sut import Inconclusive
@@ -459,6 +461,62 @@ def journaled_queue(mq, mgmt, label, bodies):
     received from it goes to its queue journal; Inconclusive where SUT control cannot make
     one."""
     _add_local(mq, mgmt, label, _bodies(bodies), False, journal=True)
+
+
+@given(parsers.parse('a journaled private queue "{label}" whose queue journal quota is '
+                     '{kilobytes:d} kilobytes'))
+def journaled_queue_with_quota(mq, mgmt, label, kilobytes):
+    """Queue.JournalQuota (MS-MQDMPR 3.1.1.2): the storage, in kilobytes, allocated to the
+    queue's journal; a copy that would exceed it is refused as Enqueue Message refuses a message
+    over a queue's quota (3.1.7.1.9 R6-R8). Inconclusive where SUT control cannot set it."""
+    path, fmt = queue_with_journal_quota(mq, kilobytes)
+    mgmt["queues"][label] = {"fmt": fmt, "path": path}
+
+
+def _storage_of(mq, mgmt: dict, label: str, body: bytes) -> int:
+    """Send ``body`` to the queue: the octets of storage the target says the message takes
+    (what its PROPID_MGMT_QUEUE_BYTES_IN_QUEUE, Queue.TotalBytes, grew by; MS-MQDMPR 3.1.1.2
+    leaves the measure to the queue manager)."""
+    obj = _object(mgmt, f'queue "{label}"')
+    propid = QUEUE_IDS["PROPID_MGMT_QUEUE_BYTES_IN_QUEUE"]
+    before = _unchecked(mq, mq.target, obj, propid)
+    send_to(mq, _queue(mgmt, label)["path"], body)
+    after = _unchecked(mq, mq.target, obj, propid)
+    if not all(isinstance(v, c.PropVariant) and isinstance(v.value, int)
+               for v in (before, after)):
+        raise CaseFailed(f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue {label!r} is "
+                         f"{before!r}, then {after!r}: not a number (MS-MQMR/3.1.4.1/R20)")
+    return after.value - before.value
+
+
+@given(parsers.parse('a message of {length:d} octets in queue "{label}", whose storage the '
+                     'client has measured'))
+def measured_message(mq, mgmt, label, length):
+    size = _storage_of(mq, mgmt, label, b"m" * length)
+    if size <= 0:
+        raise CaseFailed(f"PROPID_MGMT_QUEUE_BYTES_IN_QUEUE of queue {label!r} grew by {size} "
+                         f"when a message of {length} octets arrived (MS-MQMR/3.1.4.1/R20)")
+    mgmt.setdefault("measured", {})[label] = (length, size)
+
+
+@given(parsers.parse('a message in queue "{label}" that takes {total:d} octets of storage with '
+                     'the measured one'))
+def message_of_storage(mq, mgmt, label, total):
+    """A message whose storage is ``total`` less the measured message's: its body is as much
+    longer than the measured one's as its storage must be larger. A target whose storage does
+    not grow octet for octet with the body (granularity) cannot be brought to the exact edge
+    the case needs: Inconclusive, before anything is received."""
+    length, size = mgmt["measured"][label]
+    want = total - size
+    body_length = length + want - size
+    if body_length < 0:
+        raise Inconclusive(f"a message of {total - size} octets of storage is smaller than one "
+                           f"with an empty body on this target")
+    got = _storage_of(mq, mgmt, label, b"n" * body_length)
+    if got != want:
+        raise Inconclusive(f"a message of {body_length} octets takes {got} octets of storage "
+                           f"on the target, not {want}: its storage does not grow octet for "
+                           f"octet with the body, so the case cannot reach its exact size")
 
 
 @given(parsers.parse('a transactional queue "{label}" with messages "{bodies}"'))
@@ -940,6 +998,17 @@ def queue_property_is(mq, mgmt, label, name, text, number):
     want = text if text is not None else int(number)
     mq.assert_that(got.value == want, f"{name} of queue {label!r} is {got.value!r}, "
                                       f"not {want!r}")
+
+
+@then(parsers.re(r'the target\'s queue "(?P<label>[^"]+)" has (?P<name>PROPID_MGMT_QUEUE_\w+) '
+                 r'(?P<number>\d+)$'))
+def target_queue_property_is(mq, mgmt, label, name, number):
+    """The target's value, not compared with the oracle's: where the case sized its messages by
+    the target's own storage measure, which the oracle need not share."""
+    got = _unchecked(mq, mq.target, _object(mgmt, f'queue "{label}"'), QUEUE_IDS[name])
+    value = got.value if isinstance(got, c.PropVariant) else got
+    mq.assert_that(value == int(number), f"{name} of queue {label!r} is {value!r}, "
+                                         f"not {number}")
 
 
 @then(parsers.re(r'queue "(?P<label>[^"]+)" has (?P<name>PROPID_MGMT_QUEUE_\w+) of type '

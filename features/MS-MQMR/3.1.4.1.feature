@@ -250,6 +250,30 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     And queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 0
     And queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
 
+  # A queue journal is a queue with a quota of its own (Queue.JournalQuota, MS-MQDMPR 3.1.1.2,
+  # in kilobytes): a copy that would exceed it is refused as Enqueue Message refuses a message
+  # that would exceed a queue's Quota (3.1.7.1.9 R6-R8), and a quota filled to the octet is not
+  # exceeded. The messages are sized by the target's own storage measure (what its
+  # PROPID_MGMT_QUEUE_BYTES_IN_QUEUE grows by): with the measured one, the second would fill the
+  # 4,096 octets and 4 more, the third exactly; the receives are not affected either way.
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.9/R6 @MS-MQDMPR/3.1.7.1.9/R7
+  @MS-MQDMPR/3.1.7.1.9/R8
+  Scenario: A queue journal keeps copies up to its quota to the octet, and none past it
+    Given a journaled private queue "J" whose queue journal quota is 4 kilobytes
+    And a message of 64 octets in queue "J", whose storage the client has measured
+    And a message in queue "J" that takes 4100 octets of storage with the measured one
+    And a message in queue "J" that takes 4096 octets of storage with the measured one
+    And the client has opened queue "J" with RECEIVE_ACCESS
+    When the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    And the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    And the client starts a two-phase receive from queue "J"
+    And the client acknowledges the receive
+    Then the target's queue "J" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 0
+    And the target's queue "J" has PROPID_MGMT_QUEUE_JOURNAL_MESSAGE_COUNT 2
+    And the target's queue "J" has PROPID_MGMT_QUEUE_BYTES_IN_JOURNAL 4096
+
   # The queue journal is a queue a client may read: a message received from it and acknowledged
   # leaves its MessagePositionList (Message Position Deleted, MS-MQDMPR 3.1.7.2.1 R5), so the
   # journal properties of the queue it belongs to count it no more.
