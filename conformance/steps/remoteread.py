@@ -179,6 +179,12 @@ def opened_again_with(mq, scenario, access):
     scenario["second handle"] = mq.open(scenario["queue"], access=ACCESS[access])
 
 
+@given(parsers.parse("the client has opened the queue {count:d} times with {access:w}"))
+def opened_many_times(mq, scenario, count, access):
+    scenario["handles"] = [mq.open(scenario["queue"], access=ACCESS[access])
+                           for _ in range(count)]
+
+
 @given("the client has closed the queue")
 def has_closed_the_queue(mq, scenario):
     mq.call(c.R_CloseQueue(pphContext=scenario["context"]))
@@ -523,6 +529,15 @@ def call_close_separate(mq, scenario):
 def call_close_second(mq, scenario):
     scenario["result"] = mq.call(c.R_CloseQueue(pphContext=scenario["context"]),
                                  target=scenario["second"])
+
+
+@when(parsers.parse("the client closes all but {kept:d} of those handles"))
+def close_all_but(mq, scenario, kept):
+    """The latest handles first, each close answered MQ_OK (MS-MQRR/3.1.4.3/R15)."""
+    handles = scenario["handles"]
+    for ctx in reversed(handles[kept:]):
+        mq.call(c.R_CloseQueue(pphContext=ctx), ids=("MS-MQRR/3.1.4.3/R15",))
+    scenario["handles"] = handles[:kept]
 
 
 @when("the client calls R_CreateCursor")
@@ -906,6 +921,15 @@ def peek_finds(mq, scenario, body):
     mq.assert_that(message_body(result) == body.encode(),
                    f"a peek found body {message_body(result)!r}, not {body!r} "
                    f"(MS-MQRR/3.1.4.7/R31)")
+
+
+@then(parsers.parse('a peek through each handle left finds the message "{body}"'))
+def peek_through_each(mq, scenario, body):
+    for number, ctx in enumerate(scenario["handles"], 1):
+        result = mq.receive(ctx, c.MQ_ACTION_PEEK_CURRENT)
+        mq.assert_that(message_body(result) == body.encode(),
+                       f"a peek through handle {number} of those left found body "
+                       f"{message_body(result)!r}, not {body!r} (MS-MQRR/3.1.4.7/R31)")
 
 
 @then(parsers.re(r'a peek on ' + CURSOR + r' finds the message "(?P<body>[^"]*)"'))

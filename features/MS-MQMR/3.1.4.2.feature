@@ -166,6 +166,9 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
 
   # ------------------------------------------------------------------ refusals
 
+  # "Not case-sensitive" matches case variants of the table's names; a dotless i (U+0131) is
+  # no case variant of I: Unicode's default caseless matching (case folding, CaseFolding.txt)
+  # leaves it as it is, and only a full upper-casing maps it to I.
   @MS-MQMR/3.1.4.2/R1 @MS-MQMR/3.1.4.2/R3 @MS-MQMR/3.1.4.2/R4
   Scenario Outline: An action outside the table is refused
     Given the client has noted the connection state of the queue manager
@@ -182,6 +185,7 @@ Feature: MS-MQMR 3.1.4.2 R_QMMgmtAction (Opnum 1)
       | DIS CONNECT  |
       | TIDY_ALL     |
       | RESEND       |
+      | dıSCONNECT   |
 
   @MS-MQMR/3.1.4.2/R3 @MS-MQMR/3.1.4.2/R4
   Scenario Outline: A queue action on the machine is refused

@@ -38,6 +38,15 @@ Feature: MS-MQRR 3.1.4.3 R_CloseQueue (Opnum 3)
     Then the returned context handle is not NULL
     And a peek finds the message "one"
 
+  # A queue manager that held many handles at once and then lost most of them keeps serving
+  # the rest: each stays valid until it is closed (R11), however its table shrinks.
+  @MS-MQRR/3.1.4.3/R11 @MS-MQRR/3.1.4.3/R15 @MS-MQRR/3.1.4.7/R31
+  Scenario: A server that held 1,100 handles at once serves the 100 left after the rest are closed
+    Given a queue with messages "one"
+    And the client has opened the queue 1100 times with PEEK_ACCESS
+    When the client closes all but 100 of those handles
+    Then a peek through each handle left finds the message "one"
+
   @MS-MQRR/3.1.4.3/R11 @MS-MQRR/3.1.4.3/R12 @MS-MQRR/3.1.4.3/R15
   Scenario: Closing a handle opened with MQ_DENY_SHARE lets others open the queue
     Given a queue with messages "one"
