@@ -545,13 +545,14 @@ def _tx_receive(mq, sc: dict, tx: str | None, action: int = c.MQ_ACTION_RECEIVE,
     return out
 
 
-@when(_re(r'the client receives in transaction "(?P<tx>\w+)" from the queue(?P<via> through '
-          r"the cursor| through a closed cursor| through a closed handle)?(?: reading at most "
-          r"(?P<n>\d+) body octets)?(?: with dwMaxCompoundMessageSize (?P<compound>\d+))?"))
-def receives_in_transaction(mq, scenario, tx, via, n, compound):
+@when(_re(r'the client receives in transaction "(?P<tx>\w+)" from (?P<place>the queue|the other '
+          r"queue)(?P<via> through the cursor| through a closed cursor| through a closed "
+          r"handle)?(?: reading at most (?P<n>\d+) body octets)?(?: with "
+          r"dwMaxCompoundMessageSize (?P<compound>\d+))?"))
+def receives_in_transaction(mq, scenario, tx, place, via, n, compound):
     sc = _state(scenario)
     fields: dict[str, Any] = {}
-    ctx = None
+    ctx = None if place == "the queue" else _handle(mq, sc, place)
     if n:
         fields["dwMaxBodySize"] = int(n)
     if compound:

@@ -815,6 +815,18 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client waits 3 seconds
     Then peeking the queue finds no message
 
+  # The Dequeue of that message is recorded in the transaction that sent it (R9) and in no
+  # other: a transaction of the client's that is aborted meanwhile does not give it back.
+  @MS-MQDMPR/3.1.7.2.7/R3 @MS-MQDMPR/3.1.7.2.7/R9
+  Scenario: A transactional message whose time to be received has run out stays gone when a transaction of the client's is aborted
+    Given a transactional queue holding transactional messages "brief", each with a time to be received of 2 seconds,
+    And another transactional queue holding "held"
+    And the client has enlisted transaction "T"
+    When the client receives in transaction "T" from the other queue
+    And the client waits 3 seconds
+    And transaction "T" is aborted
+    Then peeking the queue finds no message
+
   # MS-MQDMPR 3.1.2.4: "If the TimeToBeReceived ADM attribute value is equal to 0x00000000, the
   # timer expires immediately" (only 0xFFFFFFFF, infinity, starts none).
   @MS-MQDMPR/3.1.7.2.7/R10 @MS-MQDMPR/3.1.7.2.7/R11
