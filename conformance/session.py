@@ -992,6 +992,22 @@ class Case:
                 self._close(pending.target)
             pending.done.wait(2.0)
 
+    def _close_handles(self) -> None:
+        """R_CloseQueue for each handle the case opened in the suite's own association group and
+        did not close, on the target and the oracle, in the order they were opened. The group
+        lives as long as the run: a run of hundreds of cases that left their handles open would
+        hold thousands on the target (a server may limit them per client) and keep every queue
+        they name Active. Nothing is checked; a target that no longer answers ends it."""
+        for handle, theirs in self._contexts.items():
+            if (0, handle) not in self._live:
+                continue
+            try:
+                self.target.call(c.R_CloseQueue(pphContext=handle))
+            except Exception:  # noqa: BLE001 - the connection is gone: its rundown closes them
+                break
+            self.oracle.outcome(c.R_CloseQueue(pphContext=theirs))
+        self._live.clear()
+
     def _close(self, target: Any) -> None:
         try:
             target.close()
@@ -1200,7 +1216,8 @@ class Case:
                         self.suite.texts)
 
     def _cleanup(self) -> None:
-        """End the calls still pending and close the connections the case opened."""
+        """End the calls still pending, close the handles the case left open in the suite's own
+        association group, and close the connections the case opened."""
         for pending in list(self._pending):
             pending.finished = True
             self._abandon(pending)
@@ -1208,6 +1225,7 @@ class Case:
                 self._close(pending.target)
         self._pending.clear()
         self._anchor = None
+        self._close_handles()
         for conn in self._connections:
             self._close(conn)
         self._connections.clear()
