@@ -57,6 +57,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client peeks at the queue
     Then the packet's SoapHeader holds the SOAP header and the SOAP body the message was sent with
 
+  # An empty section is still a section: its DataLength says how much follows (nothing), and
+  # what comes after it (the ExtensionHeader) is found where that length puts it.
+  @MS-MQRR/3.1.4.7/R28 @MS-MQRR/3.1.4.7/R31
+  Scenario: A message with a SOAP header and an empty SOAP body comes back with its SoapHeader as it was sent
+    Given a queue holding "one", each message with the SOAP header "<h/>" and the SOAP body "",
+    When the client peeks at the queue
+    Then the packet's SoapHeader holds the SOAP header and the SOAP body the message was sent with
+
   @MS-MQRR/2.2.5.3/R5 @MS-MQRR/2.2.5.3/R6 @MS-MQRR/3.1.4.7/R31
   Scenario: A message with a SOAP header moved to a subqueue keeps its SoapHeader and carries the subqueue's name
     Given a queue holding "one", each message with the SOAP header "<h:a xmlns:h='urn:x'/>" and the SOAP body "bbbb", with subqueues "retry"
