@@ -775,6 +775,16 @@ def receives_plainly(mq, scenario, place: str = "the queue"):
     _remember(sc, out)
 
 
+@when(_re(r"the client's receive from the queue finds no message within (?P<ms>\d+) "
+          r"milliseconds"))
+def receive_finds_none(mq, scenario, ms):
+    sc = _state(scenario)
+    out = mq.receive(_handle(mq, sc, "the queue"), c.MQ_ACTION_RECEIVE,
+                     request=_next_request(sc), ulTimeout=int(ms))
+    _keep(sc, out)
+    _assert(mq, out.status != 0, "the receive found no message")
+
+
 @given(_re(r'the client has received "(?P<body>[^"]*)" from (?P<place>PLACE) and acknowledged '
            r'it'))
 @when(_re(r'the client receives "(?P<body>[^"]*)" from (?P<place>PLACE) and acknowledges it'))
@@ -986,6 +996,24 @@ def _second_client_receives(mq, sc: dict, context: bytes, body: str, where: str)
                                    dwMaxCompoundMessageSize=MAX_BODY), target=sc["second"].target)
     _assert(mq, out.status == 0 and _body(out) == body.encode(),
             f'the second client received "{body}"{where}')
+
+
+@given(_re(r"the second client's receive has found no message within (?P<ms>\d+) milliseconds"))
+def second_client_found_none(mq, scenario, ms):
+    """An R_StartReceive (MQ_ACTION_RECEIVE) through the second client's handle on the queue
+    that finds no message within its ulTimeout: its request stays in the PendingRequestTable
+    (MS-MQRR 3.1.4.7 adds the entry before it reads) with no message."""
+    sc = _state(scenario)
+    out = mq.call(c.R_StartReceive(phContext=sc["second_context"], ulAction=c.MQ_ACTION_RECEIVE,
+                                   ulTimeout=int(ms), dwRequestId=_next_request(sc),
+                                   dwMaxBodySize=MAX_BODY, dwMaxCompoundMessageSize=MAX_BODY),
+                  target=sc["second"].target)
+    _assert(mq, out.status != 0, "the second client's receive found no message")
+
+
+@given(_re(r'a message "(?P<body>[^"]*)" has arrived in the queue'))
+def message_has_arrived(mq, scenario, body):
+    mq.send(_place(_state(scenario), "the queue"), body.encode())
 
 
 @given("the second client has started a receive that waits for a message")

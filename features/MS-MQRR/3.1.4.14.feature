@@ -34,6 +34,19 @@ Feature: MS-MQRR 3.1.4.14 R_SetUserAcknowledgementClass (Opnum 14)
     Then the call returns MQ_ERROR_TRANSACTION_USAGE
     And peeking the queue returns "one"
 
+  # R15 looks for the operation of the message named, not for any operation: a message no
+  # transaction holds is refused while another one is held in a transaction.
+  @MS-MQRR/3.1.4.14/R15 @MS-MQRR/3.1.4.14/R16
+  Scenario: A message no transaction holds is refused while another message is held in a transaction
+    Given a transactional queue holding "one, two"
+    And the client knows the lookup identifiers of the messages in the queue
+    And the client has enlisted transaction "T1"
+    And the client has received "one" in transaction "T1" and ended the receive with RR_ACK
+    When the client sets the acknowledgement class of "two" to 0xC004
+    Then the call returns MQ_ERROR_TRANSACTION_USAGE
+    When transaction "T1" is committed
+    Then peeking the queue returns "two"
+
   @MS-MQRR/3.1.4.14/R13 @MS-MQRR/3.1.4.14/R14
   Scenario: A lookup identifier the queue never held is not found
     Given a transactional queue holding "one"

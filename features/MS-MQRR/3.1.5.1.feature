@@ -67,3 +67,19 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
     When the client calls R_EndReceive with RR_ACK for request 1
     Then the call returns MQ_OK
     And a peek finds the message "b"
+
+  # A request whose receive found no message holds none (3.1.4.7 adds its entry before it
+  # reads): when its timer expires there is no message to end (R3-R7 find none), the entry is
+  # removed (R8), and the queue serves the next receive as before.
+  @MS-MQRR/3.1.5.1/R2 @MS-MQRR/3.1.5.1/R3 @MS-MQRR/3.1.5.1/R8 @MS-MQRR/3.1.4.9/R13
+  Scenario: The timer of a request whose receive found no message ends no message and removes the request
+    Given a queue holding ""
+    And the Pending Request Cleanup Timer of the target is short
+    And the client holds a receive handle on the queue
+    When the client's receive from the queue finds no message within 0 milliseconds
+    And the Pending Request Cleanup Timer expires
+    And the client ends the receive with RR_ACK
+    Then the call returns MQ_ERROR_INVALID_HANDLE
+    When a message "one" arrives in the queue
+    And the client receives "one" from the queue and acknowledges it
+    Then peeking the queue finds no message

@@ -80,6 +80,20 @@ Feature: MS-MQRR 3.1.6.2 Queue Context Handles Rundown Routine
     When the second client's connection fails
     Then peeking the queue returns "one"
 
+  # A receive that found no message leaves a pending request that holds none (R6, R7: no
+  # message to end); the pending requests after it are ended all the same.
+  @MS-MQRR/3.1.6.2/R6 @MS-MQRR/3.1.6.2/R7 @MS-MQRR/3.1.6.2/R8 @MS-MQRR/3.1.6.2/R11
+  @MS-MQRR/3.1.6.2/R12
+  Scenario: A message received and not acknowledged comes back though an earlier receive of the client found none
+    Given a queue holding ""
+    And the client holds a receive handle on the queue
+    And a second client holds a receive handle on the queue
+    And the second client's receive has found no message within 0 milliseconds
+    And a message "one" has arrived in the queue
+    And the second client has received "one" without ending the receive
+    When the second client's connection fails
+    Then peeking the queue returns "one"
+
   # Each context handle is run down on its own (C706 5.1.6): a handle whose queue was deleted
   # finds no OpenQueueDescriptor (R3) and the client's other handles are run down all the same.
   @MS-MQRR/3.1.6.2/R1 @MS-MQRR/3.1.6.2/R2 @MS-MQRR/3.1.6.2/R3 @MS-MQRR/3.1.6.2/R6
