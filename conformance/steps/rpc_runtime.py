@@ -553,6 +553,67 @@ def sends_a_request_in_another_version(mq, scenario, major, minor):
         scenario["cut_answer"] = _answer_or_close(sock)
 
 
+def _in_big_endian(request: bytes) -> bytes:
+    """A request PDU encode_pdu made, its drep announcing big-endian integers (C706 14.1: the
+    high nibble of octet 0 is 0) and every integer of its header and body in that order; the
+    stub's octets as they are (the caller's stub reads alike in both orders)."""
+    raw = bytearray(request)
+    raw[4] &= 0x0F
+    struct.pack_into(">HHI", raw, 8, *struct.unpack_from("<HHI", raw, 8))
+    struct.pack_into(">IHH", raw, 16, *struct.unpack_from("<IHH", raw, 16))
+    return bytes(raw)
+
+
+@when("a new connection binds RemoteRead and calls R_GetServerPort in big-endian NDR, then in "
+      "little-endian NDR")
+def calls_in_big_endian(mq, scenario):
+    """Each PDU says in its drep how its integers are ordered (C706 14.1; 12.6.3.1), and the
+    receiver makes right; R_GetServerPort's request stub is empty, so only the header and the
+    request's fixed fields change order. Then the same call in little-endian NDR."""
+    call = c.R_GetServerPort()
+    syntax = _target_syntax(mq)
+    stub = ndr.encode_request(call, syntax == "ndr64")
+    with _connect(mq, record=False) as sock:  # wire.pcap holds little-endian PDUs only
+        ack = _bind(sock, (syntax,)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        sock.sendall(_in_big_endian(_request(2, call.opnum, stub)))
+        first = _answer_or_close(sock, whole=True)
+        second = None
+        if first not in (None, "silence"):
+            sock.sendall(_request(3, call.opnum, stub))
+            second = _answer_or_close(sock, whole=True)
+    scenario["endian_answers"] = (first, second, syntax == "ndr64")
+
+
+@then("the target answers the big-endian call once, with the port it listens on or a fault "
+      "whose status is not 0, and then the little-endian one with the port")
+def answers_the_big_endian_call(mq, scenario):
+    first, second, ndr64 = scenario["endian_answers"]
+    _assert(mq, first != "silence",
+            f"the target answers the big-endian request or closes the connection within "
+            f"{TIMEOUT_S} s; it did neither")
+    if first is None:
+        return  # MS-RPCE 3.3.3.5.1: a server may close a connection it cannot serve
+    _assert(mq, first.header.call_id == 2,
+            f"the first answer is call 2's, not call {first.header.call_id}'s")
+    if isinstance(first.body, d.Fault):
+        _assert(mq, first.body.status != 0,
+                "the fault refusing the big-endian request carries a status (MS-RPCE "
+                "3.3.3.5.1: never 0)")
+    else:
+        _assert(mq, isinstance(first.body, d.Response),
+                f"the big-endian request is answered with a response or a fault, not a "
+                f"{type(first.body).__name__}")
+        port = ndr.decode_response(c.R_GetServerPort(), first.body.stub, ndr64)
+        _assert(mq, port.status == mq.target.port,
+                f"R_GetServerPort in big-endian NDR returns {port.status}, not the port "
+                f"{mq.target.port} the target listens on (MS-MQRR 3.1.4.1)")
+    _assert(mq, second not in (None, "silence") and second.header.call_id == 3
+            and isinstance(second.body, d.Response),
+            f"the connection then serves R_GetServerPort in little-endian NDR (it got "
+            f"{_answer_name(second if second in (None, 'silence') else second.body)})")
+
+
 @when("the client sends a request in three fragments whose second names another opnum than "
       "its first, then calls R_GetServerPort on the same connection")
 def sends_a_broken_fragmented_request(mq, scenario):

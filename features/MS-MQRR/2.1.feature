@@ -300,3 +300,12 @@ Feature: MS-MQRR 2.1 Transport
   Scenario: A request on a presentation context that was never negotiated is refused with a fault
     When the client binds RemoteRead and sends a request on presentation context 7, which it never negotiated
     Then the target answers with a fault, not a response
+
+  # C706 14.1: each PDU says in its drep how its integers are ordered, and the receiver makes
+  # right. A server whose stubs read only little-endian NDR may refuse a big-endian request
+  # with a fault (MS-RPCE 3.3.3.5.1: its status is never 0); either way the call is answered
+  # once and the connection goes on.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A request in big-endian NDR is answered with the port or a fault, and the connection goes on serving
+    When a new connection binds RemoteRead and calls R_GetServerPort in big-endian NDR, then in little-endian NDR
+    Then the target answers the big-endian call once, with the port it listens on or a fault whose status is not 0, and then the little-endian one with the port
