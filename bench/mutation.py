@@ -1099,6 +1099,31 @@ def reached_lines(listing: Path, base: Path) -> dict[str, set[int]]:
     return {path: set(lines) for path, lines in reached_trace(listing, base).items()}
 
 
+#: the calls a module-level statement may make and still only pass values on (builtins that
+#: keep nothing): such a statement is followed to the readers of what it binds (Readers)
+PURE_CALLS = frozenset({"dict", "set", "frozenset", "tuple", "list", "sorted", "reversed",
+                        "len", "min", "max", "sum", "any", "all", "int", "str", "bytes",
+                        "bool", "range", "enumerate", "zip", "isinstance"})
+
+
+def _pure(stmt: ast.stmt) -> bool:
+    """An assignment whose value calls nothing but PURE_CALLS (and their methods ``.items()``,
+    ``.keys()``, ``.values()``) and has no lambda: at import it computes values and binds them,
+    and keeps nothing elsewhere."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return False
+    for node in ast.walk(value):
+        if isinstance(node, ast.Lambda):
+            return False
+        if isinstance(node, ast.Call):
+            f = node.func
+            if not ((isinstance(f, ast.Name) and f.id in PURE_CALLS)
+                    or (isinstance(f, ast.Attribute) and f.attr in ("items", "keys", "values"))):
+                return False
+    return True
+
+
 class Readers:
     """Where the served code reads the names a module's or a class's own body binds. Such a
     body runs once, when the server imports the module, before any case; so a mutant there (a
@@ -1106,19 +1131,26 @@ class Readers:
     until one of them runs, the mutated server does what the pristine one does. Reads are
     found by name alone (``NAME`` and ``x.NAME``, a keyword ``NAME=``, and for a class's
     field the class's own name too): finding too many only narrows less. A name read through
-    reflection (getattr with a string, a table built at import) is missed; a read at import
-    time names no case, and the mutant then runs against the whole suite."""
+    reflection (getattr with a string) is missed. A read at import time by a pure assignment
+    (a table built from the name) is followed to the readers of what that assignment binds;
+    any other read at import time names no case, and the mutant then runs against the whole
+    suite."""
 
     def __init__(self, root: Path, files: list[str]):
         #: per file, the statements of module and class bodies: (first, last line, names)
         self.bodies: dict[str, list[tuple[int, int, tuple[str, ...]]]] = {}
         #: name -> {file: lines that read it}
         self.reads: dict[str, dict[str, set[int]]] = {}
+        #: (file, first line) of the module-level body statements whose value is pure
+        self.pure: set[tuple[str, int]] = set()
         for path in files:
             tree = ast.parse((root / path).read_text(encoding="utf-8"))
             bodies = self.bodies[path] = []
             for stmt in tree.body:
-                bodies += self._bound(stmt, ())
+                bound = self._bound(stmt, ())
+                bodies += bound
+                if bound and _pure(stmt):
+                    self.pure.add((path, stmt.lineno))
                 if isinstance(stmt, ast.ClassDef):
                     for inner in stmt.body:
                         bodies += self._bound(inner, (stmt.name,))
@@ -1141,15 +1173,44 @@ class Readers:
 
     def lines_reading(self, m: Mutant) -> dict[str, set[int]] | None:
         """The lines, per file, that read what the body statement holding the mutant binds;
-        None when the mutant is not in such a statement."""
+        None when the mutant is not in such a statement. A read inside another body statement
+        that only binds names from pure expressions (``TABLE = {LIMIT: ...}``, ``COPY =
+        dict(TABLE)``: PURE_CALLS) runs at import and passes the value on: the lines reading
+        what that statement binds stand in for it, and so on. A read in any other statement
+        run at import (a call that may keep the value somewhere) is kept: its import-time run
+        names no case, so the mutant faces the whole suite."""
         for first, last, names in self.bodies.get(m.path, ()):
             if first <= m.line <= last:
-                found: dict[str, set[int]] = {}
-                for name in names:
-                    for path, lines in self.reads.get(name, {}).items():
-                        own = range(first, last + 1) if path == m.path else range(0)
-                        found.setdefault(path, set()).update(n for n in lines if n not in own)
-                return found
+                return self._reads_of(m.path, first, last, names)
+        return None
+
+    def _reads_of(self, path0: str, first0: int, last0: int, names0: tuple[str, ...]
+                  ) -> dict[str, set[int]]:
+        found: dict[str, set[int]] = {}
+        followed = {(path0, first0)}
+        todo, seen = list(names0), set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for path, lines in self.reads.get(name, {}).items():
+                for n in lines:
+                    if path == path0 and first0 <= n <= last0:
+                        continue
+                    stmt = self._pure_body_at(path, n)
+                    if stmt is None:
+                        found.setdefault(path, set()).add(n)
+                    elif (path, stmt[0]) not in followed:
+                        followed.add((path, stmt[0]))
+                        todo.extend(stmt[2])
+        return found
+
+    def _pure_body_at(self, path: str, line: int) -> tuple[int, int, tuple[str, ...]] | None:
+        """The body statement of ``path`` holding ``line`` if its value is pure, else None."""
+        for stmt in self.bodies.get(path, ()):
+            if stmt[0] <= line <= stmt[1]:
+                return stmt if (path, stmt[0]) in self.pure else None
         return None
 
 

@@ -731,7 +731,8 @@ def test_a_mutant_in_a_module_or_class_body_runs_first_against_the_cases_reading
     def at(line):
         return mutation.Mutant("model/consts.py", line, 0, "const", "d", 0, 1, "x")
 
-    assert cases.cases_of(at(1)) is None  # LIMIT is read at import too (TABLE's line)
+    # LIMIT is read by check() and, at import, by TABLE's line, which passes it on to label()
+    assert cases.cases_of(at(1)) == ["t::a", "t::c"]
     assert cases.cases_of(at(2)) == ["t::c"]  # TABLE is read by label() only
     assert cases.cases_of(at(3)) is None  # nothing reads UNUSED: the whole suite
     assert cases.cases_of(at(6)) == ["t::b"]  # a field's default: where Message is made
@@ -742,15 +743,19 @@ def test_a_mutant_in_a_module_or_class_body_runs_first_against_the_cases_reading
 
 def test_a_body_statement_nothing_reads_is_not_reached_and_gets_no_run(tmp_path):
     """A constant the pristine server bound at import and never read afterwards (by name, in
-    any file) is set aside as not reached; one read at import, or during a case, is not."""
+    any file, also through the pure module-level statements that pass it on) is set aside as
+    not reached; one read during a case, or at import by a statement that may keep it, is
+    not."""
     per = mutation.TICKS_PER_S
     (tmp_path / "model").mkdir()
     (tmp_path / "model/consts.py").write_text(
         "LIMIT = 0x10\n"                        # 1: read by check(), which ran
         "UNUSED = 3\n"                          # 2: read by nothing
         "IDLE = 4\n"                            # 3: read by idle(), which never ran
-        "TABLE = {5: 'x'}\n"                    # 4: read at import only
-        "COPY = dict(TABLE)\n")                 # 5
+        "TABLE = {5: 'x'}\n"                    # 4: read at import only, by COPY
+        "COPY = dict(TABLE)\n"                  # 5: read by nothing
+        "KEPT = {6: 'y'}\n"                     # 6: read at import by a call that may keep it
+        "HANDLER = register(KEPT)\n")           # 7
     (tmp_path / "model/user.py").write_text(
         "from model.consts import LIMIT, IDLE\n"
         "def check(a):\n"
@@ -759,7 +764,7 @@ def test_a_body_statement_nothing_reads_is_not_reached_and_gets_no_run(tmp_path)
         "    return IDLE\n")                    # 5
     times = {"t::a": [1.0, 2.0], "t::b": [3.0, 4.0]}
     start = int(0.1 * per)
-    trace = {"model/consts.py": {n: [start] for n in range(1, 6)},
+    trace = {"model/consts.py": {n: [start] for n in range(1, 8)},
              "model/user.py": {3: [int(1.5 * per)]}}
     cases = mutation.CaseMap(times, trace, mutation.Readers(tmp_path, sorted(trace)))
 
@@ -768,7 +773,9 @@ def test_a_body_statement_nothing_reads_is_not_reached_and_gets_no_run(tmp_path)
 
     assert not cases.unread(at(1))
     assert cases.unread(at(2)) and cases.unread(at(3))
-    assert not cases.unread(at(4))  # COPY's line reads TABLE at import: the whole suite
+    assert cases.unread(at(4))  # COPY = dict(TABLE) passes it on, and nothing reads COPY
+    assert not cases.unread(at(6))  # register() may keep it: its import-time read counts
+    assert cases.cases_of(at(6)) is None  # ... and names no case: the whole suite
     assert not cases.unread(at(3, "model/user.py"))  # not a body statement
     assert not mutation.CaseMap(times, trace).unread(at(2))  # without the readers: run it
     todo = [at(1), at(2), at(3)]
