@@ -143,6 +143,20 @@ def a_journaled_queue_with_messages(mq, scenario, bodies):
     scenario["queue"] = mq.queue(_bodies(bodies), journal=True)
 
 
+@given(parsers.parse('a queue with messages "{bodies}" of priorities {priorities}'))
+@given(parsers.parse('a queue with a message "{bodies}" of priority {priorities}'))
+def a_queue_with_priorities(mq, scenario, bodies, priorities):
+    """Messages of these Priority values (MS-MQDMPR 3.1.1.12; SUT control's ``priority``), sent
+    in this order: the queue keeps them by Priority, then by arrival (3.1.1.2)."""
+    levels = [int(p) for p in priorities.split(",")]
+    bodies_ = _bodies(bodies)
+    if len(levels) != len(bodies_):
+        raise ValueError(f"{len(bodies_)} messages, {len(levels)} priorities")
+    scenario["sent_at"] = sources.now()
+    scenario["queue"] = mq.queue([{"body": b, "priority": p}
+                                  for b, p in zip(bodies_, levels, strict=True)])
+
+
 @given("an empty queue")
 def an_empty_queue(mq, scenario):
     scenario["queue"] = mq.queue([])
@@ -722,6 +736,11 @@ def start_receive_cursor(mq, scenario, action, cursor, timeout, request):
 def start_receive(mq, scenario, action, timeout, request):
     value = c.INFINITE_TIMEOUT if timeout == "INFINITE" else _number(timeout)
     _start(mq, scenario, request, _action(action), value)
+
+
+@when(parsers.parse('a message "{body}" of priority {priority:d} arrives in the queue'))
+def a_message_of_priority_arrives(mq, scenario, body, priority):
+    mq.send(scenario["queue"], {"body": body.encode(), "priority": priority})
 
 
 @when(parsers.parse('a message "{body}" arrives in the queue'))

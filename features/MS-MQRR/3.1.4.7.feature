@@ -288,6 +288,26 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
     Then the message "b" is returned
 
+  # A cursor whose message left the queue moves on from where that message was (MS-MQDMPR
+  # 3.2.7.3: Seek Available Message Position forward from the cursor's position). The list is
+  # in Priority order, then arrival order (3.1.1.2 R11): a message that arrives with a higher
+  # Priority goes before that place, behind the cursor, and MQ_ACTION_PEEK_NEXT does not find it.
+  @MS-MQRR/3.1.4.7/R7 @MS-MQDMPR/3.1.1.2/R11 @MS-MQDMPR/3.2.7.3/R9 @MS-MQDMPR/3.2.7.3/R14
+  Scenario: A message that arrives ahead of where the cursor's received message was is behind the cursor
+    Given a queue with a message "m" of priority 3
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has created a cursor
+    And the client has peeked "m" on the cursor
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 2
+    Then the message "m" is returned
+    When the client calls R_EndReceive with RR_ACK for request 2
+    Then the call succeeds
+    When a message "q" of priority 4 arrives in the queue
+    And the client calls R_StartReceive with MQ_ACTION_PEEK_NEXT on the cursor
+    Then the call returns MQ_ERROR_IO_TIMEOUT
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 3
+    Then the message "q" is returned
+
   # ------------------------------------------------------------------ lookup identifiers
 
   @MS-MQRR/3.1.4.7/R76 @MS-MQRR/3.1.4.7/R77 @MS-MQRR/3.1.4.7/R78 @MS-MQRR/3.1.4.7/R79 @MS-MQRR/3.1.4.7/R80 @MS-MQRR/3.1.4.7/R17
