@@ -531,6 +531,17 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
     Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
     And queue "A" has PROPID_MGMT_QUEUE_FOREIGN "NO"
 
+  # Create Queue on a queue manager integrated with a directory it cannot reach: the default
+  # security descriptor's MachineSid stays zero (MS-MQDMPR 3.1.7.1.3.1 R1, R2) and the queue is
+  # made all the same, with the properties of any private queue.
+  @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQDMPR/3.1.7.1.3.1/R1 @MS-MQDMPR/3.1.7.1.3.1/R2
+  Scenario: A private queue made while the directory is offline has the properties of any private queue
+    Given the queue manager is configured with directory_integrated true, directory_offline true
+    And a private queue "A" with messages "one"
+    When the client asks queue "A" for all 27 queue properties
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And queue "A" has PROPID_MGMT_QUEUE_MESSAGE_COUNT 1
+
   @MS-MQMR/3.1.4.1/R20 @MS-MQMR/3.1.4.1/R27 @MS-MQMR/3.1.4.1/R35 @MS-MQMR/3.1.4.1/R36
   @MS-MQMR/3.1.4.1/R37
   Scenario: While the directory is offline whether another queue is foreign is "Unknown"
