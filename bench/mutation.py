@@ -190,6 +190,9 @@ LEDGER = ROOT / "bench" / "mutation_ledger.jsonl"
 LEDGER_REASON = 160
 GOAL = 0.95
 TIMEOUT_S = 120.0
+#: with no --timeout, a mutant's suite may take this many times what the pristine run took (and
+#: at least TIMEOUT_S): a load the machine had meanwhile must not pass for a hang
+TIMEOUT_FACTOR = 3.0
 START_TIMEOUT_S = 30.0
 
 # ---------------------------------------------------------------------------------------------
@@ -738,7 +741,8 @@ def tree_digest(tree: Path, skip: tuple[str, ...] = ()) -> str:
 
 
 def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
-            judged: dict[str, str], narrowed: bool = False) -> tuple[dict[str, dict], str]:
+            judged: dict[str, str], narrowed: bool = False, rerun_timeouts: bool = False
+            ) -> tuple[dict[str, dict], str]:
     """The verdicts of an earlier results file (``old``) that still hold for this run
     (--resume), by mutant ID, and a line saying which:
 
@@ -752,8 +756,11 @@ def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
       (the project's rule for tests), so a case that killed a mutant still does; a survivor
       faces the new cases, so it runs again. ``served_digest`` None (``--no-carry``): nothing
       is carried;
-    - otherwise nothing."""
-    rows = [r for r in old.get("mutants", []) if r["id"] in ids and r["verdict"] != "error"]
+    - otherwise nothing.
+
+    With ``rerun_timeouts`` (--rerun-timeouts) a timeout is kept from neither: it runs again."""
+    rows = [r for r in old.get("mutants", []) if r["id"] in ids and r["verdict"] != "error"
+            and not (rerun_timeouts and r["verdict"] == "timeout")]
     if old.get("digest") == digest:
         kept = {r["id"]: r for r in rows if not (r.get("not_run") and r["id"] not in judged)
                 and (narrowed or not r.get("narrowed"))}
@@ -1909,8 +1916,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="run every mutant against the whole suite (by default a mutant runs "
                          "first against the cases that ran its lines in the pristine run, and "
                          "the whole suite only if it survives them)")
-    ap.add_argument("--timeout", type=float, default=TIMEOUT_S,
-                    help=f"seconds per mutant (default {TIMEOUT_S:.0f})")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help=f"seconds per mutant (default: {TIMEOUT_FACTOR:.0f} times the pristine "
+                         f"run's, at least {TIMEOUT_S:.0f}; {TIMEOUT_S:.0f} without a pristine "
+                         f"run)")
+    ap.add_argument("--rerun-timeouts", action="store_true",
+                    help="with --resume: run again the mutants whose suite ran over its time "
+                         "(a timeout counts as a kill; one the machine's load caused is not)")
     ap.add_argument("--select", action="append", default=[], metavar="ID",
                     help="passed to `mqconform run --select` (a faster, partial suite)")
     ap.add_argument("--commit", metavar="REV",
@@ -1996,7 +2008,9 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupted)
-    batch = Batch(args.commit, args.keep, args.timeout, args.select,
+    batch = Batch(args.commit, args.keep,
+                  args.timeout if args.timeout is not None else TIMEOUT_S * TIMEOUT_FACTOR,
+                  args.select,
                   authenticated_config() if args.auth else PLAIN)
     batch.narrow = not args.no_narrow
     batch.narrow_only = args.narrow_only
@@ -2026,7 +2040,8 @@ def main(argv: list[str] | None = None) -> int:
             old = rebased(json.loads(args.out.read_text()), args.no_carry)
             done, kept = resumed(old, batch.digest,
                                  None if args.no_carry else batch.served_digest,
-                                 set(by_id), load_equivalent(), narrowed=args.narrow_only)
+                                 set(by_id), load_equivalent(), narrowed=args.narrow_only,
+                                 rerun_timeouts=args.rerun_timeouts)
             if old.get("digest") == batch.digest:
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             earlier.append(old)
@@ -2038,7 +2053,8 @@ def main(argv: list[str] | None = None) -> int:
             from_ledger, kept = resumed(ledger, batch.digest,
                                         None if args.no_carry else batch.served_digest,
                                         set(by_id) - set(done), load_equivalent(),
-                                        narrowed=args.narrow_only)
+                                        narrowed=args.narrow_only,
+                                        rerun_timeouts=args.rerun_timeouts)
             print(f"--resume: {args.ledger}: {kept}", flush=True)
             done.update(from_ledger)
         todo = [m for m in chosen if m.id not in done]
@@ -2052,9 +2068,15 @@ def main(argv: list[str] | None = None) -> int:
             pristine = batch.pristine()
             print(f"pristine: {pristine.verdict} in {pristine.seconds:.1f} s: {pristine.reason}",
                   flush=True)
+            if args.timeout is None:
+                batch.timeout = max(TIMEOUT_S, TIMEOUT_FACTOR * pristine.seconds)
+                print(f"a mutant's suite may take {batch.timeout:.0f} s ({TIMEOUT_FACTOR:.0f} "
+                      f"times the pristine run's)", flush=True)
             if pristine.verdict != "survived":
                 print("the pristine snapshot does not pass: nothing measured", file=sys.stderr)
                 return 1
+        elif args.timeout is None:
+            batch.timeout = TIMEOUT_S
         if batch.unsettled is None and earlier_pristine and "unsettled" in earlier_pristine:
             batch.unsettled = set(earlier_pristine["unsettled"])
         if batch.unsettled is None and todo:
@@ -2115,7 +2137,7 @@ def main(argv: list[str] | None = None) -> int:
                    "excluded": EXCLUDED if args.all else {},
                    "seed": args.seed, "sample": args.sample,
                    "population": {"total": len(mutants), **population},
-                   "select": args.select, "timeout_s": args.timeout, "jobs": args.jobs,
+                   "select": args.select, "timeout_s": batch.timeout, "jobs": args.jobs,
                    "pristine": ({**vars(pristine), "unsettled": sorted(batch.unsettled or ()),
                                  "reached": {f: sorted(lines) for f, lines in
                                              (batch.reached or {}).items()}}

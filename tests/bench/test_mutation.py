@@ -203,6 +203,16 @@ def test_resume_runs_narrowed_survivors_again_unless_narrow_only_is_given_again(
     assert set(mutation.resumed(old, "D1", "S1", {"n", "k"}, {}, narrowed=True)[0]) == {"n", "k"}
 
 
+def test_resume_runs_timeouts_again_when_asked():
+    """A timeout counts as a kill; --rerun-timeouts drops it, from the same snapshot and from
+    one of the same served code alike, so that a load the machine had is not taken for a hang."""
+    rows = [{"id": "t", "verdict": "timeout"}, {"id": "k", "verdict": "killed"}]
+    old = {"digest": "D1", "served_digest": "S1", "snapshot": "commit aaa", "mutants": rows}
+    assert set(mutation.resumed(old, "D1", "S1", {"t", "k"}, {})[0]) == {"t", "k"}
+    assert set(mutation.resumed(old, "D1", "S1", {"t", "k"}, {}, rerun_timeouts=True)[0]) == {"k"}
+    assert set(mutation.resumed(old, "D2", "S1", {"t", "k"}, {}, rerun_timeouts=True)[0]) == {"k"}
+
+
 def test_a_suite_refusing_its_arguments_is_an_error_of_the_harness_not_a_kill():
     """A --select the suite does not know makes `mqconform run` exit 2 with no results: that
     judges nothing about the mutant."""
