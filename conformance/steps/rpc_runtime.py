@@ -426,9 +426,12 @@ def calls_with_a_lenient_trailer(mq, scenario, command):
     _call_port_with_trailer(mq, scenario, LENIENT_COMMANDS[command])
 
 
-def _call_port_with_trailer(mq, scenario, first: d.VtCommand) -> None:
+def _call_port_with_trailer(mq, scenario, first: d.VtCommand, opnum_named: int | None = None
+                            ) -> None:
     """R_GetServerPort on a new connection whose bind has PFC_SUPPORT_HEADER_SIGN, with a
-    verification trailer of ``first``, rpc_sec_vt_pcontext and rpc_sec_vt_header2."""
+    verification trailer of ``first``, rpc_sec_vt_pcontext and rpc_sec_vt_header2 (naming
+    ``opnum_named``, the request's own opnum by default). A closed connection is noted as
+    None."""
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     syntax = _target_syntax(mq)
     ndr64 = syntax == "ndr64"
@@ -436,11 +439,44 @@ def _call_port_with_trailer(mq, scenario, first: d.VtCommand) -> None:
     stub = ndr.encode_request(call, ndr64)
     stub += bytes(-len(stub) % 4) + d.encode_verification_trailer(  # call_id 2: _one_call's
         [first, d.vt_pcontext(interface, d.TRANSFER_SYNTAXES[syntax]),
-         d.vt_header2(call_id=2, context_id=0, opnum=call.opnum)])
-    _, answer = _one_call(mq, call.opnum, stub, syntax,
-                          flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
+         d.vt_header2(call_id=2, context_id=0,
+                      opnum=call.opnum if opnum_named is None else opnum_named)])
+    try:
+        _, answer = _one_call(mq, call.opnum, stub, syntax,
+                              flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
+    except ConnectionError:
+        scenario["port_call"], scenario["port_answer"] = "the request", None
+        return
     _note_port_answer(scenario, "a request with a verification trailer after its stub "
                                 "(MS-RPCE 2.2.2.13)", call, answer, ndr64)
+
+
+#: trailers a server must refuse the request for (MS-RPCE 2.2.2.13): a command it does not
+#: know marked SEC_VT_MUST_PROCESS_COMMAND, and an rpc_sec_vt_header2 whose opnum is not the
+#: request's (2.2.2.13.3: the server compares them and rejects a mismatch)
+STRICT_TRAILERS = {
+    "a command the server must process and does not know": (
+        d.VtCommand(0x0005, True, bytes(4)), None),
+    "a header naming another opnum than the request's": (d.vt_bitmask(), 5),
+}
+
+
+@when(parsers.parse("the client binds RemoteRead and calls R_GetServerPort with a verification "
+                    "trailer the server must refuse: {trailer}"))
+def calls_with_a_strict_trailer(mq, scenario, trailer):
+    first, opnum = STRICT_TRAILERS[trailer]
+    _call_port_with_trailer(mq, scenario, first, opnum)
+
+
+@then("the target refuses the call with a fault whose status is not 0, or closes the connection")
+def refuses_with_a_fault(mq, scenario):
+    answer = scenario["port_answer"]
+    if answer is None:
+        return  # MS-RPCE 3.3.3.5.1: a server may close the connection instead
+    _assert(mq, isinstance(answer, d.Fault),
+            f"{scenario['port_call']} is refused, not run (it returned {answer!r})")
+    _assert(mq, answer.status != 0,
+            "the fault refusing the request carries a status (MS-RPCE 3.3.3.5.1: never 0)")
 
 
 def _note_port_answer(scenario, what: str, call: c.Call, answer, ndr64: bool) -> None:
@@ -612,6 +648,93 @@ def answers_the_big_endian_call(mq, scenario):
             and isinstance(second.body, d.Response),
             f"the connection then serves R_GetServerPort in little-endian NDR (it got "
             f"{_answer_name(second if second in (None, 'silence') else second.body)})")
+
+
+def _big_endian_bind(call_id: int, syntax: str) -> bytes:
+    """A bind for RemoteRead 1.0 in one transfer syntax whose drep announces big-endian
+    integers (C706 14.1): the header's and the body's integers in that order, each UUID a
+    big-endian uuid_t, each version MS-RPCE 2.2.2.7's RPC_VERSION (two unsigned shorts, major
+    first: C706's u_int32 if_version would put the minor first in this order)."""
+    def syntax_id(s: d.SyntaxId) -> bytes:
+        return s.uuid.bytes + struct.pack(">HH", s.major, s.minor)
+
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    body = (struct.pack(">HHI", d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0)
+            + struct.pack(">BBH", 1, 0, 0) + struct.pack(">HBB", 0, 1, 0)
+            + syntax_id(interface) + syntax_id(d.TRANSFER_SYNTAXES[syntax]))
+    return struct.pack(">BBBB4sHHI", d.RPC_VERS, 0, d.PType.BIND, d.PFC_WHOLE, bytes(4),
+                       d.HEADER_SIZE + len(body), 0, call_id) + body
+
+
+@when("a new connection sends a bind for RemoteRead in big-endian NDR")
+def sends_a_big_endian_bind(mq, scenario):
+    with _connect(mq, record=False) as sock:  # wire.pcap holds little-endian PDUs only
+        sock.sendall(_big_endian_bind(1, _target_syntax(mq)))
+        scenario["be_bind_answer"] = _answer_or_close(sock, whole=True)
+
+
+@then("the target answers it with a bind_ack or a bind_nak for its call_id")
+def answers_the_big_endian_bind(mq, scenario):
+    answer = scenario["be_bind_answer"]
+    _assert(mq, answer not in (None, "silence"),
+            f"the target answers a bind in big-endian NDR (C706 12.6.4.3-5: a bind_ack or a "
+            f"bind_nak), not with {_answer_name(answer)}")
+    _assert(mq, isinstance(answer.body, (d.BindAck, d.BindNak))
+            and answer.header.call_id == 1,
+            f"the answer is a bind_ack or a bind_nak for call 1, not a "
+            f"{type(answer.body).__name__} for call {answer.header.call_id}")
+
+
+@when("the client sends the first fragment of call 2, then a whole request with the same "
+      "call_id, then calls R_GetServerPort as call 3")
+def restarts_a_fragmented_call(mq, scenario):
+    """A first fragment (PFC_FIRST_FRAG) of call 2, then a whole R_GetServerPort request that
+    names call 2 too, then call 3 (C706 12.6.4.9: a request's fragments come in order, the
+    first flagged PFC_FIRST_FRAG; a second first fragment for a call under reassembly is a
+    protocol error). The PDUs answering each call_id go into the scenario, in order (None
+    where the target closed the connection), until call 3 is answered and call 2 too, or the
+    target stays silent."""
+    syntax = _target_syntax(mq)
+    call = c.R_GetServerPort()
+    stub = ndr.encode_request(call, syntax == "ndr64")
+    with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
+        ack = _bind(sock, (syntax,)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        answers: list[tuple[int | None, Any]] = []
+        try:
+            sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum,
+                                                stub=bytes(8), alloc_hint=24),
+                                      call_id=2, pfc_flags=d.PFC_FIRST_FRAG)
+                         + _request(2, call.opnum, stub) + _request(3, call.opnum, stub))
+            while not ({2, 3} <= {cid for cid, _ in answers}):
+                pdu = _read_pdu(sock)
+                answers.append((pdu.header.call_id, pdu.body))
+        except ConnectionError:
+            answers.append((None, None))
+        except TimeoutError:
+            answers.append((None, "silence"))
+    scenario["restart_answers"] = answers
+
+
+@then("the target answers call 2 once, with a fault whose status is not 0 or the port, and "
+      "call 3 with the port, or closes the connection")
+def answers_the_restarted_call(mq, scenario):
+    answers = scenario["restart_answers"]
+    _assert(mq, (None, "silence") not in answers,
+            f"the target answers calls 2 and 3 or closes the connection within {TIMEOUT_S} s "
+            f"(MS-RPCE 3.3.3.5.1: a request is never left unanswered on a connection that goes "
+            f"on); it answered only call(s) {sorted({cid for cid, _ in answers if cid})}")
+    if (None, None) in answers:
+        return  # MS-RPCE 3.3.3.5.1: a server may close the connection instead
+    for_2 = [b for cid, b in answers if cid == 2]
+    _assert(mq, len(for_2) == 1, f"call 2 is answered once, not {len(for_2)} times")
+    _assert(mq, isinstance(for_2[0], d.Response)
+            or (isinstance(for_2[0], d.Fault) and for_2[0].status != 0),
+            f"call 2 is answered with the port or a fault whose status is not 0, not "
+            f"{for_2[0]!r}")
+    for_3 = [b for cid, b in answers if cid == 3]
+    _assert(mq, len(for_3) == 1 and isinstance(for_3[0], d.Response),
+            f"call 3 is answered with the port, not {for_3!r}")
 
 
 @when("the client sends a request in three fragments whose second names another opnum than "

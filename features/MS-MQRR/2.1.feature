@@ -142,6 +142,20 @@ Feature: MS-MQRR 2.1 Transport
       | a command the server need not process        |
       | a bitmask bit the server does not understand |
 
+  # MS-RPCE 2.2.2.13: a command marked SEC_VT_MUST_PROCESS_COMMAND that the server does not
+  # support, or an rpc_sec_vt_header2 that does not match the request (2.2.2.13.3), makes the
+  # server reject the request: with a fault whose status is never 0 (3.3.3.5.1), or by
+  # closing the connection.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A verification trailer the server must refuse is not run
+    When the client binds RemoteRead and calls R_GetServerPort with a verification trailer the server must refuse: <trailer>
+    Then the target refuses the call with a fault whose status is not 0, or closes the connection
+
+    Examples:
+      | trailer                                             |
+      | a command the server must process and does not know |
+      | a header naming another opnum than the request's    |
+
   # C706 12.6.4.1, 12.6.4.2: a client adds presentation contexts to its association with
   # alter_context; the server answers with an alter_context_resp, a result for each context.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
@@ -309,3 +323,20 @@ Feature: MS-MQRR 2.1 Transport
   Scenario: A request in big-endian NDR is answered with the port or a fault, and the connection goes on serving
     When a new connection binds RemoteRead and calls R_GetServerPort in big-endian NDR, then in little-endian NDR
     Then the target answers the big-endian call once, with the port it listens on or a fault whose status is not 0, and then the little-endian one with the port
+
+  # C706 14.1 and 12.6.3.1: a PDU's integers are in the order its drep announces, and the
+  # receiver makes it right; a bind is answered with a bind_ack or a bind_nak (12.6.4.3-5).
+  # Whether the context is accepted is not asked: C706's u_int32 if_version and MS-RPCE
+  # 2.2.2.7's RPC_VERSION order a big-endian version differently.
+  @MS-MQRR/2.1/R1
+  Scenario: A bind in big-endian NDR is answered with a bind_ack or a bind_nak
+    When a new connection sends a bind for RemoteRead in big-endian NDR
+    Then the target answers it with a bind_ack or a bind_nak for its call_id
+
+  # C706 12.6.4.9: a second first fragment for a call whose fragments are still coming is a
+  # protocol error; the call is answered once (a fault, or run as a restart), or the
+  # connection closed (MS-RPCE 3.3.3.5.1), and the next call is served.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario: A whole request that restarts a call still under reassembly is answered once, and the next call is served
+    When the client sends the first fragment of call 2, then a whole request with the same call_id, then calls R_GetServerPort as call 3
+    Then the target answers call 2 once, with a fault whose status is not 0 or the port, and call 3 with the port, or closes the connection
