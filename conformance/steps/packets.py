@@ -16,7 +16,7 @@ from pytest_bdd import given, parsers, then, when
 from mqconform.conformance.steps.remoteread import _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
-from mqconform.model.adm import MessageHashAlgorithm
+from mqconform.model.adm import MessageClass, MessageHashAlgorithm
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -113,6 +113,21 @@ def hash_algorithm_code(mq, scenario):
     _assert(mq, value is MessageHashAlgorithm.SHA1,
             f"the default HashAlgorithm is SHA1 (0x00008004), not {shown} "
             f"(MS-MQDMPR/3.1.1.12/R47)")
+
+
+@then("MessagePropertiesHeader.MessageClass is MQMSG_CLASS_NORMAL (0x0000), for a message "
+      "that names no class")
+def normal_class(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [Class] is Normal", a
+    message an application sent; the packet carries it as MessagePropertiesHeader's
+    MessageClass, 0x0000 for Normal (3.1.7.1.32's mapping of MS-MQMQ's class codes). The
+    suite's messages name none."""
+    t = _trailers(mq, scenario)
+    value = t["decoded"].user_message.message_properties_header.message_class
+    shown = value.name if isinstance(value, MessageClass) else f"0x{value:04X}"
+    _assert(mq, value is MessageClass.Normal,
+            f"MessagePropertiesHeader.MessageClass is {shown}, not MQMSG_CLASS_NORMAL (0x0000), "
+            f"the default Class (MS-MQDMPR/3.1.1.12/R3)")
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "
