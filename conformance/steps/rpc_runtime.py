@@ -5,6 +5,7 @@ not applicable."""
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
 import time
@@ -556,6 +557,52 @@ def sends_a_cut_pdu(mq, scenario, how):
             sock.sendall(_cut_short(bind, 20))
             scenario["cut"] = "bind"
         scenario["cut_answer"] = _answer_or_close(sock)
+
+
+#: PDUs a server cannot serve, and what it may answer each with (or close the connection):
+#: a PDU type no connection-oriented PDU has (C706 12.6: malformed; MS-RPCE 3.3.3.5.1), and a
+#: bind or alter_context that proposes no presentation context (C706 12.6.4.3-5, 12.6.4.1-2)
+UNSERVABLE = {
+    "binds RemoteRead and sends a PDU of PTYPE 20, which no connection-oriented PDU has":
+        (d.Fault,),
+    "sends a bind that proposes no presentation context": (d.BindAck, d.BindNak),
+    "binds RemoteRead and sends an alter_context that proposes no presentation context":
+        (d.AlterContextResp, d.Fault),
+}
+
+
+@when(parsers.re("a new connection (?P<what>" + "|".join(re.escape(w) for w in UNSERVABLE)
+                 + ")$"))
+def sends_an_unservable_pdu(mq, scenario, what):
+    with _connect(mq, record=False) as sock:  # wire.pcap holds well-formed PDUs
+        if what.startswith("binds"):
+            ack = _bind(sock, (_target_syntax(mq),)).body
+            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        if "PTYPE 20" in what:
+            pdu = struct.pack("<BBBB4sHHI", d.RPC_VERS, 0, 20, d.PFC_WHOLE, d.DREP_LE,
+                              d.HEADER_SIZE, 0, 2)
+        else:
+            kind = d.AlterContext if "alter_context" in what else d.Bind
+            pdu = d.encode_pdu(kind(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE, 0, ()),
+                               call_id=2)
+        sock.sendall(pdu)
+        scenario["unservable"] = (what, _answer_or_close(sock, whole=True))
+
+
+@then("the target answers it or closes the connection; it does not leave it unanswered")
+def answers_the_unservable_pdu(mq, scenario):
+    what, answer = scenario["unservable"]
+    _assert(mq, answer != "silence",
+            f"the target answers the PDU or closes the connection within {TIMEOUT_S} s "
+            f"(MS-RPCE 3.3.3.5.1); it did neither")
+    if answer is None:
+        return
+    wanted = UNSERVABLE[what]
+    _assert(mq, isinstance(answer.body, wanted) and answer.header.call_id == 2,
+            f"the answer is a {' or a '.join(t.__name__ for t in wanted)} for call 2, not a "
+            f"{type(answer.body).__name__} for call {answer.header.call_id}")
+    if isinstance(answer.body, d.Fault):
+        _assert(mq, answer.body.status != 0, "the fault carries a status (MS-RPCE 3.3.3.5.1)")
 
 
 @when("a new connection binds RemoteRead and sends the last fragment of a request whose first "

@@ -340,3 +340,20 @@ Feature: MS-MQRR 2.1 Transport
   Scenario: A whole request that restarts a call still under reassembly is answered once, and the next call is served
     When the client sends the first fragment of call 2, then a whole request with the same call_id, then calls R_GetServerPort as call 3
     Then the target answers call 2 once, with a fault whose status is not 0 or the port, and call 3 with the port, or closes the connection
+
+  # A PDU of a type no connection-oriented PDU has is malformed (C706 12.6; MS-RPCE 3.3.3.5.1:
+  # a fault, or the connection closed); a bind or an alter_context that proposes no
+  # presentation context is answered (C706 12.6.4.1-5), or its connection closed. None is left
+  # unanswered, and the server goes on serving others.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
+  Scenario Outline: A PDU the server cannot serve is answered or its connection closed, and the server goes on serving
+    When a new connection <what>
+    Then the target answers it or closes the connection; it does not leave it unanswered
+    When another connection binds RemoteRead and calls R_GetServerPort
+    Then the target answers with the port it listens on, not a fault
+
+    Examples:
+      | what                                                                               |
+      | binds RemoteRead and sends a PDU of PTYPE 20, which no connection-oriented PDU has |
+      | sends a bind that proposes no presentation context                                 |
+      | binds RemoteRead and sends an alter_context that proposes no presentation context  |
