@@ -469,6 +469,66 @@ def calls_with_a_strict_trailer(mq, scenario, trailer):
     _call_port_with_trailer(mq, scenario, first, opnum)
 
 
+@when(parsers.parse("the client binds RemoteRead and calls R_GetServerPort {count:d} times with "
+                    "a verification trailer the server must refuse, then once without one"))
+def calls_refused_many_times(mq, scenario, count):
+    """On one connection (its bind flagged PFC_SUPPORT_HEADER_SIGN), ``count`` R_GetServerPort
+    requests whose trailer carries a command the server must process and does not know (MS-RPCE
+    2.2.2.13), then one without a trailer. A refused call is over (C706 12.6.4.7: its fault
+    ends it): however many were refused, the connection serves the next. The answers by
+    call_id go into the scenario (None: the connection closed; "silence")."""
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    syntax = _target_syntax(mq)
+    ndr64 = syntax == "ndr64"
+    call = c.R_GetServerPort()
+    stub = ndr.encode_request(call, ndr64)
+    first, _ = STRICT_TRAILERS["a command the server must process and does not know"]
+    answers: dict[int | None, Any] = {}
+    with _connect(mq, record=False) as sock:
+        ack = _bind(sock, (syntax,), flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        last = count + 2
+        try:
+            for call_id in range(2, last):
+                trailer = d.encode_verification_trailer(
+                    [first, d.vt_pcontext(interface, d.TRANSFER_SYNTAXES[syntax]),
+                     d.vt_header2(call_id=call_id, context_id=0, opnum=call.opnum)])
+                sock.sendall(_request(call_id, call.opnum,
+                                      stub + bytes(-len(stub) % 4) + trailer))
+                pdu = _read_pdu(sock)
+                answers[pdu.header.call_id] = pdu.body
+            sock.sendall(_request(last, call.opnum, stub))
+            pdu = _read_pdu(sock)
+            answers[pdu.header.call_id] = (
+                pdu.body if isinstance(pdu.body, d.Fault)
+                else ndr.decode_response(call, pdu.body.stub, ndr64))
+        except ConnectionError:
+            answers[None] = None
+        except TimeoutError:
+            answers[None] = "silence"
+    scenario["refused_calls"] = (count, answers)
+
+
+@then("each of them is refused with a fault whose status is not 0 and the last call returns "
+      "the port, or the connection closes")
+def each_refused_then_the_port(mq, scenario):
+    count, answers = scenario["refused_calls"]
+    _assert(mq, answers.get(None) != "silence",
+            f"the target answers every call or closes the connection within {TIMEOUT_S} s; it "
+            f"answered {len(answers)} of {count + 1}")
+    if None in answers:
+        return  # MS-RPCE 3.3.3.5.1: a server may close the connection instead
+    refused = [answers.get(cid) for cid in range(2, count + 2)]
+    _assert(mq, all(isinstance(b, d.Fault) and b.status != 0 for b in refused),
+            "every request with the trailer is refused with a fault whose status is not 0 "
+            "(MS-RPCE 2.2.2.13, 3.3.3.5.1)")
+    port = answers.get(count + 2)
+    _assert(mq, not isinstance(port, d.Fault) and port is not None
+            and port.status == mq.target.port,
+            f"the call after {count} refused ones returns the port {mq.target.port}, not "
+            f"{port!r} (MS-MQRR/3.1.4.1/R6): refused calls hold nothing")
+
+
 @then("the target refuses the call with a fault whose status is not 0, or closes the connection")
 def refuses_with_a_fault(mq, scenario):
     answer = scenario["port_answer"]

@@ -156,6 +156,13 @@ Feature: MS-MQRR 2.1 Transport
       | a command the server must process and does not know |
       | a header naming another opnum than the request's    |
 
+  # A call refused for its trailer is over (C706 12.6.4.7: the fault ends it) and holds
+  # nothing: however many were refused, the connection serves the next call.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R6
+  Scenario: A connection whose calls were refused for their verification trailers goes on serving
+    When the client binds RemoteRead and calls R_GetServerPort 70 times with a verification trailer the server must refuse, then once without one
+    Then each of them is refused with a fault whose status is not 0 and the last call returns the port, or the connection closes
+
   # C706 12.6.4.1, 12.6.4.2: a client adds presentation contexts to its association with
   # alter_context; the server answers with an alter_context_resp, a result for each context.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
