@@ -16,7 +16,7 @@ from pytest_bdd import parsers, then, when
 
 from mqconform.conformance import sources
 from mqconform.conformance.session import NotApplicable, message_body
-from mqconform.conformance.steps.remoteread_more import _assert
+from mqconform.conformance.steps.remoteread_more import _assert, _open_call, _place, _state
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
 from mqconform.wire import dcerpc as d
@@ -527,6 +527,65 @@ def each_refused_then_the_port(mq, scenario):
             and port.status == mq.target.port,
             f"the call after {count} refused ones returns the port {mq.target.port}, not "
             f"{port!r} (MS-MQRR/3.1.4.1/R6): refused calls hold nothing")
+
+
+@when(parsers.parse("a new connection opens the queue, starts {count:d} receives that wait, and "
+                    "calls R_GetServerPort"))
+def many_calls_in_flight(mq, scenario, count):
+    """One connection: R_OpenQueue on the (empty) queue, then ``count`` R_StartReceive calls
+    that wait (half a minute each), then R_GetServerPort while they are all in flight. The
+    answer to R_GetServerPort (or None: the connection closed; "silence") goes into the
+    scenario; closing the connection ends the waits (its handle is run down, MS-MQRR
+    3.1.6.2)."""
+    syntax = _target_syntax(mq)
+    ndr64 = syntax == "ndr64"
+    opened = _open_call(_place(_state(scenario), "the queue"))
+    port = c.R_GetServerPort()
+    with _connect(mq, record=False) as sock:  # wire.pcap holds calls answered in turn
+        ack = _bind(sock, (syntax,)).body
+        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        sock.sendall(_request(2, opened.opnum, ndr.encode_request(opened, ndr64)))
+        pdu = _read_pdu(sock)
+        _assert(mq, isinstance(pdu.body, d.Response), "the target answers R_OpenQueue")
+        handle = ndr.decode_response(opened, pdu.body.stub, ndr64).pphContext
+        _assert(mq, bool(handle), "R_OpenQueue returned a handle")
+        for n in range(count):
+            receive = c.R_StartReceive(phContext=handle, ulAction=c.MQ_ACTION_RECEIVE,
+                                       ulTimeout=30_000, dwRequestId=n + 1,
+                                       dwMaxBodySize=1 << 16, dwMaxCompoundMessageSize=1 << 16)
+            sock.sendall(_request(3 + n, receive.opnum, ndr.encode_request(receive, ndr64)))
+        last = 3 + count
+        sock.sendall(_request(last, port.opnum, ndr.encode_request(port, ndr64)))
+        answer: Any = "silence"
+        try:
+            while True:
+                pdu = _read_pdu(sock)
+                if pdu.header.call_id == last:
+                    answer = (pdu.body if isinstance(pdu.body, d.Fault)
+                              else ndr.decode_response(port, pdu.body.stub, ndr64))
+                    break
+        except ConnectionError:
+            answer = None
+        except TimeoutError:
+            pass
+    scenario["busy_answer"] = answer
+
+
+@then("R_GetServerPort is answered, with the port or a fault whose status is not 0, or the "
+      "connection closes")
+def busy_answered(mq, scenario):
+    answer = scenario["busy_answer"]
+    _assert(mq, answer != "silence",
+            f"the target answers R_GetServerPort or closes the connection within {TIMEOUT_S} s "
+            f"while the connection's other calls wait (MS-RPCE 3.3.3.5.1: a call it does not "
+            f"run is refused with a fault); it did neither")
+    if answer is None:
+        return
+    if isinstance(answer, d.Fault):
+        _assert(mq, answer.status != 0, "the fault carries a status (MS-RPCE 3.3.3.5.1)")
+    else:
+        _assert(mq, answer.status == mq.target.port,
+                f"R_GetServerPort returns the port {mq.target.port}, not {answer.status}")
 
 
 @then("the target refuses the call with a fault whose status is not 0, or closes the connection")

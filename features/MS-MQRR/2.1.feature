@@ -163,6 +163,14 @@ Feature: MS-MQRR 2.1 Transport
     When the client binds RemoteRead and calls R_GetServerPort 70 times with a verification trailer the server must refuse, then once without one
     Then each of them is refused with a fault whose status is not 0 and the last call returns the port, or the connection closes
 
+  # A call the server will not run while others wait (a limit of its own on the calls in
+  # flight) is refused with a fault; one it runs is answered: either way it is answered.
+  @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R6
+  Scenario: A call made while 64 receives of its connection wait is answered
+    Given a queue holding ""
+    When a new connection opens the queue, starts 64 receives that wait, and calls R_GetServerPort
+    Then R_GetServerPort is answered, with the port or a fault whose status is not 0, or the connection closes
+
   # C706 12.6.4.1, 12.6.4.2: a client adds presentation contexts to its association with
   # alter_context; the server answers with an alter_context_resp, a result for each context.
   @MS-MQRR/2.1/R1 @MS-MQRR/3.1.4.1/R1
