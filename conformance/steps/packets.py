@@ -16,7 +16,7 @@ from pytest_bdd import given, parsers, then, when
 from mqconform.conformance.steps.remoteread import _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
-from mqconform.model.adm import MessageClass, MessageHashAlgorithm
+from mqconform.model.adm import MessageClass, MessageHashAlgorithm, MessagePrivacyLevel
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -128,6 +128,20 @@ def normal_class(mq, scenario):
     _assert(mq, value is MessageClass.Normal,
             f"MessagePropertiesHeader.MessageClass is {shown}, not MQMSG_CLASS_NORMAL (0x0000), "
             f"the default Class (MS-MQDMPR/3.1.1.12/R3)")
+
+
+@then("MessagePropertiesHeader.PrivacyLevel is MQMSG_PRIV_LEVEL_NONE (0x0), for a message that "
+      "names no privacy level")
+def no_privacy(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [PrivacyLevel] is None";
+    the packet carries it as MessagePropertiesHeader's PrivacyLevel, 0x0 for None (3.1.7.1.32's
+    table). The suite's messages name none."""
+    t = _trailers(mq, scenario)
+    value = t["decoded"].user_message.message_properties_header.privacy_level
+    shown = value.name if isinstance(value, MessagePrivacyLevel) else f"0x{value:X}"
+    _assert(mq, value is MessagePrivacyLevel.None_,
+            f"MessagePropertiesHeader.PrivacyLevel is {shown}, not MQMSG_PRIV_LEVEL_NONE (0x0), "
+            f"the default PrivacyLevel (MS-MQDMPR/3.1.1.12/R4)")
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

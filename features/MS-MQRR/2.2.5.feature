@@ -28,6 +28,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then MessagePropertiesHeader.MessageClass is MQMSG_CLASS_NORMAL (0x0000), for a message that names no class
 
+  # MS-MQDMPR 3.1.1.12: a message's PrivacyLevel is None unless the sender sets another.
+  @MS-MQDMPR/3.1.1.12/R4
+  Scenario: A message that names no privacy level comes back with PrivacyLevel None
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then MessagePropertiesHeader.PrivacyLevel is MQMSG_PRIV_LEVEL_NONE (0x0), for a message that names no privacy level
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
