@@ -16,7 +16,12 @@ from pytest_bdd import given, parsers, then, when
 from mqconform.conformance.steps.remoteread import _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
-from mqconform.model.adm import MessageClass, MessageHashAlgorithm, MessagePrivacyLevel
+from mqconform.model.adm import (
+    MessageClass,
+    MessageEncryptionAlgorithm,
+    MessageHashAlgorithm,
+    MessagePrivacyLevel,
+)
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -142,6 +147,20 @@ def no_privacy(mq, scenario):
     _assert(mq, value is MessagePrivacyLevel.None_,
             f"MessagePropertiesHeader.PrivacyLevel is {shown}, not MQMSG_PRIV_LEVEL_NONE (0x0), "
             f"the default PrivacyLevel (MS-MQDMPR/3.1.1.12/R4)")
+
+
+@then("MessagePropertiesHeader.EncryptionAlgorithm holds RC4's code (0x6801), for a message "
+      "that names no encryption algorithm")
+def rc4_by_default(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [EncryptionAlgorithm]
+    SHOULD be RC4"; the packet carries it as MessagePropertiesHeader's EncryptionAlgorithm,
+    CALG_RC4 0x00006801 (3.1.7.1.32's table). The suite's messages name none."""
+    t = _trailers(mq, scenario)
+    value = t["decoded"].user_message.message_properties_header.encryption_algorithm
+    shown = value.name if isinstance(value, MessageEncryptionAlgorithm) else f"0x{value:08X}"
+    _assert(mq, value is MessageEncryptionAlgorithm.RC4,
+            f"MessagePropertiesHeader.EncryptionAlgorithm is {shown}, not RC4 (0x00006801), "
+            f"the default EncryptionAlgorithm (MS-MQDMPR/3.1.1.12/R48)")
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

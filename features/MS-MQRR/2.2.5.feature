@@ -36,6 +36,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then MessagePropertiesHeader.PrivacyLevel is MQMSG_PRIV_LEVEL_NONE (0x0), for a message that names no privacy level
 
+  # MS-MQDMPR 3.1.1.12: a message's EncryptionAlgorithm SHOULD be RC4 unless the sender sets
+  # another.
+  @MS-MQDMPR/3.1.1.12/R48
+  Scenario: A message that names no encryption algorithm carries RC4's code
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then MessagePropertiesHeader.EncryptionAlgorithm holds RC4's code (0x6801), for a message that names no encryption algorithm
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
