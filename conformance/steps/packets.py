@@ -18,6 +18,7 @@ from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled
 from mqconform.model import calls as c
 from mqconform.model.adm import (
     MessageClass,
+    MessageDeliveryGuarantee,
     MessageEncryptionAlgorithm,
     MessageHashAlgorithm,
     MessagePrivacyLevel,
@@ -161,6 +162,20 @@ def rc4_by_default(mq, scenario):
     _assert(mq, value is MessageEncryptionAlgorithm.RC4,
             f"MessagePropertiesHeader.EncryptionAlgorithm is {shown}, not RC4 (0x00006801), "
             f"the default EncryptionAlgorithm (MS-MQDMPR/3.1.1.12/R48)")
+
+
+@then("UserHeader.Flags.DM says express delivery (0x0), for a message that names no delivery "
+      "guarantee")
+def express_by_default(mq, scenario):
+    """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [DeliveryGuarantee] is
+    Express"; the packet carries it as UserHeader.Flags.DM, 0x0 for Express (MS-MQMQ 2.2.19.2;
+    3.1.7.1.32's table). The suite's messages name none."""
+    t = _trailers(mq, scenario)
+    value = t["decoded"].user_message.user_header.flags.dm
+    shown = value.name if isinstance(value, MessageDeliveryGuarantee) else f"0x{value:X}"
+    _assert(mq, value is MessageDeliveryGuarantee.Express,
+            f"UserHeader.Flags.DM is {shown}, not Express (0x0), the default DeliveryGuarantee "
+            f"(MS-MQDMPR/3.1.1.12/R16, R17)")
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

@@ -45,6 +45,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then MessagePropertiesHeader.EncryptionAlgorithm holds RC4's code (0x6801), for a message that names no encryption algorithm
 
+  # MS-MQDMPR 3.1.1.12: a message's DeliveryGuarantee is Express unless the sender sets another.
+  @MS-MQDMPR/3.1.1.12/R16 @MS-MQDMPR/3.1.1.12/R17
+  Scenario: A message that names no delivery guarantee comes back as an express message
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.DM says express delivery (0x0), for a message that names no delivery guarantee
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
