@@ -121,6 +121,18 @@ def hash_algorithm_code(mq, scenario):
             f"(MS-MQDMPR/3.1.1.12/R47)")
 
 
+def _header(mq, scenario: dict):
+    """The MessagePropertiesHeader of the message the scenario's call returned."""
+    return _trailers(mq, scenario)["decoded"].user_message.message_properties_header
+
+
+def _is_default(mq, value, default, field: str, what: str, digits: int) -> None:
+    """A field of the packet holds ``default`` (an enumeration's member; ``what`` names it and
+    the rule), shown by name, or in hexadecimal of ``digits`` digits where no member has it."""
+    shown = value.name if isinstance(value, type(default)) else f"0x{value:0{digits}X}"
+    _assert(mq, value is default, f"{field} is {shown}, not {what}")
+
+
 @then("MessagePropertiesHeader.MessageClass is MQMSG_CLASS_NORMAL (0x0000), for a message "
       "that names no class")
 def normal_class(mq, scenario):
@@ -128,12 +140,9 @@ def normal_class(mq, scenario):
     message an application sent; the packet carries it as MessagePropertiesHeader's
     MessageClass, 0x0000 for Normal (3.1.7.1.32's mapping of MS-MQMQ's class codes). The
     suite's messages name none."""
-    t = _trailers(mq, scenario)
-    value = t["decoded"].user_message.message_properties_header.message_class
-    shown = value.name if isinstance(value, MessageClass) else f"0x{value:04X}"
-    _assert(mq, value is MessageClass.Normal,
-            f"MessagePropertiesHeader.MessageClass is {shown}, not MQMSG_CLASS_NORMAL (0x0000), "
-            f"the default Class (MS-MQDMPR/3.1.1.12/R3)")
+    _is_default(mq, _header(mq, scenario).message_class, MessageClass.Normal,
+                "MessagePropertiesHeader.MessageClass", "MQMSG_CLASS_NORMAL (0x0000), the default "
+                "Class (MS-MQDMPR/3.1.1.12/R3)", 4)
 
 
 @then("MessagePropertiesHeader.PrivacyLevel is MQMSG_PRIV_LEVEL_NONE (0x0), for a message that "
@@ -142,12 +151,9 @@ def no_privacy(mq, scenario):
     """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [PrivacyLevel] is None";
     the packet carries it as MessagePropertiesHeader's PrivacyLevel, 0x0 for None (3.1.7.1.32's
     table). The suite's messages name none."""
-    t = _trailers(mq, scenario)
-    value = t["decoded"].user_message.message_properties_header.privacy_level
-    shown = value.name if isinstance(value, MessagePrivacyLevel) else f"0x{value:X}"
-    _assert(mq, value is MessagePrivacyLevel.None_,
-            f"MessagePropertiesHeader.PrivacyLevel is {shown}, not MQMSG_PRIV_LEVEL_NONE (0x0), "
-            f"the default PrivacyLevel (MS-MQDMPR/3.1.1.12/R4)")
+    _is_default(mq, _header(mq, scenario).privacy_level, MessagePrivacyLevel.None_,
+                "MessagePropertiesHeader.PrivacyLevel", "MQMSG_PRIV_LEVEL_NONE (0x0), the default "
+                "PrivacyLevel (MS-MQDMPR/3.1.1.12/R4)", 1)
 
 
 @then("MessagePropertiesHeader.EncryptionAlgorithm holds RC4's code (0x6801), for a message "
@@ -156,12 +162,9 @@ def rc4_by_default(mq, scenario):
     """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [EncryptionAlgorithm]
     SHOULD be RC4"; the packet carries it as MessagePropertiesHeader's EncryptionAlgorithm,
     CALG_RC4 0x00006801 (3.1.7.1.32's table). The suite's messages name none."""
-    t = _trailers(mq, scenario)
-    value = t["decoded"].user_message.message_properties_header.encryption_algorithm
-    shown = value.name if isinstance(value, MessageEncryptionAlgorithm) else f"0x{value:08X}"
-    _assert(mq, value is MessageEncryptionAlgorithm.RC4,
-            f"MessagePropertiesHeader.EncryptionAlgorithm is {shown}, not RC4 (0x00006801), "
-            f"the default EncryptionAlgorithm (MS-MQDMPR/3.1.1.12/R48)")
+    _is_default(mq, _header(mq, scenario).encryption_algorithm, MessageEncryptionAlgorithm.RC4,
+                "MessagePropertiesHeader.EncryptionAlgorithm", "RC4 (0x00006801), the default "
+                "EncryptionAlgorithm (MS-MQDMPR/3.1.1.12/R48)", 8)
 
 
 @then("UserHeader.Flags.DM says express delivery (0x0), for a message that names no delivery "
@@ -170,12 +173,9 @@ def express_by_default(mq, scenario):
     """MS-MQDMPR 3.1.1.12: "The default value of this ADM attribute [DeliveryGuarantee] is
     Express"; the packet carries it as UserHeader.Flags.DM, 0x0 for Express (MS-MQMQ 2.2.19.2;
     3.1.7.1.32's table). The suite's messages name none."""
-    t = _trailers(mq, scenario)
-    value = t["decoded"].user_message.user_header.flags.dm
-    shown = value.name if isinstance(value, MessageDeliveryGuarantee) else f"0x{value:X}"
-    _assert(mq, value is MessageDeliveryGuarantee.Express,
-            f"UserHeader.Flags.DM is {shown}, not Express (0x0), the default DeliveryGuarantee "
-            f"(MS-MQDMPR/3.1.1.12/R16, R17)")
+    _is_default(mq, _trailers(mq, scenario)["decoded"].user_message.user_header.flags.dm,
+                MessageDeliveryGuarantee.Express, "UserHeader.Flags.DM", "Express (0x0), the "
+                "default DeliveryGuarantee (MS-MQDMPR/3.1.1.12/R16, R17)", 1)
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

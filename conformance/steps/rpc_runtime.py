@@ -10,6 +10,7 @@ import socket
 import struct
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pytest_bdd import parsers, then, when
@@ -872,14 +873,19 @@ def restarts_a_fragmented_call(mq, scenario):
                                                 stub=bytes(8), alloc_hint=24),
                                       call_id=2, pfc_flags=d.PFC_FIRST_FRAG)
                          + _request(2, call.opnum, stub) + _request(3, call.opnum, stub))
-            while not ({2, 3} <= {cid for cid, _ in answers}):
-                pdu = _read_pdu(sock)
-                answers.append((pdu.header.call_id, pdu.body))
+            _read_until(sock, answers, lambda: {2, 3} <= {cid for cid, _ in answers})
         except ConnectionError:
             answers.append((None, None))
         except TimeoutError:
             answers.append((None, "silence"))
     scenario["restart_answers"] = answers
+
+
+def _read_until(sock: _Recorded, answers: list, done: Callable[[], bool]) -> None:
+    """Read PDUs, each noted as (call_id, body) in ``answers``, until ``done()``."""
+    while not done():
+        pdu = _read_pdu(sock)
+        answers.append((pdu.header.call_id, pdu.body))
 
 
 @then("the target answers call 2 once, with a fault whose status is not 0 or the port, and "
@@ -928,9 +934,7 @@ def sends_a_broken_fragmented_request(mq, scenario):
             call = c.R_GetServerPort()
             sock.sendall(fragment(opnum, d.PFC_LAST_FRAG)
                          + _request(3, opnum, ndr.encode_request(call, syntax == "ndr64")))
-            while not any(cid == 3 for cid, _ in answers):
-                pdu = _read_pdu(sock)
-                answers.append((pdu.header.call_id, pdu.body))
+            _read_until(sock, answers, lambda: any(cid == 3 for cid, _ in answers))
         except ConnectionError:
             answers.append((None, None))
         except TimeoutError:
