@@ -111,14 +111,21 @@ def _bind(sock: _Recorded, syntaxes: tuple[str, ...], assoc_group: int = 0,
     return _read_pdu(sock)
 
 
+def _bind_accepted(mq, sock: _Recorded, syntaxes: tuple[str, ...], assoc_group: int = 0,
+                   flags: int | None = None) -> d.BindAck:
+    """_bind, checked: the target accepts it (a bind_ack); its body."""
+    ack = _bind(sock, syntaxes, assoc_group, flags).body
+    _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+    return ack
+
+
 def _one_call(mq, opnum: int, stub: bytes, syntax: str = "ndr", assoc_group: int = 0,
               flags: int | None = None):
     """A new connection binds RemoteRead in ``syntax`` (naming ``assoc_group``) and sends one
     request (call_id 2, context 0); the bind_ack's body and the answer's PDU. The call is one
     call of wire.pcap: its request and its answer."""
     with _connect(mq) as sock:
-        ack = _bind(sock, (syntax,), assoc_group, flags).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        ack = _bind_accepted(mq, sock, (syntax,), assoc_group, flags)
         recorder = getattr(mq.target, "recorder", None)
         mark = recorder.mark() if recorder is not None else 0
         sock.sendall(_request(2, opnum, stub))
@@ -172,8 +179,7 @@ def sends_contexts(mq, scenario, what):
     ndr = d.TRANSFER_SYNTAXES["ndr"]
     with _connect(mq, record=False) as sock:  # wire.pcap holds accepted associations only
         if what.startswith("an alter_context"):
-            ack = _bind(sock, ("ndr",)).body
-            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            _bind_accepted(mq, sock, ("ndr",))
             contexts = (d.ContextElement(0, d.SyntaxId(c.QMMGMT_UUID, 1, 0), (ndr,)),)
             sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE,
                                                      d.MUST_RECV_FRAG_SIZE, 0, contexts),
@@ -486,8 +492,7 @@ def calls_refused_many_times(mq, scenario, count):
     first, _ = STRICT_TRAILERS["a command the server must process and does not know"]
     answers: dict[int | None, Any] = {}
     with _connect(mq, record=False) as sock:
-        ack = _bind(sock, (syntax,), flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,), flags=d.PFC_WHOLE | d.PFC_SUPPORT_HEADER_SIGN)
         last = count + 2
         try:
             for call_id in range(2, last):
@@ -543,8 +548,7 @@ def many_calls_in_flight(mq, scenario, count):
     opened = _open_call(_place(_state(scenario), "the queue"))
     port = c.R_GetServerPort()
     with _connect(mq, record=False) as sock:  # wire.pcap holds calls answered in turn
-        ack = _bind(sock, (syntax,)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,))
         sock.sendall(_request(2, opened.opnum, ndr.encode_request(opened, ndr64)))
         pdu = _read_pdu(sock)
         _assert(mq, isinstance(pdu.body, d.Response), "the target answers R_OpenQueue")
@@ -666,8 +670,7 @@ def sends_a_cut_pdu(mq, scenario, how):
     sock = _connect(mq, record=False)  # wire.pcap holds well-formed PDUs (its readers check so)
     with sock:
         if how.startswith("binds"):
-            ack = _bind(sock, (_target_syntax(mq),)).body
-            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            _bind_accepted(mq, sock, (_target_syntax(mq),))
             sock.sendall(_cut_short(_request(2, c.R_GetServerPort.opnum, b""), 20))
             scenario["cut"] = "request"
         else:
@@ -696,8 +699,7 @@ UNSERVABLE = {
 def sends_an_unservable_pdu(mq, scenario, what):
     with _connect(mq, record=False) as sock:  # wire.pcap holds well-formed PDUs
         if what.startswith("binds"):
-            ack = _bind(sock, (_target_syntax(mq),)).body
-            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            _bind_accepted(mq, sock, (_target_syntax(mq),))
         if "PTYPE 20" in what:
             pdu = struct.pack("<BBBB4sHHI", d.RPC_VERS, 0, 20, d.PFC_WHOLE, d.DREP_LE,
                               d.HEADER_SIZE, 0, 2)
@@ -732,8 +734,7 @@ def sends_a_lone_last_fragment(mq, scenario):
     no fragment came for before: there is no call to add it to (C706 12.6.4.9), a malformed
     call (MS-RPCE 3.3.3.5.1: a fault, or the connection closed)."""
     with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
-        ack = _bind(sock, (_target_syntax(mq),)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (_target_syntax(mq),))
         sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=c.R_GetServerPort.opnum,
                                             stub=b"", alloc_hint=0),
                                   call_id=2, pfc_flags=d.PFC_LAST_FRAG))
@@ -747,8 +748,7 @@ def sends_a_request_in_another_version(mq, scenario, major, minor):
     """After a bind in 5.0, a request whose rpc_vers and rpc_vers_minor are ``major``.``minor``
     (C706 12.6.3.1): a malformed PDU, which no bind_nak answers (that is a bind's answer)."""
     with _connect(mq, record=False) as sock:  # wire.pcap holds RPC 5.0 PDUs only
-        ack = _bind(sock, (_target_syntax(mq),)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (_target_syntax(mq),))
         request = bytearray(_request(2, c.R_GetServerPort.opnum, b""))
         request[0], request[1] = major, minor
         sock.sendall(bytes(request))
@@ -777,8 +777,7 @@ def calls_in_big_endian(mq, scenario):
     syntax = _target_syntax(mq)
     stub = ndr.encode_request(call, syntax == "ndr64")
     with _connect(mq, record=False) as sock:  # wire.pcap holds little-endian PDUs only
-        ack = _bind(sock, (syntax,)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,))
         sock.sendall(_in_big_endian(_request(2, call.opnum, stub)))
         first = _answer_or_close(sock, whole=True)
         second = None
@@ -865,8 +864,7 @@ def restarts_a_fragmented_call(mq, scenario):
     call = c.R_GetServerPort()
     stub = ndr.encode_request(call, syntax == "ndr64")
     with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
-        ack = _bind(sock, (syntax,)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,))
         answers: list[tuple[int | None, Any]] = []
         try:
             sock.sendall(d.encode_pdu(d.Request(context_id=0, opnum=call.opnum,
@@ -919,8 +917,7 @@ def sends_a_broken_fragmented_request(mq, scenario):
     syntax = _target_syntax(mq)
     opnum = c.R_GetServerPort.opnum
     with _connect(mq, record=False) as sock:  # wire.pcap holds whole calls only
-        ack = _bind(sock, (syntax,)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,))
 
         def fragment(op: int, flags: int) -> bytes:
             return d.encode_pdu(d.Request(context_id=0, opnum=op, stub=bytes(8), alloc_hint=24),
@@ -1072,8 +1069,7 @@ def sends_unknown_provider(mq, scenario, what):
             scenario["auth_answer"] = getattr(pdu, "body", pdu)
             scenario["auth_call_id"] = getattr(getattr(pdu, "header", None), "call_id", None)
         else:
-            ack = _bind(sock, (_target_syntax(mq),)).body
-            _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+            _bind_accepted(mq, sock, (_target_syntax(mq),))
             sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE,
                                                      d.MUST_RECV_FRAG_SIZE, 0, contexts),
                                       call_id=2, auth=verifier))
@@ -1135,8 +1131,7 @@ def peeks_read_late(mq, scenario, count):
     syntax = _target_syntax(mq)
     ndr64 = syntax == "ndr64"
     with _connect(mq) as sock:
-        ack = _bind(sock, (syntax,)).body
-        _assert(mq, isinstance(ack, d.BindAck), "the target accepts the bind")
+        _bind_accepted(mq, sock, (syntax,))
         recorder = getattr(mq.target, "recorder", None)
         mark = recorder.mark() if recorder is not None else 0
         opened = _call_on(sock, 2, c.R_OpenQueue(pQueueFormat=fmt, dwAccess=c.RECEIVE_ACCESS,
