@@ -13,7 +13,7 @@ import uuid
 
 from pytest_bdd import given, parsers, then, when
 
-from mqconform.conformance.steps.remoteread import _receive
+from mqconform.conformance.steps.remoteread import _body_of, _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
 from mqconform.model.adm import (
@@ -176,6 +176,25 @@ def express_by_default(mq, scenario):
     _is_default(mq, _trailers(mq, scenario)["decoded"].user_message.user_header.flags.dm,
                 MessageDeliveryGuarantee.Express, "UserHeader.Flags.DM", "Express (0x0), the "
                 "default DeliveryGuarantee (MS-MQDMPR/3.1.1.12/R16, R17)", 1)
+
+
+@given(parsers.parse("a queue with a recoverable message of {size:d} bytes"))
+def a_queue_with_a_recoverable_message(mq, scenario, size):
+    """A message whose DeliveryGuarantee is Recoverable (MS-MQDMPR 3.1.1.12; SUT control's
+    ``delivery``)."""
+    scenario["body"] = _body_of(size)
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "delivery": "recoverable"}])
+
+
+@then("UserHeader.Flags.DM says recoverable delivery (0x1), for a message sent recoverable")
+def recoverable_delivery(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 serializes Message.DeliveryGuarantee into UserHeader.Flags.DM
+    (R2, R3: the field MUST be set to the attribute), whose code for Recoverable is 0x1
+    (MS-MQMQ 2.2.19.2). A server that kept the message, but not its guarantee, would hand a
+    reader an express message, which a restart may lose."""
+    _is_default(mq, _trailers(mq, scenario)["decoded"].user_message.user_header.flags.dm,
+                MessageDeliveryGuarantee.Recoverable, "UserHeader.Flags.DM", "Recoverable "
+                "(0x1), the message's DeliveryGuarantee (MS-MQDMPR/3.1.7.1.32/R3)", 1)
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

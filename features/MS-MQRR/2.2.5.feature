@@ -53,6 +53,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.DM says express delivery (0x0), for a message that names no delivery guarantee
 
+  # MS-MQDMPR 3.1.7.1.32: the packet carries the message's DeliveryGuarantee as it was sent.
+  @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent recoverable comes back as a recoverable message
+    Given a queue with a recoverable message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.DM says recoverable delivery (0x1), for a message sent recoverable
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
