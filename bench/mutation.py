@@ -86,10 +86,12 @@ keeps the verdicts they hold for a snapshot of the same digest and runs only the
 (conformance/, features/: the same ``served_digest``) keeps the kills of the earlier one, each
 row naming the snapshot it was judged on, and runs every other mutant again: cases are added
 or made stricter, never weakened, so what a case killed it still kills (``--no-carry`` keeps
-none). ``--auth`` runs the servers with authentication required and the suite
-with credentials (the configuration that reaches the access checks and the authentication
-paths); ``--merge`` joins a plain and an ``--auth`` run of one snapshot into one report, a
-mutant killed in either counting as killed.
+none). A snapshot whose served code changed keeps the kills of the mutants whose own module
+is unchanged (``carried_by_module``): a change elsewhere seldom hides a fault a case caught,
+and ``--recheck-carried N`` runs N of them again to measure how seldom. ``--auth`` runs the
+servers with authentication required and the suite with credentials (the configuration that
+reaches the access checks and the authentication paths); ``--merge`` joins a plain and an
+``--auth`` run of one snapshot into one report, a mutant killed in either counting as killed.
 
 The whole campaign takes longer than any one machine's session, and bench/out/ is not kept:
 ``--ledger`` also writes every verdict that took a run to bench/mutation_ledger.jsonl (a
@@ -740,8 +742,19 @@ def tree_digest(tree: Path, skip: tuple[str, ...] = ()) -> str:
     return h.hexdigest()
 
 
+def module_digests(tree: Path) -> dict[str, str]:
+    """A SHA-256 of each served module's bytes (every module of the served layers, EXCLUDED
+    too): a kill of a mutant whose module is the same in two snapshots can be carried from one
+    to the other when only other modules changed (--resume)."""
+    import hashlib
+
+    return {p.relative_to(tree).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for layer in SERVED for p in sorted((tree / layer).glob("*.py"))}
+
+
 def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
-            judged: dict[str, str], narrowed: bool = False, rerun_timeouts: bool = False
+            judged: dict[str, str], narrowed: bool = False, rerun_timeouts: bool = False,
+            modules: dict[str, str] | None = None, configuration: str = "plain"
             ) -> tuple[dict[str, dict], str]:
     """The verdicts of an earlier results file (``old``) that still hold for this run
     (--resume), by mutant ID, and a line saying which:
@@ -756,6 +769,12 @@ def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
       (the project's rule for tests), so a case that killed a mutant still does; a survivor
       faces the new cases, so it runs again. ``served_digest`` None (``--no-carry``): nothing
       is carried;
+    - from a snapshot of the same configuration whose served code differs (``modules``: this
+      snapshot's module digests, and the earlier one's): the kills and timeouts of the
+      mutants whose own module is byte for byte the same, each naming the snapshot it was
+      judged on and marked ``carried_by_module``. A change in another module could in
+      principle hide a mutant that was killed; ``--recheck-carried N`` runs N such kills
+      again and reports how many still kill. ``modules`` None (``--no-carry``): nothing;
     - otherwise nothing.
 
     With ``rerun_timeouts`` (--rerun-timeouts) a timeout is kept from neither: it runs again."""
@@ -771,6 +790,19 @@ def resumed(old: dict, digest: str, served_digest: str | None, ids: set[str],
                 for r in rows if r["verdict"] in ("killed", "timeout")}
         return kept, (f"the same served code as {source}, another suite: its {len(kept)} "
                       f"kills are carried, every other mutant runs again")
+    earlier = old.get("module_digests")
+    if modules and earlier and old.get("configuration", "plain") == configuration:
+        source = old.get("snapshot")
+        same = {path for path, sha in modules.items() if earlier.get(path) == sha}
+        kept = {r["id"]: {**r, "carried_from": r.get("carried_from") or source,
+                          "carried_by_module": True}
+                for r in rows if r["verdict"] in ("killed", "timeout")
+                and r["id"].split(":", 1)[0] in same}
+        changed = sorted(path for path in modules if path not in same)
+        return kept, (f"served code changed since {source} in {len(changed)} modules "
+                      f"({', '.join(changed[:6])}{', ...' if len(changed) > 6 else ''}): the "
+                      f"{len(kept)} kills of the {len(same)} unchanged modules are carried, "
+                      f"every other mutant runs again")
     return {}, "of another snapshot: every mutant runs again"
 
 
@@ -787,24 +819,34 @@ def served_digest_of(doc: dict) -> str | None:
     return _served_digest_of(doc.get("snapshot") or "", doc.get("configuration", "plain"))
 
 
-@functools.cache
 def _served_digest_of(source: str, configuration: str) -> str | None:
+    return _digests_of(source, configuration)[0]
+
+
+@functools.cache
+def _digests_of(source: str, configuration: str) -> tuple[str | None, dict[str, str] | None]:
+    """The served code's digest and the module digests of a commit's snapshot (None, None for
+    a working tree's or a commit this clone does not have)."""
     if not source.startswith("commit "):
-        return None
+        return None, None
     with tempfile.TemporaryDirectory(prefix="mqconform-mutation-") as tmp:
         tree = Path(tmp) / "base"
         try:
             snapshot(tree, source.split()[1])
         except subprocess.CalledProcessError:
-            return None  # a commit this clone does not have
-        return tree_digest(tree, NOT_SERVED) + _configured(configuration)
+            return None, None  # a commit this clone does not have
+        return tree_digest(tree, NOT_SERVED) + _configured(configuration), module_digests(tree)
 
 
 def rebased(doc: dict, no_carry: bool) -> dict:
     """An earlier results file or ledger with its served digest worked out again under
-    today's rule (served_digest_of), unless nothing is to be carried from it."""
+    today's rule (served_digest_of), and its module digests (worked out from its commit if it
+    holds none), unless nothing is to be carried from it."""
     if not no_carry:
-        doc["served_digest"] = served_digest_of(doc) or doc.get("served_digest")
+        served, modules = _digests_of(doc.get("snapshot") or "",
+                                      doc.get("configuration", "plain"))
+        doc["served_digest"] = served or doc.get("served_digest")
+        doc["module_digests"] = doc.get("module_digests") or modules
     return doc
 
 
@@ -1405,6 +1447,8 @@ class Batch:
         self.digest = tree_digest(self.base) + suffix
         #: the same, over the served code only (NOT_SERVED left out)
         self.served_digest = tree_digest(self.base, NOT_SERVED) + suffix
+        #: each served module's digest (kills of unchanged modules are carried: --resume)
+        self.module_digests = module_digests(self.base)
         #: the same, but the scenarios' text (FRAME_SKIP)
         self.frame_digest = tree_digest(self.base, FRAME_SKIP) + suffix
         #: the pristine run's cases and their fingerprints (None until it has run)
@@ -1841,7 +1885,9 @@ def ledger_lines(doc: dict) -> list[str]:
     run works them out again from its own pristine run and the equivalent file."""
     head = {"ledger": 1, "snapshot": doc["snapshot"], "digest": doc["digest"],
             "served_digest": doc["served_digest"], "configuration": doc["configuration"],
-            **({"frame_digest": doc["frame_digest"]} if doc.get("frame_digest") else {})}
+            **({"frame_digest": doc["frame_digest"]} if doc.get("frame_digest") else {}),
+            **({"module_digests": doc["module_digests"]} if doc.get("module_digests")
+               else {})}
     rows = []
     for r in sorted(doc["mutants"], key=lambda r: r["id"]):
         if r.get("unreached") or r.get("not_run") or r["verdict"] == "error":
@@ -1852,6 +1898,10 @@ def ledger_lines(doc: dict) -> list[str]:
             row["narrowed"] = True
         if r.get("carried_from"):
             row["carried_from"] = r["carried_from"]
+        if r.get("carried_by_module"):
+            row["carried_by_module"] = True
+        if r.get("rechecked"):
+            row["rechecked"] = True
         if r.get("cases_digest"):
             row["cases_digest"] = r["cases_digest"]
         rows.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
@@ -1935,6 +1985,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-carry", action="store_true",
                     help="with --resume: keep no kill of a snapshot whose suite differs (module "
                          "doc)")
+    ap.add_argument("--recheck-carried", type=int, default=0, metavar="N",
+                    help="with --resume: run again N kills (drawn with --seed) carried from "
+                         "unchanged modules of a snapshot whose served code changed elsewhere, "
+                         "and say how many still kill")
     ap.add_argument("--no-pristine", action="store_true",
                     help="skip the pristine run (default: skipped with --only, else done)")
     ap.add_argument("--auth", action="store_true",
@@ -2041,7 +2095,9 @@ def main(argv: list[str] | None = None) -> int:
             done, kept = resumed(old, batch.digest,
                                  None if args.no_carry else batch.served_digest,
                                  set(by_id), load_equivalent(), narrowed=args.narrow_only,
-                                 rerun_timeouts=args.rerun_timeouts)
+                                 rerun_timeouts=args.rerun_timeouts,
+                                 modules=None if args.no_carry else batch.module_digests,
+                                 configuration=batch.config.name)
             if old.get("digest") == batch.digest:
                 earlier_pristine, earlier_loaded = old.get("pristine"), old.get("loaded")
             earlier.append(old)
@@ -2054,9 +2110,24 @@ def main(argv: list[str] | None = None) -> int:
                                         None if args.no_carry else batch.served_digest,
                                         set(by_id) - set(done), load_equivalent(),
                                         narrowed=args.narrow_only,
-                                        rerun_timeouts=args.rerun_timeouts)
+                                        rerun_timeouts=args.rerun_timeouts,
+                                        modules=None if args.no_carry
+                                        else batch.module_digests,
+                                        configuration=batch.config.name)
             print(f"--resume: {args.ledger}: {kept}", flush=True)
             done.update(from_ledger)
+        rechecking: set[str] = set()
+        if args.recheck_carried:
+            wanted = {m.id for m in chosen}
+            across = sorted(i for i, r in done.items()
+                            if r.get("carried_by_module") and i in wanted)
+            rechecking = set(random.Random(args.seed).sample(
+                across, min(args.recheck_carried, len(across))))
+            for i in rechecking:
+                done.pop(i, None)
+                from_ledger.pop(i, None)
+            print(f"--recheck-carried: {len(rechecking)} of the {len(across)} kills carried "
+                  f"from unchanged modules run again", flush=True)
         todo = [m for m in chosen if m.id not in done]
         print(f"snapshot of the {batch.source} in {batch.dir} (digest {batch.digest[:12]}, "
               f"{batch.config.name} configuration); "
@@ -2131,7 +2202,9 @@ def main(argv: list[str] | None = None) -> int:
             carried = sum(1 for r in rows if r.get("carried_from"))
             doc = {"snapshot": batch.source, "digest": batch.digest,
                    "served_digest": batch.served_digest,
+                   "module_digests": batch.module_digests,
                    "frame_digest": batch.frame_digest, "carried": carried,
+                   "carried_by_module": sum(1 for r in rows if r.get("carried_by_module")),
                    "configuration": batch.config.name, "files": files,
                    "not_loaded": unloaded, "loaded": sorted(loaded) if loaded else None,
                    "excluded": EXCLUDED if args.all else {},
@@ -2170,6 +2243,8 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             with lock:
                 done[m.id] = row_of(m, v)
+                if m.id in rechecking:
+                    done[m.id]["rechecked"] = True
                 digest = batch.cases_digest_of(m) if v.verdict == "survived" else None
                 if digest:
                     done[m.id]["cases_digest"] = digest
@@ -2179,8 +2254,8 @@ def main(argv: list[str] | None = None) -> int:
             """An earlier verdict as this run's row: the places and the diff from this
             snapshot, the verdict and its notes from the earlier one."""
             return {**row_of(by_id[r["id"]], Verdict(r["verdict"], r["reason"], r["seconds"])),
-                    **{k: r[k] for k in ("narrowed", "carried_from", "cases_digest")
-                       if r.get(k)}}
+                    **{k: r[k] for k in ("narrowed", "carried_from", "carried_by_module",
+                                         "rechecked", "cases_digest") if r.get(k)}}
 
         for i, r in from_ledger.items():
             done[i] = restored(r)
@@ -2217,6 +2292,12 @@ def main(argv: list[str] | None = None) -> int:
         if ran:
             print(f"\n{len(ran)} mutants in {elapsed:.0f} s ({elapsed / len(ran):.1f} s each, "
                   f"{args.jobs} at once)")
+        if rechecking:
+            again = [r for r in rows if r.get("rechecked")]
+            lost = sorted(r["id"] for r in again if r["verdict"] not in ("killed", "timeout"))
+            print(f"\n--recheck-carried: {len(again)} of {len(rechecking)} carried kills run "
+                  f"again: {len(again) - len(lost)} still killed, {len(lost)} not"
+                  + (": " + ", ".join(lost) if lost else ""))
         if left:
             print(f"\nincomplete: {left} mutants not run within --budget {args.budget:g} s; "
                   f"the same command with --resume runs them")

@@ -578,6 +578,51 @@ def test_the_ledger_keeps_what_took_a_run_and_resumes_as_the_results_do(tmp_path
     assert mutation.resumed(back, "D2", "S2", ids, {})[0] == {}
 
 
+def test_kills_of_unchanged_modules_are_carried_when_the_served_code_changed_elsewhere(
+        tmp_path):
+    rows = [{"id": "model/a.py:f:if:1:if->True", "verdict": "killed"},
+            {"id": "model/a.py:f:if:2:if->True", "verdict": "timeout"},
+            {"id": "model/a.py:f:if:3:if->True", "verdict": "survived"},
+            {"id": "model/b.py:g:if:1:if->True", "verdict": "killed"}]
+    ids = {r["id"] for r in rows}
+    old = {"digest": "D1", "served_digest": "S1", "snapshot": "commit aaa",
+           "configuration": "plain", "module_digests": {"model/a.py": "A", "model/b.py": "B"},
+           "mutants": rows}
+    now = {"model/a.py": "A", "model/b.py": "B2"}
+    kept, line = mutation.resumed(old, "D2", "S2", ids, {}, modules=now)
+    assert set(kept) == {"model/a.py:f:if:1:if->True", "model/a.py:f:if:2:if->True"}
+    assert all(r["carried_by_module"] and r["carried_from"] == "commit aaa"
+               for r in kept.values())
+    assert "1 modules (model/b.py)" in line and "2 kills" in line
+    # another configuration, --no-carry, or an earlier file without module digests: nothing
+    assert mutation.resumed(old, "D2", "S2", ids, {}, modules=now, configuration="auth")[0] == {}
+    assert mutation.resumed(old, "D2", "S2", ids, {}, modules=None)[0] == {}
+    bare = {k: v for k, v in old.items() if k != "module_digests"}
+    assert mutation.resumed(bare, "D2", "S2", ids, {}, modules=now)[0] == {}
+    # the ledger keeps the digests and the mark, and resumes the same
+    path = tmp_path / "ledger.jsonl"
+    mutation.write_ledger(path, {**old, "mutants": [
+        {**r, "seconds": 1.0, "reason": "r"} for r in [*kept.values(), rows[3]]]})
+    back = mutation.read_ledger(path)
+    assert back["module_digests"] == old["module_digests"]
+    assert {r["id"] for r in back["mutants"] if r.get("carried_by_module")} == set(kept)
+    again, _ = mutation.resumed(back, "D3", "S3", ids, {}, modules=now)
+    assert set(again) == set(kept)
+
+
+def test_module_digests_name_each_served_module(tmp_path):
+    for layer in mutation.SERVED:
+        (tmp_path / layer).mkdir()
+    (tmp_path / "model" / "a.py").write_text("x = 1\n")
+    (tmp_path / "model" / "b.py").write_text("x = 2\n")
+    first = mutation.module_digests(tmp_path)
+    assert set(first) == {"model/a.py", "model/b.py"}
+    (tmp_path / "model" / "b.py").write_text("x = 3\n")
+    second = mutation.module_digests(tmp_path)
+    assert first["model/a.py"] == second["model/a.py"]
+    assert first["model/b.py"] != second["model/b.py"]
+
+
 @pytest.mark.parametrize("text", ["", "not json\n", '{"snapshot": "x"}\n',
                                   '{"ledger": 1, "digest": "D"}\n[1, 2]\n'])
 def test_a_file_that_is_not_a_ledger_is_refused_in_one_line(tmp_path, text):
