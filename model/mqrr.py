@@ -30,6 +30,12 @@ N" at its code, listed in spec/choices.yaml, switched by model/choices.py):
    Message Read Request walks them: otherwise a client holding only a peek handle on the queue
    cancels another client's receive by guessing its request id (errata
    cancel-receive-across-handles; ``cancel_through_own_handle``).
+7. R_MoveMessage from a source handle not opened with RECEIVE_ACCESS fails with
+   MQ_ERROR_ACCESS_DENIED, marked ``any_failure`` (errata move-message-source-access).
+8. A receive (not a peek) by lookup identifier of a message in the queue that is not
+   Available (a receive holds it): Seek Available Message Position With Id (MS-MQDMPR
+   3.1.7.3.3) sets no status for it; MQ_ERROR_MESSAGE_NOT_FOUND, as for a peek at a message
+   that is neither Locked nor Deleted (R38, R39), marked ``any_failure``.
 """
 
 from __future__ import annotations
@@ -797,7 +803,8 @@ class RemoteReadServer:
                     lookup_identifier=result.message.lookup_identifier,
                     time_stamp=self.env.now & 0xFFFFFFFF))
         if result.status != MQ_OK:  # ok
-            return status_only(result_type, result.status, _first(steps["ok"]))
+            return status_only(result_type, result.status, _first(steps["ok"]),
+                               any_failure=self._not_available(call, queue_desc, result.status))
         message = result.message
         sections = packet_sections(message, call.dwMaxBodySize,  # sections
                                    call.dwMaxCompoundMessageSize,
@@ -882,6 +889,14 @@ class RemoteReadServer:
         if entry is not None:
             self.env.cancel_timer(entry)
         return entry
+
+    def _not_available(self, call: Any, desc: OpenQueueDescriptor, status: int) -> bool:
+        """A receive (not a peek) by lookup identifier that found its message in the queue but
+        not Available: the seek gives it no status (MS-MQDMPR 3.1.7.3.3 R27-R39 set one for
+        a peek only), so any failure conforms (choice 8)."""
+        return (status == MQ_ERROR_MESSAGE_NOT_FOUND
+                and LOOKUP_TABLE.get(call.ulAction) == (False, MessageSeekAction.SeekCurrent)
+                and self._message_by_lookup_id(desc, call.LookupId) is not None)
 
     @staticmethod
     def _message_by_lookup_id(desc: OpenQueueDescriptor, lookup_id: int) -> Any:
