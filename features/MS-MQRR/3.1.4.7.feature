@@ -868,6 +868,23 @@ Feature: MS-MQRR 3.1.4.7 R_StartReceive (Opnum 7)
     When the client calls R_StartReceive with MQ_LOOKUP_PEEK_CURRENT and the LookupId of "a"
     Then the call returns MQ_ERROR_TRANSACTION_USAGE
 
+  # The same for a receive: Seek Available Message Position With Id gives only an Available
+  # position (R28, R29) and, for a receive, sets no status for any other (a hole the documents
+  # leave); Read Message By Lookup Identifier (3.1.7.1.13) then has no position to take. Whatever status a
+  # server chooses, the call fails and the message stays with the receive that holds it.
+  @MS-MQDMPR/3.1.7.3.3/R23 @MS-MQDMPR/3.1.7.3.3/R28 @MS-MQDMPR/3.1.7.3.3/R29
+  Scenario: A receive by lookup identifier of a message a two-phase receive holds fails and leaves the message to that receive
+    Given a queue with messages "a, b"
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the client has noted the lookup identifiers of the messages
+    When the client calls R_StartReceive with MQ_ACTION_RECEIVE as request 5
+    Then the message "a" is returned
+    When the client calls R_StartReceive with MQ_LOOKUP_RECEIVE_CURRENT and the LookupId of "a" as request 6
+    Then the call returns a failure HRESULT
+    When the client calls R_EndReceive with RR_ACK for request 5
+    Then the call returns MQ_OK
+    And a peek finds the message "b"
+
   @MS-MQDMPR/3.1.7.3.3/R30 @MS-MQDMPR/3.1.7.3.3/R38 @MS-MQDMPR/3.1.7.3.3/R39
   Scenario: A peek by lookup identifier at a message purged while a two-phase receive held it finds no message
     Given a queue with messages "a, b"
