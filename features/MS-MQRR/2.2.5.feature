@@ -150,6 +150,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it
 
+  # An SRMP message with an empty body: its HTTP body holds no message body, so MsgBodySize is 0.
+  @MS-MQRR/2.2.5.1.2/R1 @MS-MQRR/2.2.5.1.2.2/R3 @MS-MQRR/2.2.5.1.2.2/R4
+  Scenario: An SRMP message with an empty body has a CompoundMessageHeader whose MsgBodySize is 0
+    Given a queue with an SRMP message of 0 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it
+
   @MS-MQRR/2.2.5.1/R1 @MS-MQRR/2.2.5.1/R2 @MS-MQRR/2.2.5.1/R3 @MS-MQRR/2.2.5.1/R4
   @MS-MQRR/2.2.5.1/R5 @MS-MQRR/2.2.5.5/R2 @MS-MQRR/2.2.5.5/R3 @MS-MQRR/2.2.5.5/R5
   @MS-MQRR/2.2.5.5/R6 @MS-MQRR/2.2.5.5/R7 @MS-MQRR/2.2.5.5/R8
