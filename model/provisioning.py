@@ -42,6 +42,11 @@ queues:
                                   # ExtendedAddressHeader, MS-MQRR 2.2.5.5
         direct: true              # sent to DIRECT=OS:<the queue>: the UserHeader then holds
                                   # the address too (MS-MQRR 2.2.5.1)
+      - body: "ask"               # the format names the sender gave (PUBLIC=, PRIVATE=,
+                                  # DIRECT=; MS-MQDMPR 3.1.1.12): UserHeader.Flags.DQ, AQ, RQ
+        destination_queue: "PRIVATE=5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71\\00000003"
+        admin_queue: "DIRECT=OS:client\\private$\\acks"   # .AdministrationQueueFormatName
+        response_queue: "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1"  # .ResponseQueueFormatName
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -74,6 +79,7 @@ from mqconform.model.adm import (
     TxSequenceId,
 )
 from mqconform.model.choices import REFERENCE, Choices
+from mqconform.model.formats import FormatNameError, FormatNameKind, parse_format_name
 from mqconform.model.higher_layer import create_system_queues
 from mqconform.model.message_ops import enqueue_message
 from mqconform.model.packet import HostAddress, PacketError
@@ -163,7 +169,12 @@ def new_queue_manager(spec: dict | None) -> QueueManager:
 MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_received",
                           "dead_letter_queue", "soap_envelope", "compound_message",
                           "soap_header", "soap_body", "received_from", "direct",
-                          "sent_time", "time_to_reach_queue", "delivery", "transactional"})
+                          "sent_time", "time_to_reach_queue", "delivery", "transactional",
+                          "destination_queue", "admin_queue", "response_queue"})
+#: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
+_QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
+                    ("admin_queue", "administration_queue_format_name"),
+                    ("response_queue", "response_queue_format_name"))
 
 
 def _host(value: Any, where: str) -> Any:
@@ -178,6 +189,21 @@ def _host(value: Any, where: str) -> Any:
     _check(not scope or (ip.version == 6 and scope.isdigit() and int(scope) <= 0xFFFFFFFF),
            where, "a %scope is a number, for an IPv6 address only")
     return HostAddress.of(ip, int(scope or 0))
+
+
+def _queue_format_name(value: Any, where: str) -> str:
+    """A queue format name a message names (``destination_queue``, ``admin_queue``,
+    ``response_queue``): PUBLIC=, PRIVATE= or DIRECT= (MS-MQMQ 2.1), the kinds a UserHeader
+    can carry (MS-MQMQ 2.2.19.2)."""
+    text = _str(value, where, 1024)
+    try:
+        parsed = parse_format_name(text)
+    except FormatNameError as exc:
+        raise ProvisionError(f"{where}: {exc}") from None
+    _check(parsed.kind in (FormatNameKind.PUBLIC, FormatNameKind.PRIVATE, FormatNameKind.DIRECT)
+           and not parsed.subqueue, where,
+           "must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue")
+    return str(parsed)
 
 
 def make_message(spec: dict, where: str, destination: str = "",
@@ -243,6 +269,16 @@ def make_message(spec: dict, where: str, destination: str = "",
     if direct:
         _check(bool(destination), f"{where}.direct", "needs the queue the message is sent to")
         message.destination_queue_format_name = f"DIRECT=OS:{destination}"
+    for key, attribute in _QUEUE_NAME_KEYS:
+        if key in spec:
+            setattr(message, attribute, _queue_format_name(spec[key], f"{where}.{key}"))
+    if "destination_queue" in spec:
+        _check(not direct, where, "give direct or destination_queue, not both")
+        parsed = parse_format_name(message.destination_queue_format_name)
+        if parsed.kind is FormatNameKind.PRIVATE:
+            # the packet names a private destination by its number on the queue manager the
+            # UserHeader's QueueManagerAddress names (MS-MQMQ 2.2.19.2, DQ 0x3)
+            message.destination_queue_manager_identifier = parsed.guid
     received_from = (_host(spec["received_from"], f"{where}.received_from")
                      if "received_from" in spec else None)
     # the message is a function of the spec, the destination and its TimeToReachQueue: the same

@@ -18,7 +18,9 @@ speaks JSON over HTTP:
                                              "soap_envelope", "compound_message",
                                              "soap_header", "soap_body", "received_from",
                                              "direct", "sent_time", "time_to_reach_queue",
-                                             "transactional"}
+                                             "transactional", "delivery",
+                                             "destination_queue", "admin_queue",
+                                             "response_queue"}
                                              (server/provision.py) -> {"lookup_id"}
     POST   /transactions/<hex>/commit|abort Transaction Commit/Abort (MS-MQDMPR 3.1.4.4/5)
     POST   /queue_manager                   {"directory_integrated", "directory_offline",

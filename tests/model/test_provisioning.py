@@ -13,6 +13,7 @@ from mqconform.model.provisioning import (
     provision,
 )
 
+NULL = "00000000-0000-0000-0000-000000000000"
 DOCUMENT = {"queue_manager": {"computer_name": "HOST1"},
             "queues": [{"path": "private$\\orders", "messages": [{"body": "one"},
                                                                  {"body": "two"}]},
@@ -93,6 +94,14 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
     ({"queues": [{"path": "a", "messages": [{"body": "x", "transactional": True,
                                              "priority": 5}]}]},
      r"queues\[0\]\.messages\[0\]\.priority: a transactional message's priority"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "admin_queue": "nowhere"}]}]},
+     r"queues\[0\]\.messages\[0\]\.admin_queue: 'nowhere' does not start with"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x",
+                                             "response_queue": "MACHINE=" + NULL + ";JOURNAL"}]}]},
+     r"response_queue: must be a PUBLIC=, PRIVATE= or DIRECT= format name"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
+                                             "destination_queue": "DIRECT=OS:h\\q"}]}]},
+     r"messages\[0\]: give direct or destination_queue, not both"),
 ])
 def test_errors_name_the_place(document, where):
     with pytest.raises(ProvisionError, match=where):
@@ -134,3 +143,31 @@ def test_a_transactional_message_has_a_transaction_header_and_a_lookup_identifie
     again = make_message({"body": "t", "transactional": True}, "message", queue.pathname)
     assert again.packet == make_message({"body": "t", "transactional": True}, "message",
                                         queue.pathname).packet
+
+
+@pytest.mark.req("MS-MQDMPR/3.1.1.12/R49", "MS-MQDMPR/3.1.1.12/R50", "MS-MQDMPR/3.1.1.12/R51")
+def test_the_queue_names_a_message_gives_travel_in_its_packet_with_their_types():
+    """``destination_queue``, ``admin_queue``, ``response_queue``: the format names the sender
+    gave; the packet's UserHeader carries each with its DQ, AQ or RQ code (MS-MQMQ 2.2.19.2;
+    serialization choice 2 picks the code from the name)."""
+    from mqconform.model.packet import decode_packet
+
+    qm = "5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71"
+    other = "8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1"
+    message = make_message({"body": "ask", "destination_queue": f"PRIVATE={qm}\\00000003",
+                            "admin_queue": "DIRECT=OS:client\\private$\\acks",
+                            "response_queue": f"PRIVATE={other}\\0000002a"},
+                           "message", "MQREF\\private$\\q")
+    user = decode_packet(message.packet).user_message.user_header
+    assert [f.name for f in (user.flags.dq, user.flags.aq, user.flags.rq)] == [
+        "PrivateQueue", "DirectQueue", "PrivateQueueOnOther"]
+    assert user.queue_manager_address == __import__("uuid").UUID(qm)
+    assert user.destination_queue == f"PRIVATE={qm}\\00000003"
+    assert user.admin_queue == "DIRECT=OS:client\\private$\\acks"
+    assert user.response_queue == f"PRIVATE={other}\\0000002a"
+    public = make_message({"body": "p", "destination_queue": f"PUBLIC={other}",
+                           "response_queue": f"PUBLIC={qm}"}, "message", "MQREF\\q")
+    user = decode_packet(public.packet).user_message.user_header
+    assert (user.flags.dq.name, user.flags.aq.name, user.flags.rq.name) == (
+        "PublicQueue", "None_", "PublicQueue")
+    assert (user.destination_queue, user.response_queue) == (f"PUBLIC={other}", f"PUBLIC={qm}")
