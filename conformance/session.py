@@ -572,15 +572,17 @@ class Case:
         """The path name of a queue this case made with ``queue``."""
         return self._paths[fmt]
 
-    def send(self, fmt: QueueFormat, message: bytes | dict) -> None:
+    def send(self, fmt: QueueFormat, message: bytes | dict,
+             oracle_message: dict | None = None) -> None:
         """A message arrives in a queue this case made, on the target and on the oracle (through
-        SUT control); a call waiting for it on either may complete."""
+        SUT control); a call waiting for it on either may complete. ``oracle_message``: the
+        oracle's own spec where the two differ (a format name naming the queue on each)."""
         spec = message if isinstance(message, dict) else {"body": message}
         self.note_messages([spec])
         path = self._paths[fmt]
         self.sut.send_message(path, **spec)
         self._sync()
-        self.suite.oracle_sut.send_message(path, **spec)
+        self.suite.oracle_sut.send_message(path, **(oracle_message or spec))
 
     # ---------------------------------------------------------------- connections
     def use_syntax(self, ndr64: bool) -> None:

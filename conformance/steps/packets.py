@@ -13,7 +13,7 @@ import uuid
 
 from pytest_bdd import given, parsers, then, when
 
-from mqconform.conformance.steps.remoteread import _body_of, _receive
+from mqconform.conformance.steps.remoteread import _body_of, _private_names, _receive
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
 from mqconform.model.adm import (
@@ -23,6 +23,7 @@ from mqconform.model.adm import (
     MessageHashAlgorithm,
     MessagePrivacyLevel,
 )
+from mqconform.model.formats import FormatNameError, parse_format_name
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -195,6 +196,108 @@ def recoverable_delivery(mq, scenario):
     _is_default(mq, _trailers(mq, scenario)["decoded"].user_message.user_header.flags.dm,
                 MessageDeliveryGuarantee.Recoverable, "UserHeader.Flags.DM", "Recoverable "
                 "(0x1), the message's DeliveryGuarantee (MS-MQDMPR/3.1.7.1.32/R3)", 1)
+
+
+# ------------------------------------------------------------------- queue names and types
+
+#: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's
+#: SourceQueueManager, QueueManagerAddress, TimeToBeReceived, SentTime and MessageID (MS-MQMQ
+#: 2.2.19.1, 2.2.19.2)
+USER_FLAGS_AT = 16 + 16 + 16 + 4 + 4 + 4
+#: UserHeader.Flags' DQ, AQ and RQ: three bits each, from bit 10 (MS-MQMQ 2.2.19.2)
+QUEUE_TYPE_BITS = {"DQ": 10, "AQ": 13, "RQ": 16}
+
+
+def _queue_type(mq, scenario: dict, field: str) -> int:
+    """UserHeader.Flags.DQ, AQ or RQ as the packet holds it."""
+    data = _packet(mq, scenario)
+    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
+    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    return flags >> QUEUE_TYPE_BITS[field] & 0x7
+
+
+def _same_name(given: str, carried: str | None) -> bool:
+    """Two format names of one queue: the same kind, GUID, number, host and path (GUIDs and
+    hex digits are not case-sensitive, MS-MQMQ 2.1)."""
+    try:
+        return carried is not None and parse_format_name(carried) == parse_format_name(given)
+    except FormatNameError:
+        return False
+
+
+@given("a queue with a message sent to the queue's PRIVATE= format name")
+def a_message_sent_to_the_private_name(mq, scenario):
+    """Message.DestinationQueueFormatName is the queue's PRIVATE= format name (SUT control's
+    ``destination_queue``); the name differs between the target and the oracle."""
+    scenario["queue"] = mq.queue([])
+    theirs, ours = _private_names(mq, scenario)
+    scenario["body"] = b"to a private format name"
+    scenario["sent_to"] = str(theirs)
+    mq.send(scenario["queue"], {"body": scenario["body"], "destination_queue": str(theirs)},
+            oracle_message={"body": scenario["body"], "destination_queue": str(ours)})
+
+
+@then("UserHeader.Flags.DQ says a private queue on the destination queue manager (0x3), and "
+      "the UserHeader names the queue by the PRIVATE= format name it was sent to")
+def private_destination(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 (R2, R3) writes Message.DestinationQueueType into
+    UserHeader.Flags.DQ and DestinationQueueFormatName into UserHeader.DestinationQueue; a
+    PRIVATE= name is code 0x3, a PrivateQueueFormatNameId (the queue number) whose queue
+    manager is the one QueueManagerAddress names (MS-MQMQ 2.2.19.2)."""
+    dq = _queue_type(mq, scenario, "DQ")
+    _assert(mq, dq == 0x3, f"UserHeader.Flags.DQ is 0x{dq:X}, not 0x3 (a private queue, "
+                           f"MS-MQDMPR/3.1.1.12/R49)")
+    user = _trailers(mq, scenario)["decoded"].user_message.user_header
+    sent = parse_format_name(scenario["sent_to"])
+    _assert(mq, user.queue_manager_address == sent.guid,
+            f"UserHeader.QueueManagerAddress is {user.queue_manager_address}, not {sent.guid}, "
+            f"the queue manager of {scenario['sent_to']}")
+    _assert(mq, _same_name(scenario["sent_to"], user.destination_queue),
+            f"UserHeader.DestinationQueue names {user.destination_queue!r}, not "
+            f"{scenario['sent_to']!r} (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+@given(parsers.parse('a queue with a message whose administration queue is "{admin}" and '
+                     'response queue is "{response}"'))
+def a_message_with_admin_and_response(mq, scenario, admin, response):
+    """Message.AdministrationQueueFormatName and ResponseQueueFormatName (MS-MQDMPR 3.1.1.12;
+    SUT control's ``admin_queue`` and ``response_queue``): names of queues elsewhere, the
+    same on the target and on the oracle."""
+    scenario["body"] = b"with queues to answer"
+    scenario["names"] = {"AQ": admin, "RQ": response}
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "admin_queue": admin,
+                                   "response_queue": response}])
+
+
+@then(parsers.parse("UserHeader.Flags.AQ is {aq} and UserHeader.Flags.RQ is {rq}, and the "
+                    "UserHeader names both queues as the message gave them"))
+def admin_and_response_types(mq, scenario, aq, rq):
+    """MS-MQDMPR 3.1.7.1.32 (R2, R3): AdministrationQueueType and ResponseQueueType go to
+    UserHeader.Flags.AQ and RQ, the format names to UserHeader.AdminQueue and ResponseQueue;
+    MS-MQMQ 2.2.19.2 gives each kind of name its code (0x5 PUBLIC=, 0x6 PRIVATE= of a queue
+    manager that is neither the source nor the destination, 0x7 DIRECT=)."""
+    user = _trailers(mq, scenario)["decoded"].user_message.user_header
+    for field, want, carried, rule in (("AQ", aq, user.admin_queue, "MS-MQDMPR/3.1.1.12/R50"),
+                                       ("RQ", rq, user.response_queue,
+                                        "MS-MQDMPR/3.1.1.12/R51")):
+        got = _queue_type(mq, scenario, field)
+        _assert(mq, got == int(want, 16), f"UserHeader.Flags.{field} is 0x{got:X}, not {want} "
+                                          f"for {scenario['names'][field]} ({rule})")
+        _assert(mq, _same_name(scenario["names"][field], carried),
+                f"the UserHeader names {carried!r} for {field}, not "
+                f"{scenario['names'][field]!r} (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+@then("UserHeader.Flags.AQ and RQ are 0x0, for a message that names no administration or "
+      "response queue")
+def no_admin_or_response(mq, scenario):
+    """MS-MQMQ 2.2.19.2: AQ 0x0 "no administration queue", RQ 0x0 "no response queue"; a
+    message whose AdministrationQueueFormatName and ResponseQueueFormatName are empty
+    (MS-MQDMPR 3.1.1.12) carries them so (3.1.7.1.32 R2, R3)."""
+    for field in ("AQ", "RQ"):
+        got = _queue_type(mq, scenario, field)
+        _assert(mq, got == 0, f"UserHeader.Flags.{field} is 0x{got:X}, not 0x0 for a message "
+                              f"that names no such queue (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
 @then("MessagePropertiesHeader.CorrelationID is the default OBJECTID, GUID_NULL and 0, for a "

@@ -61,6 +61,37 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.DM says recoverable delivery (0x1), for a message sent recoverable
 
+  # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
+  @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3
+    Given a queue with a message sent to the queue's PRIVATE= format name
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.DQ says a private queue on the destination queue manager (0x3), and the UserHeader names the queue by the PRIVATE= format name it was sent to
+
+  # MS-MQDMPR 3.1.7.1.32: the administration and response queues a sender names travel in the
+  # UserHeader with the code MS-MQMQ 2.2.19.2 gives their kind of format name.
+  @MS-MQDMPR/3.1.1.12/R50 @MS-MQDMPR/3.1.1.12/R51 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario Outline: A message's administration and response queues come back in its UserHeader with their types
+    Given a queue with a message whose administration queue is "<admin>" and response queue is "<response>"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.AQ is <aq> and UserHeader.Flags.RQ is <rq>, and the UserHeader names both queues as the message gave them
+
+    Examples:
+      | admin                                                 | response                                              | aq  | rq  |
+      | DIRECT=OS:client7\private$\acks                       | PRIVATE=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1\0000002a | 0x7 | 0x6 |
+      | PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1           | DIRECT=TCP:192.0.2.44\private$\replies                | 0x5 | 0x7 |
+      | PRIVATE=1c9d0b6e-5a7f-4b8e-8f3a-0d2e4c6a8b10\00000001 | PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1           | 0x6 | 0x5 |
+
+  # MS-MQMQ 2.2.19.2: AQ 0x0 and RQ 0x0 say there is no such queue.
+  @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message that names no administration or response queue has AQ and RQ 0x0
+    Given a queue with a message of 32 bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.AQ and RQ are 0x0, for a message that names no administration or response queue
+
   @MS-MQRR/2.2.5.1/R6 @MS-MQRR/2.2.5.1.1/R1 @MS-MQRR/2.2.5.1.2.1/R1 @MS-MQRR/2.2.5.1.2.2/R1
   Scenario: A message the suite sent is a Binary Message with no SRMP headers
     Given a queue with a message of 32 bytes
