@@ -320,6 +320,24 @@ def test_receive_by_lookup_identifier_is_two_phase(rig):
     assert b.message_position_reference.state is Deleted
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.3.3/R23", "MS-MQDMPR/3.1.7.3.3/R28")
+def test_a_receive_by_lookup_identifier_of_a_held_message_fails_with_any_failure(rig):
+    """Choice 8: the seek sets no status for a receive of a message that is not Available;
+    MQ_ERROR_MESSAGE_NOT_FOUND, marked any_failure, and the message stays Locked. A message
+    the queue does not hold, or a peek at a held one, keeps its exact status."""
+    ctx = rig.context()
+    a = rig.send(b"a")
+    assert rig.receive(ctx, request=1).status == MQ_OK
+    held = rig.receive(ctx, action=c.MQ_LOOKUP_RECEIVE_CURRENT, LookupId=a.lookup_identifier,
+                       request=2)
+    assert held.status == MQ_ERROR_MESSAGE_NOT_FOUND and held.any_failure
+    assert a.message_position_reference.state is Locked
+    gone = rig.receive(ctx, action=c.MQ_LOOKUP_RECEIVE_CURRENT, LookupId=999, request=3)
+    assert gone.status == MQ_ERROR_MESSAGE_NOT_FOUND and not gone.any_failure
+    peek = rig.receive(ctx, action=c.MQ_LOOKUP_PEEK_CURRENT, LookupId=a.lookup_identifier)
+    assert is_failure(peek.status) and not peek.any_failure
+
+
 @pytest.mark.req("MS-MQRR/3.1.4.6/R11", "MS-MQRR/3.1.4.6/R14")
 def test_purge_needs_receive_access_and_leaves_locked_messages_purge_pending(rig):
     ctx = rig.context()
