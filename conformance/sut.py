@@ -46,7 +46,7 @@ ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subq
 #: what open_outgoing may set besides the State: OutgoingQueue.NextHops,
 #: .OutgoingTransferInfoReference and .ConnectionHistory (MS-MQDMPR 3.1.1.3), as the keys of
 #: the control API's POST /outgoing
-TRANSFER_KEYS = ("next_hops", "outgoing_transfer_info", "connection_history")
+TRANSFER_KEYS = ("next_hops", "outgoing_transfer_info", "connection_history", "messages")
 
 
 def outgoing_spec(format_name: str, state: str | None = None, **transfer: Any) -> dict:
@@ -95,7 +95,8 @@ class SutControl:
         with what its transfer protocol would have set (``transfer``, TRANSFER_KEYS:
         ``next_hops``, a list of addresses; ``outgoing_transfer_info``, an object of
         OutgoingTransferInfo attributes, MS-MQDMPR 3.1.1.4; ``connection_history``, a list of
-        ConnectionHistory entries)."""
+        ConnectionHistory entries; ``messages``, messages awaiting transfer, each a mapping of
+        send_message's keys)."""
         raise Inconclusive(f"sut_control {self.kind}: cannot make an outgoing queue for "
                            f"{format_name}")
 

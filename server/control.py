@@ -37,7 +37,9 @@ speaks JSON over HTTP:
                                             set OutgoingQueue.State, .NextHops,
                                             .OutgoingTransferInfoReference and
                                             .ConnectionHistory (MS-MQDMPR 3.1.1.3, 3.1.1.4;
-                                            OUTGOING_KEYS below)
+                                            OUTGOING_KEYS below); "messages" (the keys of
+                                            POST /queues/<path>/messages) are put in it,
+                                            awaiting a transfer that never runs
     POST   /queues/<path>/incoming_transactional_transfer_info
                                             {"entries": [...]}: the queue's
                                             IncomingTransactionalTransferInfoCollection
@@ -157,7 +159,7 @@ I32 = (-(1 << 31), (1 << 31) - 1)
 I64 = (-(1 << 63), (1 << 63) - 1)
 #: the keys of POST /outgoing
 OUTGOING_KEYS = ("format_name", "state", "next_hops", "outgoing_transfer_info",
-                 "connection_history")
+                 "connection_history", "messages")
 #: SEQUENCE_INFO (MS-MQMQ 2.2.5): SeqID, SeqNo, PrevNo
 SEQUENCE_INFO_KEYS = {"seq_id": I64, "seq_no": U32, "prev_no": U32}
 #: the OutgoingTransferInfo attributes (MS-MQDMPR 3.1.1.4) by key: a SEQUENCE_INFO, or the
@@ -483,6 +485,11 @@ class ControlApi:
                 if spec.get("outgoing_transfer_info") is not None else None)
         history = (connection_history(spec["connection_history"], "outgoing.connection_history")
                    if "connection_history" in spec else None)
+        messages = spec.get("messages", [])
+        if not isinstance(messages, list):
+            raise ProvisionError("outgoing.messages: must be a list of messages")
+        made = [make_message(m, f"outgoing.messages[{i}]", "", self.env.choices)
+                for i, m in enumerate(messages)]
         with self.app.lock:
             opened = open_queue(self.env, name, QueueAccessType.SendAccess,
                                 QueueShareMode.DenyNone)
@@ -504,6 +511,12 @@ class ControlApi:
                 queue.outgoing_transfer_info_reference = info
             if history is not None:
                 queue.connection_history = history
+            for i, message in enumerate(made):  # awaiting transfer: the queue is Active
+                message.arrival_time = (self._arrival_time or arrival_time)()
+                status = enqueue_message(self.env, queue, message)
+                if status != 0:
+                    raise ProvisionError(f"outgoing.messages[{i}]: Enqueue Message refused it "
+                                         f"(rStatus {status})")
             return {"format_name": queue.destination_format_name,
                     "state": queue.state.name if queue.state is not None else None}
 

@@ -235,8 +235,9 @@ REMOTE = "DIRECT=TCP:192.0.2.20\\private$\\orders"
 SENDER = "0b0b0b0b-0000-4000-8000-000000000002"
 
 
-def queue_info(running, format_name: str, props: tuple[int, ...]) -> list:
-    """R_QMMgmtGetInfo over RPC, as a client of the server reads the properties."""
+def queue_info(running, format_name: str | None, props: tuple[int, ...]) -> list:
+    """R_QMMgmtGetInfo over RPC, as a client of the server reads the properties (of the
+    machine when ``format_name`` is None)."""
     from mqconform.conformance.client import RpcClient
     from mqconform.model import calls as c
     from mqconform.model.formats import (
@@ -247,7 +248,8 @@ def queue_info(running, format_name: str, props: tuple[int, ...]) -> list:
     )
     from mqconform.model.mqmr import VT_NULL
 
-    mgmt = MgmtObject(MgmtObjectType.MGMT_QUEUE, to_queue_format(parse_format_name(format_name)))
+    mgmt = (MgmtObject(MgmtObjectType.MGMT_MACHINE) if format_name is None else
+            MgmtObject(MgmtObjectType.MGMT_QUEUE, to_queue_format(parse_format_name(format_name))))
     cl = RpcClient(timeout=10)
     cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
     try:
@@ -308,6 +310,24 @@ def test_an_outgoing_queue_has_the_transfer_state_post_outgoing_gives_it(running
     [queue] = [q for q in running.handler.env.local_queue_manager.queue_collection
                if getattr(q, "destination_format_name", "") == REMOTE]
     assert queue.outgoing_transfer_info_reference.outgoing_queue_reference is queue
+
+
+@pytest.mark.req("MS-MQMR/3.1.4.1/R18", "MS-MQDMPR/3.1.1.2/R9")
+def test_an_outgoing_queue_with_messages_awaiting_transfer_is_active(running):
+    """POST /outgoing with "messages" puts them in the outgoing queue, as a send the transfer
+    protocol has not carried yet: the queue is Active with no handle open, and ACTIVEQUEUES
+    lists it by its destination's format name (model/mqmr.py choice 7)."""
+    status, _ = request(running, "POST", "/outgoing", {
+        "format_name": REMOTE, "messages": [{"body": "one"}, {"body_hex": "74776f"}]})
+    assert status == 201
+    [queue] = [q for q in running.handler.env.local_queue_manager.queue_collection
+               if getattr(q, "destination_format_name", "") == REMOTE]
+    assert [p.message_reference.body for p in queue.message_position_list] == [b"one", b"two"]
+    assert queue.active and not queue.open_queue_descriptor_collection
+    from mqconform.model.mqmr import PROPID_MGMT_MSMQ_ACTIVEQUEUES
+
+    listed = queue_info(running, None, (PROPID_MGMT_MSMQ_ACTIVEQUEUES,))[0].value
+    assert REMOTE in listed
 
 
 def test_posting_an_outgoing_queue_again_replaces_only_what_the_spec_gives(running):
@@ -413,6 +433,9 @@ OUTGOING_REFUSED = [
      "outgoing.next_hops[1]: an address, a string of 1 to 260 characters"),
     ({"state": "Sleeping"}, "outgoing.state: not one of"),
     ({"hops": []}, "outgoing: unknown key(s) ['hops']"),
+    ({"messages": {"body": "x"}}, "outgoing.messages: must be a list of messages"),
+    ({"messages": [{"body": "x", "priority": 9}]},
+     "outgoing.messages[0].priority: must be between 0 and 7"),
 ]
 
 
