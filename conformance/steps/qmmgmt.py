@@ -619,6 +619,35 @@ def outgoing(mq, mgmt, label, state):
     mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
 
 
+@given(parsers.parse('an outgoing queue "{label}" to a remote queue with a message awaiting '
+                     'transfer'))
+def outgoing_with_a_message(mq, mgmt, label):
+    """An outgoing queue holding a message the transfer protocol has not sent yet (SUT
+    control's ``messages``): Active, as MS-MQDMPR 3.1.1.2 defines it for an outgoing queue."""
+    name, fmt = outgoing_queue(mq, messages=[{"body": "awaiting transfer"}])
+    mgmt["queues"][label] = {"fmt": fmt, "format_name": name}
+
+
+@then(parsers.parse('the machine lists outgoing queue "{label}" in '
+                    'PROPID_MGMT_MSMQ_ACTIVEQUEUES by a name of its destination'))
+def machine_lists_outgoing(mq, mgmt, label):
+    """MS-MQMR 3.1.4.1: ACTIVEQUEUES is "a vector of all the queue names" of the queues whose
+    Active is True (R18); an outgoing queue with a message awaiting transfer is Active
+    (MS-MQDMPR 3.1.1.2). An outgoing queue has no Pathname of its own: the name it is listed
+    by is its destination's format name, or that name's address part (``OS:host\\path``) or
+    path name, compared without regard to case; an empty name names no queue."""
+    call, observed = mgmt["call"], mgmt["observed"]
+    index = list(call.aProp).index(MACHINE_IDS["PROPID_MGMT_MSMQ_ACTIVEQUEUES"])
+    name = mgmt["queues"][label]["format_name"]
+    address = name.split("=", 1)[1]
+    accepted = {name.lower(), address.lower(), address.split(":", 1)[-1].lower()}
+    values = observed.apVar[index].value or []
+    listed = any(isinstance(v, str) and v.lower() in accepted for v in values)
+    mq.assert_that(listed, f"PROPID_MGMT_MSMQ_ACTIVEQUEUES {'lists' if listed else 'omits'} "
+                           f"outgoing queue {label!r} ({name}) among {values!r}",
+                   ("MS-MQMR/3.1.4.1/R18", "MS-MQDMPR/3.1.1.2/R9"))
+
+
 #: format names of a queue on another computer (a GUID no queue manager has): a private queue by
 #: its PRIVATE= name (MS-MQMQ 2.1.4: ComputerGuid\QueueNumber, 1-8 hex digits), a connector's
 #: transactional queue (2.1.6: CONNECTOR=ConnectorGuid;XACTONLY)

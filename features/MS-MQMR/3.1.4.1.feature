@@ -71,6 +71,15 @@ Feature: MS-MQMR 3.1.4.1 R_QMMgmtGetInfo (Opnum 0)
       | dead-letter               |
       | transactional dead-letter |
 
+  # MS-MQDMPR 3.1.1.2: an outgoing queue holding a message awaiting transfer is Active, with no
+  # handle open; it has no Pathname, so it is listed by its destination's name.
+  @MS-MQMR/3.1.4.1/R18 @MS-MQDMPR/3.1.1.2/R9
+  Scenario: PROPID_MGMT_MSMQ_ACTIVEQUEUES lists an outgoing queue with a message awaiting transfer
+    Given an outgoing queue "O" to a remote queue with a message awaiting transfer
+    When the client asks the machine for PROPID_MGMT_MSMQ_ACTIVEQUEUES
+    Then R_QMMgmtGetInfo returns MQ_OK with the values the documents give
+    And the machine lists outgoing queue "O" in PROPID_MGMT_MSMQ_ACTIVEQUEUES by a name of its destination
+
   @MS-MQMR/3.1.4.1/R18
   Scenario: A queue leaves PROPID_MGMT_MSMQ_ACTIVEQUEUES when its last handle is closed
     Given a private queue "A" with messages "one"
