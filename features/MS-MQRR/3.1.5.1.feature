@@ -83,3 +83,19 @@ Feature: MS-MQRR 3.1.5.1 Pending Request Cleanup Timer Event
     When a message "one" arrives in the queue
     And the client receives "one" from the queue and acknowledges it
     Then peeking the queue finds no message
+
+  # Choice 5 (errata cleanup-timer-vs-waiting-receive): a receive that waits longer than the
+  # timer has its entry removed (R8) before any message comes; when one comes, the receive
+  # locks it and its entry is added again, so the timer still returns the message to the queue
+  # (a server whose timer starts only when the message is received does the same).
+  @MS-MQRR/3.1.5.1/R1 @MS-MQRR/3.1.5.1/R2 @MS-MQRR/3.1.4.7/R60 @MS-MQRR/3.1.4.7/R67
+  Scenario: A receive that waited past the cleanup timer gets its message, and the timer still returns it to the queue
+    Given an empty queue
+    And the client has opened the queue with RECEIVE_ACCESS
+    And the Pending Request Cleanup Timer of the target is short
+    When the client starts R_StartReceive with MQ_ACTION_RECEIVE and ulTimeout 60000 as request 5
+    And the Pending Request Cleanup Timer expires
+    And a message "one" arrives in the queue
+    Then the started request 5 returns the message "one"
+    When the Pending Request Cleanup Timer expires
+    Then a peek finds the message "one"
