@@ -24,11 +24,11 @@ from mqconform.model.adm import (
     MessagePrivacyLevel,
 )
 from mqconform.model.formats import FormatNameError, parse_format_name
+from mqconform.model.packet import BASE_HEADER_SIZE, PacketError, decode_packet
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
 from mqconform.model.packet import SUBQUEUE_NAME_SIZE as NAME_FIELD
-from mqconform.model.packet import PacketError, decode_packet
 
 #: MS-MQRR 2.2.5.5 AddressType values and the address length each implies
 ADDRESS_LENGTHS = {0x0000: 0, 0x0001: 4, 0x0006: 16}
@@ -203,7 +203,7 @@ def recoverable_delivery(mq, scenario):
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's
 #: SourceQueueManager, QueueManagerAddress, TimeToBeReceived, SentTime and MessageID (MS-MQMQ
 #: 2.2.19.1, 2.2.19.2)
-USER_FLAGS_AT = 16 + 16 + 16 + 4 + 4 + 4
+USER_FLAGS_AT = BASE_HEADER_SIZE + 16 + 16 + 4 + 4 + 4
 #: UserHeader.Flags' DQ, AQ and RQ: three bits each, from bit 10 (MS-MQMQ 2.2.19.2)
 QUEUE_TYPE_BITS = {"DQ": 10, "AQ": 13, "RQ": 16}
 
