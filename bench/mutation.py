@@ -34,7 +34,8 @@ with the server and kill nothing. So a mutant lives only in the server process:
    (or when the server does not start or the suite cannot reach it), TIMEOUT when the run
    exceeds --timeout (counted as killed, reported apart), SURVIVED when the run passes as the
    pristine one does (a case inconclusive or in error that the pristine run settles kills it:
-   the suite could not vouch for that server). The two processes share nothing but sockets:
+   the suite could not vouch for that server; the run stops after the first such case, as
+   ``-x`` does after a failure). The two processes share nothing but sockets:
    the server binds ports 0 (the system picks free ones, read back from its output) and each
    mutant has its own directory (target file, reports, pytest cache), so ``--jobs N`` runs N
    mutants at once;
@@ -1063,6 +1064,11 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
         env.pop("MQC_MUTATION_CASES", None)
         env.pop("MQC_MUTATION_TIMES", None)
         env.pop("MQC_MUTATION_PRINTS", None)
+        env.pop("MQC_MUTATION_UNSETTLED", None)
+        if unsettled is not None:
+            # the run stops at the first case left unsettled that the pristine run settles
+            (work / "unsettled.json").write_text(json.dumps(sorted(unsettled)))
+            env["MQC_MUTATION_UNSETTLED"] = str(work / "unsettled.json")
         if cases is not None:
             (work / "cases.json").write_text(json.dumps(cases))
             env["MQC_MUTATION_CASES"] = str(work / "cases.json")

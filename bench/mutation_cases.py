@@ -14,6 +14,10 @@ mutation_cases`` (bench/ on PYTHONPATH); inert unless one of its variables is se
   node ID alone). Two snapshots whose trees differ only in their feature files run a case of
   the same fingerprint alike, which lets a survivor's verdict stand when no case that ran its
   lines changed (bench/mutation.py, ``cases_digest``).
+- ``MQC_MUTATION_UNSETTLED=PATH``: a JSON list of the cases the pristine run left unsettled
+  (verdict inconclusive, error or fail). The run stops after the first other case that ends
+  so, as ``-x`` stops at the first failure: bench/mutation.py counts such a case against the
+  mutant, and the cases after it cannot change that.
 """
 
 from __future__ import annotations
@@ -28,6 +32,18 @@ from typing import Any
 import pytest
 
 _times: dict[str, list[float]] = {}
+_unsettled: set[str] | None = None
+
+#: the verdicts that leave a case unsettled (bench/mutation.py's UNSETTLED)
+UNSETTLED = ("inconclusive", "error", "fail")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _unsettled
+    path = os.environ.get("MQC_MUTATION_UNSETTLED")
+    if path:
+        with open(path, encoding="utf-8") as f:
+            _unsettled = set(json.load(f))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -54,6 +70,25 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     start = time.monotonic()
     yield
     _times[item.nodeid] = [start, time.monotonic()]
+    if _unsettled is not None and not item.session.shouldstop:
+        result = newly_unsettled(item)
+        if result is not None:
+            item.session.shouldstop = (f"{result.case}: {result.verdict}, which the pristine "
+                                       f"run settles")
+
+
+def newly_unsettled(item: pytest.Item) -> Any:
+    """The case's result when it ended unsettled and the pristine run settled it, else None."""
+    plugin = importlib.import_module("mqconform.conformance.suite_plugin")
+    state = item.config.stash.get(plugin.STATE, None)
+    if not state or not state["results"]:
+        return None
+    result = state["results"][-1]
+    if result.case != plugin.case_id(item):
+        return None  # the case left no result (deselected, not run)
+    if result.verdict in UNSETTLED and result.case not in _unsettled:
+        return result
+    return None
 
 
 def scenario_parts(template: Any, example: dict[str, Any]) -> list:

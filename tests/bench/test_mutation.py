@@ -1036,3 +1036,14 @@ def test_results_of_two_configurations_merge_into_the_strongest_verdict_per_muta
                           "--out", str(out)]) == 1  # 50 %: the goal is not met
     assert json.loads(out.read_text())["summary"]["killed"] == 2
     assert out.with_suffix(".md").read_text().startswith("# Mutation self-check")
+
+
+def test_a_run_stops_at_the_first_case_left_unsettled_that_the_pristine_run_settles():
+    """A module constant that makes the server refuse every queue the suite provisions (the
+    control API's POST /queues fails) leaves each case inconclusive: the run stops after the
+    first such case, as ``-x`` stops after a failure, and that case alone kills the mutant."""
+    verdict, _ = _run_one("model/packet.py", "model/packet.py:<module>:const:88:0x0->0x1",
+                          ["MS-MQRR/2.2.6"], pristine=True)
+    assert verdict.verdict == "killed", verdict
+    assert verdict.reason.startswith("1 cases inconclusive that the pristine run settles"), \
+        verdict
