@@ -1043,7 +1043,7 @@ def test_a_run_stops_at_the_first_case_left_unsettled_that_the_pristine_run_sett
     control API's POST /queues fails) leaves each case inconclusive: the run stops after the
     first such case, as ``-x`` stops after a failure, and that case alone kills the mutant."""
     verdict, _ = _run_one("model/packet.py", "model/packet.py:<module>:const:88:0x0->0x1",
-                          ["MS-MQRR/2.2.6"], pristine=True)
+                          ["MS-MQRR/2.2.6"], pristine=True)  # trace: ignore
     assert verdict.verdict == "killed", verdict
     assert verdict.reason.startswith("1 cases inconclusive that the pristine run settles"), \
         verdict
