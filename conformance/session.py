@@ -542,11 +542,14 @@ class Case:
             raise NotApplicable(f"the target declares no {capability}")
 
     def queue(self, messages: list[bytes | dict] = (), transactional: bool = False,
-              journal: bool = False, suffix: str = "") -> QueueFormat:
+              journal: bool = False, suffix: str = "", public: bool = False) -> QueueFormat:
         """A new queue on the target and on the oracle, with these messages in order (and
-        Queue.Journaling True if ``journal``; its name ending in ``suffix``); Inconclusive if
-        SUT control cannot make it."""
+        Queue.Journaling True if ``journal``; its name ending in ``suffix``; a public queue,
+        its path name without private$ (MS-MQMQ 2.1.1), if ``public``); Inconclusive if SUT
+        control cannot make it."""
         path = self.suite.queue_path() + suffix
+        if public:
+            path = path.split("\\", 1)[1]
         specs = [m if isinstance(m, dict) else {"body": m} for m in messages]
         self.note_messages(specs)
         extra = {"journal": True} if journal else {}

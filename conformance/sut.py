@@ -42,7 +42,8 @@ from mqconform.model.provisioning import MESSAGE_KEYS, ProvisionError
 ACTIONS = ("create_queue", "send_message", "delete_queue", "reset", "create_subqueue",
            "commit_transaction", "abort_transaction", "set_cleanup_timer", "open_outgoing",
            "configure_queue_manager", "create_queue_from",
-           "set_incoming_transactional_transfer_info", "private_format_name")
+           "set_incoming_transactional_transfer_info", "private_format_name",
+           "public_format_name")
 #: what open_outgoing may set besides the State: OutgoingQueue.NextHops,
 #: .OutgoingTransferInfoReference and .ConnectionHistory (MS-MQDMPR 3.1.1.3), as the keys of
 #: the control API's POST /outgoing
@@ -142,6 +143,13 @@ class SutControl:
         PRIVATE=ComputerGuid\\QueueNumber, the queue manager's identifier and the queue's
         PrivateQueueNumber, MS-MQDMPR 3.1.1.1 and 3.1.1.2), which only the target knows."""
         raise Inconclusive(f"sut_control {self.kind}: cannot tell the PRIVATE= format name of "
+                           f"{path}")
+
+    def public_format_name(self, path: str) -> str:
+        """The PUBLIC= format name of the public queue at ``path`` (MS-MQMQ 2.1.3:
+        PUBLIC=QueueGuid, the queue's Identifier, MS-MQDMPR 3.1.1.2, which the directory
+        gives it), which only the target knows."""
+        raise Inconclusive(f"sut_control {self.kind}: cannot tell the PUBLIC= format name of "
                            f"{path}")
 
     def choices(self) -> str | None:
@@ -244,16 +252,24 @@ class ReferenceControl(SutControl):
 
     def private_format_name(self, path: str) -> str:
         """``GET /queues``: the queue's "format_name"."""
+        return self._listed_format_name(path, "PRIVATE=") or super().private_format_name(path)
+
+    def public_format_name(self, path: str) -> str:
+        """``GET /queues``: the queue's "format_name"."""
+        return self._listed_format_name(path, "PUBLIC=") or super().public_format_name(path)
+
+    def _listed_format_name(self, path: str, kind: str) -> str | None:
+        """The "format_name" ``GET /queues`` lists for the queue at ``path``, if of this kind."""
         queues = self._do("queues") if self.api is not None else self._http("GET", "/queues")
         wanted = path.lower()
         for queue in queues if isinstance(queues, list) else ():
             pathname = str(queue.get("path", "")).lower()
             if wanted in (pathname, pathname.split("\\", 1)[-1]):
                 name = queue.get("format_name")
-                if isinstance(name, str) and name:
+                if isinstance(name, str) and name.upper().startswith(kind):
                     return name
                 break
-        return super().private_format_name(path)
+        return None
 
     def end_transaction(self, identifier: bytes, commit: bool) -> None:
         if self.api is not None:
@@ -552,11 +568,18 @@ class CommandControl(SutControl):
 
     def private_format_name(self, path: str) -> str:
         """The command prints the queue's PRIVATE= format name on its last line."""
-        out = self.run("private_format_name", **self._values(path))
+        return self._printed_format_name("private_format_name", path, "PRIVATE=")
+
+    def public_format_name(self, path: str) -> str:
+        """The command prints the queue's PUBLIC= format name on its last line."""
+        return self._printed_format_name("public_format_name", path, "PUBLIC=")
+
+    def _printed_format_name(self, action: str, path: str, kind: str) -> str:
+        out = self.run(action, **self._values(path))
         last = (out.strip().splitlines() or [""])[-1].strip()
-        if not last.upper().startswith("PRIVATE="):
-            raise Inconclusive(f"sut_control command private_format_name printed "
-                               f"{last[:60]!r}, not a PRIVATE= format name")
+        if not last.upper().startswith(kind):
+            raise Inconclusive(f"sut_control command {action} printed {last[:60]!r}, not a "
+                               f"{kind} format name")
         return last
 
     def end_transaction(self, identifier: bytes, commit: bool) -> None:

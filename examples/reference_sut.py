@@ -29,6 +29,8 @@ and sent as ``Authorization: Bearer``; unset, no token is sent.
                                                   previous values (a JSON object)
     private_format_name PATH                      prints the queue's PRIVATE= format name
                                                   (PRIVATE=ComputerGuid\\QueueNumber)
+    public_format_name PATH                       prints the queue's PUBLIC= format name
+                                                  (PUBLIC=QueueGuid)
 
 Exit status 0 when done; otherwise 1 with one line on stderr (the suite then reports the case
 inconclusive with that line).
@@ -150,13 +152,15 @@ def run(url: str, action: str, args: list[str]) -> str | None:
              {"entries": json.loads(args[1])})
     elif action == "configure_queue_manager":
         return json.dumps(call(url, "POST", "/queue_manager", json.loads(args[0])))
-    elif action == "private_format_name":
+    elif action in ("private_format_name", "public_format_name"):
+        kind = action.split("_")[0]
         wanted = args[0].lower()
         for queue in call(url, "GET", "/queues"):
             if wanted in (queue["path"].lower(), queue["path"].lower().split("\\", 1)[-1]):
-                if not queue.get("format_name"):
-                    raise Failed(f"{args[0]} is not a private queue")
-                return queue["format_name"]
+                name = queue.get("format_name") or ""
+                if not name.upper().startswith(kind.upper() + "="):
+                    raise Failed(f"{args[0]} is not a {kind} queue")
+                return name
         raise Failed(f"no queue {args[0]}")
     else:
         raise Failed(f"unknown action {action!r}")

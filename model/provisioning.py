@@ -55,10 +55,14 @@ queues:
 ```
 
 Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,
-3.1.7.1.3); messages are serialized to real packets by the packet codec (model/packet.py,
-Serialize Message 3.1.7.1.31) and enqueued with Enqueue Message (3.1.7.1.9), so what a client
-receives is a packet a real MSMQ client can parse. Every error names the place in the document
-(``queues[1].messages[0].priority``).
+3.1.7.1.3), without the directory: a queue whose path has no ``private$`` is a Public queue,
+whose Identifier the directory's Create Directory Object would give (3.1.7.1.3 R13-R16); here
+it is a GUID derived from the queue manager's Identifier and the path name (the same on every
+start, as the queue manager's), so a client finds it by its PUBLIC= format name
+(MS-MQMQ 2.1.3), which the control API lists. Messages are serialized to real packets by
+the packet codec (model/packet.py, Serialize Message 3.1.7.1.31) and enqueued with Enqueue
+Message (3.1.7.1.9), so what a client receives is a packet a real MSMQ client can parse. Every
+error names the place in the document (``queues[1].messages[0].priority``).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqconform.model.adm import (
+    GUID_NULL,
     LocalMessage,
     Message,
     MessageDeliveryGuarantee,
@@ -300,6 +305,12 @@ def make_message(spec: dict, where: str, destination: str = "",
     return deserialize_message_from_buffer(packet)
 
 
+def public_queue_identifier(qm: QueueManager, pathname: str) -> uuid.UUID:
+    """The Identifier of a Public queue made without the directory (the module doc): one per
+    queue manager and path name (path names are not case-sensitive, MS-MQMQ 2.1.1)."""
+    return uuid.uuid5(qm.identifier, pathname.lower())
+
+
 #: the namespace of the TransactionIdentifier of a provisioned transactional message
 _TRANSACTIONS = uuid.UUID("6d716330-7478-4000-8000-000000000000")
 #: make_message's packets, by spec: at most this many, of at most this size each
@@ -371,6 +382,8 @@ def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0
         _check(result.status == 0 and result.queue is not None, f"{where}.path",
                f"Create Queue refused it ({_status_name(result.status)})")
         new_queue = result.queue
+        if new_queue.queue_type is QueueType.Public and new_queue.identifier == GUID_NULL:
+            new_queue.identifier = public_queue_identifier(qm, new_queue.pathname)
         created[pathname.lower()] = new_queue
         if "access" in spec:
             on_access(new_queue, spec["access"], f"{where}.access")

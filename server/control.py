@@ -7,7 +7,8 @@ speaks JSON over HTTP:
     GET    /queues                          the queues with their message counts by state
                                             and the messages in their queue journals; a
                                             private queue's "format_name" is its PRIVATE=
-                                            format name (MS-MQMQ 2.1.4)
+                                            format name (MS-MQMQ 2.1.4), a public queue's
+                                            its PUBLIC= format name (2.1.3)
     POST   /queues                          {"path", "transactional", "label", "quota",
                                              "journal", "journal_quota", "subqueues"} (the
                                              provisioning document's keys) and "queue_type"
@@ -111,6 +112,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from mqconform.model.adm import (
+    GUID_NULL,
     SEQUENCE_INFO,
     ConnectionHistoryEntry,
     ConnectionHistoryStatus,
@@ -342,13 +344,15 @@ class ControlApi:
                             "journaling": q.journaling,
                             "journal": (len(journal.message_position_list)
                                         if journal is not None else None),
-                            "format_name": self._private_format_name(q)})
+                            "format_name": self._format_name(q)})
         return out
 
-    def _private_format_name(self, queue: Any) -> str | None:
+    def _format_name(self, queue: Any) -> str | None:
         """PRIVATE=ComputerGuid\\QueueNumber (MS-MQMQ 2.1.4): the identifier of the queue
-        manager hosting the queue and its PrivateQueueNumber (MS-MQDMPR 3.1.1.2); None for a
-        queue that is not private."""
+        manager hosting the queue and its PrivateQueueNumber (MS-MQDMPR 3.1.1.2);
+        PUBLIC=QueueGuid (2.1.3) for a public queue: its Identifier; None for other queues."""
+        if queue.queue_type is QueueType.Public and queue.identifier != GUID_NULL:
+            return str(FormatName(FormatNameKind.PUBLIC, guid=queue.identifier))
         if queue.queue_type is not QueueType.Private or queue.private_queue_number is None:
             return None
         qm = queue.queue_manager or self.env.local_queue_manager

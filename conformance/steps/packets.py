@@ -13,7 +13,12 @@ import uuid
 
 from pytest_bdd import given, parsers, then, when
 
-from mqconform.conformance.steps.remoteread import _body_of, _private_names, _receive
+from mqconform.conformance.steps.remoteread import (
+    _body_of,
+    _private_names,
+    _public_names,
+    _receive,
+)
 from mqconform.conformance.steps.remoteread_more import PLACE, _assert, _settled_peek, _state
 from mqconform.model import calls as c
 from mqconform.model.adm import (
@@ -24,7 +29,7 @@ from mqconform.model.adm import (
     MessagePrivacyLevel,
 )
 from mqconform.model.formats import FormatNameError, parse_format_name
-from mqconform.model.packet import BASE_HEADER_SIZE, PacketError, decode_packet
+from mqconform.model.packet import BASE_HEADER_SIZE, CLASS_CODES, PacketError, decode_packet
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -257,6 +262,35 @@ def private_destination(mq, scenario):
             f"{scenario['sent_to']!r} (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@given("a public queue with a message sent to the queue's PUBLIC= format name")
+def a_message_sent_to_the_public_name(mq, scenario):
+    """Message.DestinationQueueFormatName is the public queue's PUBLIC= format name (SUT
+    control's ``destination_queue``; MS-MQMQ 2.1.3: its Identifier, which differs between the
+    target and the oracle)."""
+    scenario["queue"] = mq.queue([], public=True)
+    theirs, ours = _public_names(mq, scenario)
+    scenario["body"] = b"to a public format name"
+    scenario["sent_to"] = str(theirs)
+    mq.send(scenario["queue"], {"body": scenario["body"], "destination_queue": str(theirs)},
+            oracle_message={"body": scenario["body"], "destination_queue": str(ours)})
+
+
+@then("UserHeader.Flags.DQ says a public queue (0x5), and the UserHeader names the queue by "
+      "the PUBLIC= format name it was sent to")
+def public_destination(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 (R2, R3) writes Message.DestinationQueueType into
+    UserHeader.Flags.DQ and DestinationQueueFormatName into UserHeader.DestinationQueue; a
+    PUBLIC= name is code 0x5, a PublicQueueFormatName: the queue's GUID (MS-MQMQ 2.2.19.2,
+    2.2.18.1.7.1)."""
+    dq = _queue_type(mq, scenario, "DQ")
+    _assert(mq, dq == 0x5, f"UserHeader.Flags.DQ is 0x{dq:X}, not 0x5 (a public queue, "
+                           f"MS-MQDMPR/3.1.1.12/R49)")
+    user = _trailers(mq, scenario)["decoded"].user_message.user_header
+    _assert(mq, _same_name(scenario["sent_to"], user.destination_queue),
+            f"UserHeader.DestinationQueue names {user.destination_queue!r}, not "
+            f"{scenario['sent_to']!r} (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
 @given(parsers.parse('a queue with a message whose administration queue is "{admin}" and '
                      'response queue is "{response}"'))
 def a_message_with_admin_and_response(mq, scenario, admin, response):
@@ -372,6 +406,22 @@ def subqueue_header_named(mq, scenario, sub):
     _assert(mq, word & 1 == 0, "SubqueueHeader.TM is 0")
     _assert(mq, target == bytes(NAME_FIELD), "SubqueueHeader.TargetSubqueueName is all zero "
                                              "bytes for a message in no transacted move")
+
+
+@then("SubqueueHeader.AcknowledgementClass is the class the MessagePropertiesHeader gives")
+def subqueue_header_class(mq, scenario):
+    """MS-MQRR 2.2.5.3: AcknowledgementClass MUST specify the message's acknowledgment class
+    (MS-MQQB 2.2.18.1.6), the MessageClass its MessagePropertiesHeader carries; bits 1-16 of
+    the header's second ULONG (spec/choices.yaml packet-subqueue-header-bits). The header
+    counts for a message in a subqueue: one with an empty SubqueueName is ignored (R1)."""
+    t = _trailers(mq, scenario)
+    word, _, _ = _subqueue_header(mq, t)
+    given = t["decoded"].user_message.message_properties_header.message_class
+    code = CLASS_CODES.get(given, given)
+    carried = word >> 1 & 0xFFFF
+    _assert(mq, carried == code, f"SubqueueHeader.AcknowledgementClass is 0x{carried:04X}, not "
+                                 f"0x{code:04X}, the MessageClass of the message "
+                                 f"(MS-MQRR/2.2.5.3/R3)")
 
 
 @then("the ExtendedAddressHeader has a known AddressType, its AddressLength and AddressScope")

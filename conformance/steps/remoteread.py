@@ -136,6 +136,14 @@ def a_queue_with_messages(mq, scenario, bodies):
     scenario["queue"] = mq.queue(_bodies(bodies))
 
 
+@given(parsers.parse('a public queue with messages "{bodies}"'))
+def a_public_queue_with_messages(mq, scenario, bodies):
+    """A queue whose path name has no private$: QueueType Public (MS-MQMQ 2.1.1, MS-MQDMPR
+    3.1.7.1.3); Inconclusive where SUT control cannot make one."""
+    scenario["sent_at"] = sources.now()
+    scenario["queue"] = mq.queue(_bodies(bodies), public=True)
+
+
 @given(parsers.parse('a journaled queue with messages "{bodies}"'))
 def a_journaled_queue_with_messages(mq, scenario, bodies):
     """Queue.Journaling True (MS-MQDMPR 3.1.1.2); Inconclusive where SUT control cannot."""
@@ -439,7 +447,15 @@ def _private_names(mq, scenario: dict) -> tuple[FormatName, FormatName]:
             parse_format_name(mq.suite.oracle_sut.private_format_name(path)))
 
 
-def _open_private(mq, scenario: dict, theirs: FormatName, ours: FormatName) -> None:
+def _public_names(mq, scenario: dict) -> tuple[FormatName, FormatName]:
+    """The public queue's PUBLIC= format name on the target and on the oracle (SUT control
+    tells them: each queue manager gives the queue its own Identifier)."""
+    path = mq.path_of(scenario["queue"])
+    return (parse_format_name(mq.sut.public_format_name(path)),
+            parse_format_name(mq.suite.oracle_sut.public_format_name(path)))
+
+
+def _open_by_name(mq, scenario: dict, theirs: FormatName, ours: FormatName) -> None:
     fmt = to_queue_format(theirs)
     mq.note_format(fmt, to_queue_format(ours))
     _open(mq, scenario, fmt)
@@ -453,8 +469,13 @@ def call_open_format_name(mq, scenario, text):
 
 
 @when("the client calls R_OpenQueue with the queue's PRIVATE= format name")
-def call_open_private(mq, scenario):
-    _open_private(mq, scenario, *_private_names(mq, scenario))
+def call_open_by_name(mq, scenario):
+    _open_by_name(mq, scenario, *_private_names(mq, scenario))
+
+
+@when("the client calls R_OpenQueue with the queue's PUBLIC= format name")
+def call_open_public(mq, scenario):
+    _open_by_name(mq, scenario, *_public_names(mq, scenario))
 
 
 @when(parsers.re(r"the client calls R_OpenQueue with the server's own MACHINE= format name "
@@ -464,7 +485,7 @@ def call_open_machine(mq, scenario, suffix):
     ComputerGuid its queue's PRIVATE= name carries (SUT control tells it, for the target and
     for the oracle alike)."""
     theirs, ours = _private_names(mq, scenario)
-    _open_private(mq, scenario, parse_format_name(f"MACHINE={theirs.guid};{suffix}"),
+    _open_by_name(mq, scenario, parse_format_name(f"MACHINE={theirs.guid};{suffix}"),
                   parse_format_name(f"MACHINE={ours.guid};{suffix}"))
 
 
@@ -482,7 +503,7 @@ _PRIVATE_CHANGES = {
 def call_open_private_changed(mq, scenario, part):
     change, guid = _PRIVATE_CHANGES[part], sources.uuid4()
     theirs, ours = _private_names(mq, scenario)
-    _open_private(mq, scenario, change(theirs, guid), change(ours, guid))
+    _open_by_name(mq, scenario, change(theirs, guid), change(ours, guid))
 
 
 @when(parsers.re(r"the client calls R_OpenQueue with the queue's PRIVATE= format name and "

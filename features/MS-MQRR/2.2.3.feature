@@ -129,6 +129,15 @@ Feature: MS-MQRR 2.2.3 QUEUE_FORMAT
       | DEADLETTER |
       | DEADXACT   |
 
+  # PUBLIC=QueueGuid designates a public queue by its Identifier (MS-MQMQ 2.1.3), which SUT
+  # control tells (public_format_name).
+  @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQRR/3.1.4.2/R30 @MS-MQDMPR/3.1.7.1.5/R48
+  Scenario: A PUBLIC format name opens the public queue it names
+    Given a public queue with messages "one"
+    When the client calls R_OpenQueue with the queue's PUBLIC= format name
+    Then the returned context handle is not NULL
+    And a peek finds the message "one"
+
   # PUBLIC=QueueGuid designates a public queue by its Identifier (MS-MQMQ 2.1.3); a private
   # queue is not designated by a PUBLIC= name, whatever its Identifier (often the null GUID).
   @MS-MQRR/3.1.4.2/R3 @MS-MQRR/3.1.4.2/R24 @MS-MQDMPR/3.1.7.1.5/R51

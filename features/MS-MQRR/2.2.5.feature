@@ -69,6 +69,13 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.DQ says a private queue on the destination queue manager (0x3), and the UserHeader names the queue by the PRIVATE= format name it was sent to
 
+  @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent to a public queue's PUBLIC= format name carries it, with DQ 0x5
+    Given a public queue with a message sent to the queue's PUBLIC= format name
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.DQ says a public queue (0x5), and the UserHeader names the queue by the PUBLIC= format name it was sent to
+
   # MS-MQDMPR 3.1.7.1.32: the administration and response queues a sender names travel in the
   # UserHeader with the code MS-MQMQ 2.2.19.2 gives their kind of format name.
   @MS-MQDMPR/3.1.1.12/R50 @MS-MQDMPR/3.1.1.12/R51 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
@@ -120,6 +127,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     And the client has moved "one" from the queue to subqueue "retry"
     When the client peeks at subqueue "retry"
     Then the SubqueueHeader names subqueue "retry", padded with zero bytes
+
+  # In a subqueue the SubqueueHeader counts (R1: one naming no subqueue is ignored): its
+  # AcknowledgementClass is the message's class.
+  @MS-MQRR/2.2.5.3/R3
+  Scenario: A message moved to a subqueue carries its class in the SubqueueHeader
+    Given a queue holding "one" with subqueues "retry"
+    And the client has moved "one" from the queue to subqueue "retry"
+    When the client peeks at subqueue "retry"
+    Then SubqueueHeader.AcknowledgementClass is the class the MessagePropertiesHeader gives
 
   # The SoapHeader (MS-MQMQ 2.2.20.7) follows the body, in the trailers before the
   # ExtensionHeader: writing the SubqueueName where the trailers begin would overwrite it.

@@ -44,6 +44,7 @@ def templates(url: str) -> dict[str, list[str]]:
             *script, "set_incoming_transactional_transfer_info", "{path}", "{entries}"],
         "configure_queue_manager": [*script, "configure_queue_manager", "{settings}"],
         "private_format_name": [*script, "private_format_name", "{path}"],
+        "public_format_name": [*script, "public_format_name", "{path}"],
     }
 
 

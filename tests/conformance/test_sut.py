@@ -265,6 +265,29 @@ def test_the_reference_control_tells_a_private_queues_private_format_name():
         NoControl().private_format_name("private$\\named")
 
 
+def test_the_reference_control_tells_a_public_queues_public_format_name():
+    control, qm = _reference()
+    control.provision("told", [])
+    control.provision("private$\\hidden", [])
+    [queue] = [q for q in qm.env.local_queue_manager.queue_collection
+               if q.pathname.lower() == "mqref\\told"]
+    assert control.public_format_name("TOLD") == f"PUBLIC={queue.identifier}"
+    with pytest.raises(Inconclusive, match="PUBLIC= format name of private\\$\\\\hidden"):
+        control.public_format_name("private$\\hidden")  # a private queue has none
+    with pytest.raises(Inconclusive, match="cannot tell the PUBLIC= format name"):
+        NoControl().public_format_name("told")
+
+
+def test_a_public_format_name_template_prints_the_name_on_its_last_line():
+    name = "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427"
+    control = CommandControl({"public_format_name": [
+        sys.executable, "-c", "import sys; print('made'); print(sys.argv[1])", name, "{path}"]})
+    assert control.public_format_name("q") == name
+    wrong = CommandControl({"public_format_name": "echo PRIVATE=x\\1 {name}"})
+    with pytest.raises(Inconclusive, match="not a PUBLIC= format name"):
+        wrong.public_format_name("q")
+
+
 def test_a_private_format_name_template_prints_the_name_on_its_last_line():
     name = "PRIVATE=1b4e28ba-2fa1-41d2-883f-0016d3cca427\\00000101"
     control = CommandControl({"private_format_name": [

@@ -45,6 +45,28 @@ def test_the_same_document_builds_the_same_queue_manager_twice():
     assert [q.pathname for q in qa.queue_collection] == [q.pathname for q in qb.queue_collection]
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.5/R51")
+def test_a_public_queue_gets_an_identifier_of_its_own_that_its_public_name_finds():
+    """Without the directory, a Public queue's Identifier is derived from the queue manager's
+    Identifier and the path name: not GUID_NULL, the same on every start, one per queue, and
+    Open Queue's PUBLIC=QueueGuid finds the queue by it (MS-MQMQ 2.1.3)."""
+    from mqconform.model.formats import parse_format_name
+    from mqconform.model.queue_management import find_queue
+
+    document = {"queue_manager": {"computer_name": "HOST1"},
+                "queues": [{"path": "public1"}, {"path": "public2"},
+                           {"path": "private$\\orders"}]}
+    a, b = (provision(document) for _ in range(2))
+    one, two, private = (a.queues[k] for k in ("host1\\public1", "host1\\public2",
+                                                "host1\\private$\\orders"))
+    assert one.queue_type is QueueType.Public and str(one.identifier) != NULL
+    assert one.identifier != two.identifier
+    assert one.identifier == b.queues["host1\\public1"].identifier
+    assert str(private.identifier) == NULL  # a private queue is no directory object
+    assert find_queue(a.env, parse_format_name(f"PUBLIC={one.identifier}")) is one
+    assert find_queue(a.env, parse_format_name(f"PUBLIC={two.identifier}")) is two
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})

@@ -114,6 +114,38 @@ def test_a_journaled_queue_journals_what_a_client_receives_over_rpc(running):
             queues["MQREF\\private$\\plain"]["journal"]) == (False, 0)
 
 
+def test_a_public_queue_is_listed_with_its_public_format_name(running):
+    """GET /queues gives a public queue's PUBLIC= format name (MS-MQMQ 2.1.3): the queue's
+    Identifier, a GUID of its own; R_OpenQueue with it opens that queue."""
+    import uuid
+
+    from mqconform.conformance.client import RpcClient
+    from mqconform.model import calls as c
+    from mqconform.model.formats import parse_format_name, to_queue_format
+
+    request(running, "POST", "/queues", {"path": "outward"})
+    request(running, "POST", "/queues", {"path": "onward"})
+    request(running, "POST", "/queues/outward/messages", {"body": "x"})
+    queues = {q["path"]: q["format_name"] for q in request(running, "GET", "/queues")[1]}
+    outward, onward = queues["MQREF\\outward"], queues["MQREF\\onward"]
+    assert outward.startswith("PUBLIC=") and onward.startswith("PUBLIC=")
+    assert outward != onward and uuid.UUID(outward[7:]).int != 0
+    cl = RpcClient(timeout=10)
+    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
+    try:
+        opened = cl.call(c.R_OpenQueue(pQueueFormat=to_queue_format(parse_format_name(outward)),
+                                       dwAccess=c.RECEIVE_ACCESS, pClientId=uuid.uuid4(),
+                                       fNonRoutingServer=1))
+        assert opened.status == 0 and not opened.raised
+        peeked = cl.call(c.R_StartReceive(phContext=opened.pphContext,
+                                          ulAction=c.MQ_ACTION_PEEK_CURRENT, dwRequestId=1,
+                                          dwMaxBodySize=1 << 16,
+                                          dwMaxCompoundMessageSize=1 << 16), timeout=10)
+        assert peeked.status == 0 and peeked.pdwNumberOfSections > 0
+    finally:
+        cl.close()
+
+
 def test_a_private_queue_is_listed_with_its_private_format_name(running):
     """GET /queues gives a private queue's PRIVATE= format name (MS-MQMQ 2.1.4): the queue
     manager's identifier and the queue's number; R_OpenQueue with it opens that queue. A
