@@ -84,7 +84,12 @@ from mqconform.model.adm import (
     TxSequenceId,
 )
 from mqconform.model.choices import REFERENCE, Choices
-from mqconform.model.formats import FormatNameError, FormatNameKind, parse_format_name
+from mqconform.model.formats import (
+    FormatNameError,
+    FormatNameKind,
+    QueueSuffixType,
+    parse_format_name,
+)
 from mqconform.model.higher_layer import create_system_queues
 from mqconform.model.message_ops import enqueue_message
 from mqconform.model.packet import HostAddress, PacketError
@@ -206,8 +211,10 @@ def _queue_format_name(value: Any, where: str) -> str:
     except FormatNameError as exc:
         raise ProvisionError(f"{where}: {exc}") from None
     _check(parsed.kind in (FormatNameKind.PUBLIC, FormatNameKind.PRIVATE, FormatNameKind.DIRECT)
-           and not parsed.subqueue, where,
-           "must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue")
+           and not parsed.subqueue
+           and parsed.suffix is QueueSuffixType.QUEUE_SUFFIX_TYPE_NONE, where,
+           "must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue (no subqueue, no "
+           "suffix)")
     return str(parsed)
 
 

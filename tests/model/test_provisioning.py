@@ -121,6 +121,10 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
     ({"queues": [{"path": "a", "messages": [{"body": "x",
                                              "response_queue": "MACHINE=" + NULL + ";JOURNAL"}]}]},
      r"response_queue: must be a PUBLIC=, PRIVATE= or DIRECT= format name"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x",
+                                             "admin_queue": "PUBLIC=" + NULL + ";JOURNAL"}]}]},
+     r"admin_queue: must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue \(no "
+     r"subqueue, no suffix\)"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
