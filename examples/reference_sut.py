@@ -60,7 +60,7 @@ from urllib.parse import quote, urlsplit
 
 #: message keys whose value is a number or true/false (the others are texts)
 NUMBERS = {"priority", "time_to_be_received", "sent_time", "time_to_reach_queue"}
-FLAGS = {"direct", "transactional"}
+FLAGS = {"direct", "transactional", "positive_journaling", "negative_journaling"}
 #: the environment variable holding the control API's token
 TOKEN_ENV = "MQ_CONTROL_TOKEN"
 

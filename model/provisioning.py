@@ -47,6 +47,8 @@ queues:
         destination_queue: "PRIVATE=5f6c3a5e-8a4b-4f1b-9d2e-6d71656e6d71\\00000003"
         admin_queue: "DIRECT=OS:client\\private$\\acks"   # .AdministrationQueueFormatName
         response_queue: "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1"  # .ResponseQueueFormatName
+        positive_journaling: true # Message.PositiveJournalingRequested (UserHeader.Flags.JP)
+        negative_journaling: true # .NegativeJournalingRequested (UserHeader.Flags.JN)
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -180,7 +182,8 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "dead_letter_queue", "soap_envelope", "compound_message",
                           "soap_header", "soap_body", "received_from", "direct",
                           "sent_time", "time_to_reach_queue", "delivery", "transactional",
-                          "destination_queue", "admin_queue", "response_queue"})
+                          "destination_queue", "admin_queue", "response_queue",
+                          "positive_journaling", "negative_journaling"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
@@ -254,6 +257,13 @@ def make_message(spec: dict, where: str, destination: str = "",
         _check(spec["delivery"] in ("express", "recoverable"), f"{where}.delivery",
                "express or recoverable")
         message.delivery_guarantee = MessageDeliveryGuarantee[spec["delivery"].capitalize()]
+    for key, attribute in (("positive_journaling", "positive_journaling_requested"),
+                           ("negative_journaling", "negative_journaling_requested")):
+        # Message.PositiveJournalingRequested, .NegativeJournalingRequested (MS-MQDMPR
+        # 3.1.1.12): the source journaling the sender asked for (UserHeader.Flags.JP, JN)
+        value = spec.get(key, False)
+        _check(isinstance(value, bool), f"{where}.{key}", "must be true/false")
+        setattr(message, attribute, value)
     if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
         message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
     # Message.TimeToReachQueue, seconds; MS-MQDMPR/3.1.1.12/R45 (a SHOULD) when omitted

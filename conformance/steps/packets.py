@@ -203,6 +203,33 @@ def recoverable_delivery(mq, scenario):
                 "(0x1), the message's DeliveryGuarantee (MS-MQDMPR/3.1.7.1.32/R3)", 1)
 
 
+@given(parsers.parse("a queue with a message sent with positive journaling {jp:d} and "
+                     "negative journaling {jn:d}"))
+def a_queue_with_a_journaling_message(mq, scenario, jp, jn):
+    """Message.PositiveJournalingRequested and NegativeJournalingRequested (MS-MQDMPR
+    3.1.1.12; SUT control's ``positive_journaling`` and ``negative_journaling``): the source
+    journaling its sender asked for."""
+    scenario["body"] = b"journaling asked for"
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "positive_journaling": bool(jp),
+                                   "negative_journaling": bool(jn)}])
+
+
+@then(parsers.parse("UserHeader.Flags.JP is {jp:d} and UserHeader.Flags.JN is {jn:d}, as the "
+                    "message was sent"))
+def journaling_flags(mq, scenario, jp, jn):
+    """MS-MQDMPR 3.1.7.1.32 (R2, R3) sets UserHeader.Flags.JP to PositiveJournalingRequested
+    and JN to NegativeJournalingRequested; JN is bit 8 and JP bit 9 of the flags (MS-MQMQ
+    2.2.19.2), read here from the packet's octets."""
+    data = _packet(mq, scenario)
+    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
+    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    for name, bit, want in (("JP", 9, jp), ("JN", 8, jn)):
+        got = flags >> bit & 1
+        _assert(mq, got == want, f"UserHeader.Flags.{name} is {got}, not {want}, the message's "
+                                 f"{'Positive' if name == 'JP' else 'Negative'}"
+                                 f"JournalingRequested (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
 # ------------------------------------------------------------------- queue names and types
 
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's

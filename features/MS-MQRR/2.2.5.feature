@@ -61,6 +61,20 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.DM says recoverable delivery (0x1), for a message sent recoverable
 
+  # MS-MQDMPR 3.1.7.1.32: the source journaling the sender asked for travels in the packet.
+  @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario Outline: A message's source journaling requests come back in UserHeader.Flags.JP and JN
+    Given a queue with a message sent with positive journaling <jp> and negative journaling <jn>
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.JP is <jp> and UserHeader.Flags.JN is <jn>, as the message was sent
+
+    Examples:
+      | jp | jn |
+      | 1  | 0  |
+      | 0  | 1  |
+      | 1  | 1  |
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3

@@ -67,6 +67,25 @@ def test_a_public_queue_gets_an_identifier_of_its_own_that_its_public_name_finds
     assert find_queue(a.env, parse_format_name(f"PUBLIC={two.identifier}")) is two
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R3")
+def test_the_source_journaling_a_message_asks_for_travels_in_its_packet():
+    """``positive_journaling`` and ``negative_journaling`` are the Message's
+    PositiveJournalingRequested and NegativeJournalingRequested: UserHeader.Flags.JP, JN."""
+    from mqconform.model.packet import decode_packet
+
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "both", "positive_journaling": True, "negative_journaling": True},
+        {"body": "neither"}]}]})
+    both, neither = (p.message_reference for p in
+                     made.queues["mqref\\a"].message_position_list)
+    assert (both.positive_journaling_requested, both.negative_journaling_requested) == (
+        True, True)
+    flags = decode_packet(both.packet).user_message.user_header.flags
+    assert (flags.jp, flags.jn) == (True, True)
+    flags = decode_packet(neither.packet).user_message.user_header.flags
+    assert (flags.jp, flags.jn) == (False, False)
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
@@ -125,6 +144,8 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
                                              "admin_queue": "PUBLIC=" + NULL + ";JOURNAL"}]}]},
      r"admin_queue: must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue \(no "
      r"subqueue, no suffix\)"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "positive_journaling": "yes"}]}]},
+     r"messages\[0\]\.positive_journaling: must be true/false"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
