@@ -230,6 +230,42 @@ def journaling_flags(mq, scenario, jp, jn):
                                  f"JournalingRequested (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@given("a queue with a message sent alone in a transaction")
+def a_queue_with_a_message_alone_in_a_transaction(mq, scenario):
+    """A transactional message (SUT control's ``transactional``: each sent in a transaction of
+    its own) in a transactional queue."""
+    scenario["body"] = b"alone in its transaction"
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "transactional": True}],
+                                 transactional=True)
+
+
+@then("UserHeader.Flags.TH is set and the TransactionHeader marks the message the first and "
+      "the last of its transaction, with no connector queue manager")
+def first_and_last_in_transaction(mq, scenario):
+    """A message whose TransactionIdentifier is set gets a TransactionHeader and
+    UserHeader.Flags.TH (MS-MQDMPR 3.1.7.1.30 R6). Transaction Prepare marks the first and the
+    last of a transaction's operations FirstInTransaction and LastInTransaction (MS-MQDMPR
+    3.1.4.3 R6, R7): both, for the one message of a transaction; serialization writes them to
+    TransactionHeader.Flags.FM and LM (3.1.7.1.32 R3), and CG is set only with a
+    ConnectorQMGuid, which a message sent to no connector has none of (MS-MQMQ 2.2.20.5)."""
+    data = _packet(mq, scenario)
+    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
+    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    _assert(mq, flags >> 20 & 1 == 1, "UserHeader.Flags.TH is set for a message sent in a "
+                                      "transaction (MS-MQDMPR/3.1.7.1.30/R6)")
+    header = _trailers(mq, scenario)["decoded"].user_message.transaction_header
+    _assert(mq, header is not None, "the packet has a TransactionHeader "
+                                    "(MS-MQDMPR/3.1.7.1.30/R6)")
+    f = header.flags
+    _assert(mq, f.fm and f.lm, f"TransactionHeader.Flags.FM is {int(f.fm)} and LM "
+                               f"{int(f.lm)}: the one message of its transaction is its first "
+                               f"and its last (MS-MQDMPR/3.1.4.3/R6, MS-MQDMPR/3.1.4.3/R7, "
+                               f"MS-MQDMPR/3.1.7.1.32/R3)")
+    _assert(mq, not f.cg and header.connector_qm_guid is None,
+            "TransactionHeader.Flags.CG is clear and no ConnectorQMGuid follows, for a message "
+            "sent to no connector (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
 # ------------------------------------------------------------------- queue names and types
 
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's

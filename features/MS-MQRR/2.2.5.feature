@@ -75,6 +75,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | 0  | 1  |
       | 1  | 1  |
 
+  # A message sent in a transaction of its own (SUT control's transactional messages are) is
+  # the first and the last of it (MS-MQDMPR 3.1.4.3), which its TransactionHeader says.
+  @MS-MQDMPR/3.1.7.1.30/R6 @MS-MQDMPR/3.1.4.3/R6 @MS-MQDMPR/3.1.4.3/R7 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent alone in a transaction carries a TransactionHeader marking it the first and the last of it
+    Given a queue with a message sent alone in a transaction
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.TH is set and the TransactionHeader marks the message the first and the last of its transaction, with no connector queue manager
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3
