@@ -49,6 +49,8 @@ queues:
         response_queue: "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1"  # .ResponseQueueFormatName
         positive_journaling: true # Message.PositiveJournalingRequested (UserHeader.Flags.JP)
         negative_journaling: true # .NegativeJournalingRequested (UserHeader.Flags.JN)
+        connector_type: 0f3e6c2a-4b1d-4e8f-9a7c-5d2b8e1f4a6c   # .ConnectorTypeIdentifier: sent
+                                  # by a connector application (UserHeader.Flags.CQ)
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -183,7 +185,7 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "soap_header", "soap_body", "received_from", "direct",
                           "sent_time", "time_to_reach_queue", "delivery", "transactional",
                           "destination_queue", "admin_queue", "response_queue",
-                          "positive_journaling", "negative_journaling"})
+                          "positive_journaling", "negative_journaling", "connector_type"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
@@ -264,6 +266,14 @@ def make_message(spec: dict, where: str, destination: str = "",
         value = spec.get(key, False)
         _check(isinstance(value, bool), f"{where}.{key}", "must be true/false")
         setattr(message, attribute, value)
+    if "connector_type" in spec:
+        # Message.ConnectorTypeIdentifier (MS-MQDMPR 3.1.1.12): sent by a connector
+        # application; UserHeader.Flags.CQ and .ConnectorType
+        try:
+            message.connector_type_identifier = uuid.UUID(_str(
+                spec["connector_type"], f"{where}.connector_type", 38))
+        except ValueError:
+            raise ProvisionError(f"{where}.connector_type: not a GUID") from None
     if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
         message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
     # Message.TimeToReachQueue, seconds; MS-MQDMPR/3.1.1.12/R45 (a SHOULD) when omitted

@@ -266,6 +266,33 @@ def first_and_last_in_transaction(mq, scenario):
             "sent to no connector (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@given(parsers.parse('a queue with a message sent by a connector application of type "{guid}"'))
+def a_queue_with_a_connector_message(mq, scenario, guid):
+    """Message.ConnectorTypeIdentifier (MS-MQDMPR 3.1.1.12; SUT control's ``connector_type``):
+    a message a connector application sent."""
+    scenario["body"] = b"from a connector application"
+    scenario["connector_type"] = guid
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "connector_type": guid}])
+
+
+@then("UserHeader.Flags.CQ is set and UserHeader.ConnectorType is the type the message was "
+      "sent with")
+def connector_type(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 R3 writes Message.ConnectorTypeIdentifier into
+    UserHeader.ConnectorType, which is present exactly when UserHeader.Flags.CQ (bit 22) is
+    set (MS-MQMQ 2.2.19.2); the server does not interpret the GUID (MS-MQDMPR 3.1.1.12) but
+    carries it."""
+    data = _packet(mq, scenario)
+    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
+    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    _assert(mq, flags >> 22 & 1 == 1, "UserHeader.Flags.CQ is set for a message a connector "
+                                      "application sent (MS-MQDMPR/3.1.7.1.32/R3)")
+    carried = _trailers(mq, scenario)["decoded"].user_message.user_header.connector_type
+    want = uuid.UUID(scenario["connector_type"])
+    _assert(mq, carried == want, f"UserHeader.ConnectorType is {carried}, not {want}, the "
+                                 f"message's ConnectorTypeIdentifier (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
 # ------------------------------------------------------------------- queue names and types
 
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's

@@ -84,6 +84,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.TH is set and the TransactionHeader marks the message the first and the last of its transaction, with no connector queue manager
 
+  # MS-MQDMPR 3.1.1.12: ConnectorTypeIdentifier says a connector application sent the message;
+  # the server carries it without interpreting it.
+  @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message a connector application sent comes back with its connector type
+    Given a queue with a message sent by a connector application of type "0f3e6c2a-4b1d-4e8f-9a7c-5d2b8e1f4a6c"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.CQ is set and UserHeader.ConnectorType is the type the message was sent with
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3

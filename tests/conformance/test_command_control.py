@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 OPTIONAL = ("dead_letter_queue", "time_to_be_received", "sent_time", "time_to_reach_queue",
             "received_from", "direct", "soap_envelope", "compound_message", "soap_header",
             "soap_body", "delivery", "transactional", "destination_queue", "admin_queue",
-            "response_queue", "positive_journaling", "negative_journaling")
+            "response_queue", "positive_journaling", "negative_journaling",
+            "connector_type")
 
 
 def templates(url: str) -> dict[str, list[str]]:

@@ -86,6 +86,22 @@ def test_the_source_journaling_a_message_asks_for_travels_in_its_packet():
     assert (flags.jp, flags.jn) == (False, False)
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R3")
+def test_a_connector_applications_message_carries_its_connector_type():
+    """``connector_type`` is Message.ConnectorTypeIdentifier: UserHeader.Flags.CQ and
+    UserHeader.ConnectorType."""
+    import uuid
+
+    from mqconform.model.packet import decode_packet
+
+    kind = "0f3e6c2a-4b1d-4e8f-9a7c-5d2b8e1f4a6c"
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "connected", "connector_type": kind}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    user = decode_packet(position.message_reference.packet).user_message.user_header
+    assert user.flags.cq and user.connector_type == uuid.UUID(kind)
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
@@ -146,6 +162,8 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
      r"subqueue, no suffix\)"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "positive_journaling": "yes"}]}]},
      r"messages\[0\]\.positive_journaling: must be true/false"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "connector_type": "nope"}]}]},
+     r"messages\[0\]\.connector_type: not a GUID"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
