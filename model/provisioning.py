@@ -51,6 +51,9 @@ queues:
         negative_journaling: true # .NegativeJournalingRequested (UserHeader.Flags.JN)
         connector_type: 0f3e6c2a-4b1d-4e8f-9a7c-5d2b8e1f4a6c   # .ConnectorTypeIdentifier: sent
                                   # by a connector application (UserHeader.Flags.CQ)
+        acknowledgements: [AckPosArrival, AckNegReceive]   # .AcknowledgementsRequested
+                                  # (MessagePropertiesHeader.Flags; or "A,B" in one text)
+        extension_hex: "0102"     # .Extension: the MessagePropertiesHeader's ExtensionData
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -81,6 +84,7 @@ from mqconform.model.adm import (
     GUID_NULL,
     LocalMessage,
     Message,
+    MessageAcknowledgementsRequested,
     MessageDeliveryGuarantee,
     Queue,
     QueueManager,
@@ -185,7 +189,8 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "soap_header", "soap_body", "received_from", "direct",
                           "sent_time", "time_to_reach_queue", "delivery", "transactional",
                           "destination_queue", "admin_queue", "response_queue",
-                          "positive_journaling", "negative_journaling", "connector_type"})
+                          "positive_journaling", "negative_journaling", "connector_type",
+                          "acknowledgements", "extension_hex"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
@@ -221,6 +226,20 @@ def _queue_format_name(value: Any, where: str) -> str:
            "must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue (no subqueue, no "
            "suffix)")
     return str(parsed)
+
+
+def _acknowledgements(value: Any, where: str) -> list[MessageAcknowledgementsRequested]:
+    """Message.AcknowledgementsRequested (MS-MQDMPR 3.1.1.12): a list of the enumeration's
+    names, or one text of them separated by commas (a command template's placeholder)."""
+    names = value.split(",") if isinstance(value, str) else value
+    _check(isinstance(names, list) and all(isinstance(n, str) for n in names), where,
+           "must be a list of MessageAcknowledgementsRequested names")
+    known = dict(MessageAcknowledgementsRequested.__members__)  # aliases too
+    out = []
+    for name in (n.strip() for n in names):
+        _check(name in known, where, f"{name!r} is not one of {sorted(known)}")
+        out.append(known[name])
+    return out
 
 
 def make_message(spec: dict, where: str, destination: str = "",
@@ -266,6 +285,15 @@ def make_message(spec: dict, where: str, destination: str = "",
         value = spec.get(key, False)
         _check(isinstance(value, bool), f"{where}.{key}", "must be true/false")
         setattr(message, attribute, value)
+    if "extension_hex" in spec:  # Message.Extension (MS-MQDMPR 3.1.1.12): a second payload
+        try:
+            message.extension = bytes.fromhex(_str(spec["extension_hex"],
+                                                   f"{where}.extension_hex", 2 << 20))
+        except ValueError:
+            raise ProvisionError(f"{where}.extension_hex: not hexadecimal") from None
+    if "acknowledgements" in spec:
+        message.acknowledgements_requested = _acknowledgements(
+            spec["acknowledgements"], f"{where}.acknowledgements")
     if "connector_type" in spec:
         # Message.ConnectorTypeIdentifier (MS-MQDMPR 3.1.1.12): sent by a connector
         # application; UserHeader.Flags.CQ and .ConnectorType

@@ -293,6 +293,79 @@ def connector_type(mq, scenario):
                                  f"message's ConnectorTypeIdentifier (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@given(parsers.parse('a queue with a message that requests the acknowledgements "{names}"'))
+def a_queue_with_a_message_requesting(mq, scenario, names):
+    """Message.AcknowledgementsRequested (MS-MQDMPR 3.1.1.12; SUT control's
+    ``acknowledgements``: the enumeration's names, separated by commas)."""
+    scenario["body"] = b"acknowledge me"
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "acknowledgements": names}])
+
+
+@then(parsers.parse("MessagePropertiesHeader.Flags has exactly {bits}"))
+def acknowledgement_bits(mq, scenario, bits):
+    """MS-MQDMPR 3.1.7.1.32 R3 writes Message.AcknowledgementsRequested into
+    MessagePropertiesHeader.Flags: PA bit 0, PR bit 1, NA bit 2, NR bit 3 (MS-MQMQ 2.2.19.3);
+    ``bits``: the names of the bits set, "PA and NR", or "none"."""
+    flags = _trailers(mq, scenario)["decoded"].user_message.message_properties_header.flags
+    want = set() if bits == "none" else {b.strip().lower() for b in bits.split(" and ")}
+    got = {name for name in ("pa", "pr", "na", "nr") if getattr(flags, name)}
+    _assert(mq, got == want, f"MessagePropertiesHeader.Flags has {sorted(got) or 'none'} set, "
+                             f"not {sorted(want) or 'none'}, for the acknowledgements the "
+                             f"message requests (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+def _label_of(length: int) -> str:
+    """A label of ``length`` characters, not all alike, none outside the BMP."""
+    return "".join("label\u00e9-0123456789"[i % 17] for i in range(length))
+
+
+@given(parsers.parse("a queue with a message whose label is {length:d} characters long"))
+def a_queue_with_a_labelled_message(mq, scenario, length):
+    """Message.Label (MS-MQDMPR 3.1.1.12; SUT control's ``label``): at most 249 characters,
+    which with the terminating null is LabelLength's most, 0xFA (MS-MQMQ 2.2.19.3)."""
+    scenario["body"] = b"labelled"
+    scenario["label"] = _label_of(length)
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "label": scenario["label"]}])
+
+
+@then("the MessagePropertiesHeader carries the label, its LabelLength counting the null")
+def label_carried(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 R3 writes Message.Label into MessagePropertiesHeader.Label;
+    LabelLength is its length in WCHARs with the terminating null, 0 for no label (MS-MQMQ
+    2.2.19.3). The codec reads the label by that count, so a wrong count or label reads back
+    as another label (or not at all)."""
+    label = scenario["label"]
+    mp = _trailers(mq, scenario)["decoded"].user_message.message_properties_header
+    _assert(mq, mp.label == label, f"MessagePropertiesHeader.Label holds {len(mp.label)} "
+                                   f"characters ({mp.label[:24]!r}...), not the message's "
+                                   f"{len(label)} ({label[:24]!r}...) (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+@given(parsers.parse("a queue with a message with {size:d} bytes of extension data"))
+def a_queue_with_an_extended_message(mq, scenario, size):
+    """Message.Extension (MS-MQDMPR 3.1.1.12; SUT control's ``extension_hex``)."""
+    scenario["body"] = b"with an extension"
+    scenario["extension"] = bytes((7 * i + 3) % 256 for i in range(size))
+    scenario["queue"] = mq.queue([{"body": scenario["body"],
+                                   "extension_hex": scenario["extension"].hex()}])
+
+
+@then("the MessagePropertiesHeader carries the extension data, ExtensionSize its size in bytes")
+def extension_carried(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32: ExtensionData is Message.Extension (R3) and ExtensionSize its size
+    in bytes (R8); the codec reads ExtensionSize octets of ExtensionData, so a wrong size or
+    data reads back as other data (or not at all)."""
+    want = scenario["extension"]
+    mp = _trailers(mq, scenario)["decoded"].user_message.message_properties_header
+    got = bytes(mp.extension_data)
+    _assert(mq, got == want, f"MessagePropertiesHeader.ExtensionData holds {len(got)} bytes "
+                             f"{got[:12].hex()}..., not the message's {len(want)} "
+                             f"{want[:12].hex()}... (MS-MQDMPR/3.1.7.1.32/R3, "
+                             f"MS-MQDMPR/3.1.7.1.32/R8)")
+    _assert(mq, mp.message_body == scenario["body"], "the body follows the extension data "
+                                                     "as it was sent")
+
+
 # ------------------------------------------------------------------- queue names and types
 
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's
@@ -605,24 +678,25 @@ ENVELOPE = ('<se:Envelope xmlns:se="http://schemas.xmlsoap.org/soap/envelope/">'
             '</se:Header><se:Body/></se:Envelope>')
 
 
-def _compound(path: str, body: bytes) -> str:
+def _compound(path: str, body: bytes, last: bool = False) -> str:
     """The HTTP POST of an SRMP message with ``body`` in it, padded in its headers so that
     its size is a multiple of 4 (so the CompoundMessageHeader ends on a 4-byte boundary and
-    its size has one reading, padded or not)."""
+    its size has one reading, padded or not). ``last``: the body ends the HTTP body (no
+    closing boundary after it), so MsgBodyOffset + MsgBodySize is HTTPBodySize."""
     head = (f"POST /msmq/{path.replace(chr(92), '/')} HTTP/1.1\r\n"
             f"Host: mqref\r\nContent-Type: multipart/related; boundary=\"MSMQ\"\r\n"
             f"X-Pad: ")
     tail = "\r\n\r\n--MSMQ\r\nContent-Type: application/octet-stream\r\n\r\n"
-    end = "\r\n--MSMQ--\r\n"
+    end = "" if last else "\r\n--MSMQ--\r\n"
     size = len((head + tail + end).encode()) + len(body)
     return head + " " * (-size % 4) + tail + body.decode("latin-1") + end
 
 
 @given(parsers.re(r"a (?P<tx>transactional )?queue with an SRMP message of (?P<n>\d+) body "
-                  r"bytes"))
-def a_queue_with_an_srmp_message(mq, scenario, tx, n):
+                  r"bytes(?P<last> that end its HTTP body)?$"))
+def a_queue_with_an_srmp_message(mq, scenario, tx, n, last=None):
     body = bytes(0x41 + i % 26 for i in range(int(n)))
-    compound = _compound("private$/q", body)
+    compound = _compound("private$/q", body, last=bool(last))
     scenario["body"] = body
     scenario["srmp"] = {"envelope": ENVELOPE, "compound": compound.encode("latin-1"),
                         "body": body}

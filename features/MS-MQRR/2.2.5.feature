@@ -93,6 +93,51 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.CQ is set and UserHeader.ConnectorType is the type the message was sent with
 
+  # MS-MQDMPR 3.1.1.12: the acknowledgements a sender requests travel in the
+  # MessagePropertiesHeader's flags (MS-MQMQ 2.2.19.3).
+  @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario Outline: A message's requested acknowledgements come back in MessagePropertiesHeader.Flags
+    Given a queue with a message that requests the acknowledgements "<requested>"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then MessagePropertiesHeader.Flags has exactly <bits>
+
+    Examples:
+      | requested                   | bits      |
+      | AckPosArrival               | PA        |
+      | AckPosReceive               | PR        |
+      | AckNegArrival               | NA        |
+      | AckNegReceive               | NR        |
+      | AckPosArrival,AckNegReceive | PA and NR |
+
+  # MS-MQDMPR 3.1.1.12: a message's label, up to the 249 characters LabelLength's 0xFA holds
+  # with the terminating null (MS-MQMQ 2.2.19.3), travels in the MessagePropertiesHeader.
+  @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario Outline: A message's label comes back in its MessagePropertiesHeader
+    Given a queue with a message whose label is <length> characters long
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the MessagePropertiesHeader carries the label, its LabelLength counting the null
+
+    Examples:
+      | length |
+      | 0      |
+      | 9      |
+      | 249    |
+
+  # MS-MQDMPR 3.1.1.12: Extension, a second payload, travels in the MessagePropertiesHeader.
+  @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R8
+  Scenario Outline: A message's extension data comes back in its MessagePropertiesHeader
+    Given a queue with a message with <size> bytes of extension data
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the MessagePropertiesHeader carries the extension data, ExtensionSize its size in bytes
+
+    Examples:
+      | size |
+      | 5    |
+      | 4096 |
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3
@@ -225,6 +270,14 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
   @MS-MQRR/2.2.5.1.2.2/R5
   Scenario: A message that came over HTTP is an SRMP Message with its envelope and compound message
     Given a queue with an SRMP message of 24 body bytes
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it
+
+  # The message body may end the HTTP body: MsgBodyOffset + MsgBodySize is then HTTPBodySize.
+  @MS-MQRR/2.2.5.1.2/R1 @MS-MQRR/2.2.5.1.2.2/R3 @MS-MQRR/2.2.5.1.2.2/R4 @MS-MQRR/2.2.5.1.2.2/R5
+  Scenario: An SRMP message whose body ends its HTTP body has a CompoundMessageHeader placing it there
+    Given a queue with an SRMP message of 24 body bytes that end its HTTP body
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then the packet is an SRMP Message: UserHeader.Flags.AH is set, and the SRMPEnvelopeHeader and CompoundMessageHeader describe the envelope, the HTTP body and the message body in it

@@ -102,6 +102,33 @@ def test_a_connector_applications_message_carries_its_connector_type():
     assert user.flags.cq and user.connector_type == uuid.UUID(kind)
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R3")
+def test_the_acknowledgements_a_message_requests_travel_in_its_flags():
+    """``acknowledgements``: Message.AcknowledgementsRequested by name (a list, or one text
+    separated by commas; aliases such as AckNackReachQueue too): MessagePropertiesHeader.Flags."""
+    from mqconform.model.packet import decode_packet
+
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "1", "acknowledgements": ["AckPosArrival", "AckNegReceive"]},
+        {"body": "2", "acknowledgements": "AckPosReceive, AckNackReachQueue"}]}]})
+    first, second = (decode_packet(p.message_reference.packet).user_message
+                     .message_properties_header.flags
+                     for p in made.queues["mqref\\a"].message_position_list)
+    assert (first.pa, first.pr, first.na, first.nr) == (True, False, False, True)
+    assert (second.pa, second.pr, second.na, second.nr) == (False, True, True, False)
+
+
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R8")
+def test_a_messages_extension_travels_in_its_packet():
+    from mqconform.model.packet import decode_packet
+
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "b", "extension_hex": "00ff10"}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    mp = decode_packet(position.message_reference.packet).user_message.message_properties_header
+    assert (mp.extension_data, mp.message_body) == (b"\x00\xff\x10", b"b")
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
@@ -164,6 +191,10 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
      r"messages\[0\]\.positive_journaling: must be true/false"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "connector_type": "nope"}]}]},
      r"messages\[0\]\.connector_type: not a GUID"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "acknowledgements": "AckSoon"}]}]},
+     r"messages\[0\]\.acknowledgements: 'AckSoon' is not one of"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "extension_hex": "0g"}]}]},
+     r"messages\[0\]\.extension_hex: not hexadecimal"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
