@@ -398,11 +398,17 @@ def a_message_sent_to_the_private_name(mq, scenario):
     """Message.DestinationQueueFormatName is the queue's PRIVATE= format name (SUT control's
     ``destination_queue``); the name differs between the target and the oracle."""
     scenario["queue"] = mq.queue([])
-    theirs, ours = _private_names(mq, scenario)
-    scenario["body"] = b"to a private format name"
+    _send_to_its_name(mq, scenario, *_private_names(mq, scenario), b"to a private format name")
+
+
+def _send_to_its_name(mq, scenario: dict, theirs, ours, body: bytes) -> None:
+    """Send ``body`` to the case's queue by the format name it has on the target (``theirs``)
+    and on the oracle (``ours``): Message.DestinationQueueFormatName (SUT control's
+    ``destination_queue``)."""
+    scenario["body"] = body
     scenario["sent_to"] = str(theirs)
-    mq.send(scenario["queue"], {"body": scenario["body"], "destination_queue": str(theirs)},
-            oracle_message={"body": scenario["body"], "destination_queue": str(ours)})
+    mq.send(scenario["queue"], {"body": body, "destination_queue": str(theirs)},
+            oracle_message={"body": body, "destination_queue": str(ours)})
 
 
 @then("UserHeader.Flags.DQ says a private queue on the destination queue manager (0x3), and "
@@ -431,11 +437,7 @@ def a_message_sent_to_the_public_name(mq, scenario):
     control's ``destination_queue``; MS-MQMQ 2.1.3: its Identifier, which differs between the
     target and the oracle)."""
     scenario["queue"] = mq.queue([], public=True)
-    theirs, ours = _public_names(mq, scenario)
-    scenario["body"] = b"to a public format name"
-    scenario["sent_to"] = str(theirs)
-    mq.send(scenario["queue"], {"body": scenario["body"], "destination_queue": str(theirs)},
-            oracle_message={"body": scenario["body"], "destination_queue": str(ours)})
+    _send_to_its_name(mq, scenario, *_public_names(mq, scenario), b"to a public format name")
 
 
 @then("UserHeader.Flags.DQ says a public queue (0x5), and the UserHeader names the queue by "

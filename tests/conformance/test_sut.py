@@ -278,24 +278,20 @@ def test_the_reference_control_tells_a_public_queues_public_format_name():
         NoControl().public_format_name("told")
 
 
-def test_a_public_format_name_template_prints_the_name_on_its_last_line():
-    name = "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427"
-    control = CommandControl({"public_format_name": [
+@pytest.mark.parametrize("action, name, path, other, kind", [
+    ("private_format_name", "PRIVATE=1b4e28ba-2fa1-41d2-883f-0016d3cca427\\00000101",
+     "private$\\q", "echo DIRECT=OS:x\\\\q {name}", "PRIVATE="),
+    ("public_format_name", "PUBLIC=1b4e28ba-2fa1-41d2-883f-0016d3cca427", "q",
+     "echo PRIVATE=x\\1 {name}", "PUBLIC="),
+])
+def test_a_format_name_template_prints_the_name_on_its_last_line(action, name, path, other,
+                                                                  kind):
+    control = CommandControl({action: [
         sys.executable, "-c", "import sys; print('made'); print(sys.argv[1])", name, "{path}"]})
-    assert control.public_format_name("q") == name
-    wrong = CommandControl({"public_format_name": "echo PRIVATE=x\\1 {name}"})
-    with pytest.raises(Inconclusive, match="not a PUBLIC= format name"):
-        wrong.public_format_name("q")
-
-
-def test_a_private_format_name_template_prints_the_name_on_its_last_line():
-    name = "PRIVATE=1b4e28ba-2fa1-41d2-883f-0016d3cca427\\00000101"
-    control = CommandControl({"private_format_name": [
-        sys.executable, "-c", "import sys; print('made'); print(sys.argv[1])", name, "{path}"]})
-    assert control.private_format_name("private$\\q") == name
-    wrong = CommandControl({"private_format_name": "echo DIRECT=OS:x\\\\q {name}"})
-    with pytest.raises(Inconclusive, match="not a PRIVATE= format name"):
-        wrong.private_format_name("private$\\q")
+    assert getattr(control, action)(path) == name
+    wrong = CommandControl({action: other})
+    with pytest.raises(Inconclusive, match=f"not a {kind} format name"):
+        getattr(wrong, action)(path)
 
 
 def test_a_body_file_template_gets_the_body_in_a_file_of_any_size(tmp_path):

@@ -114,26 +114,18 @@ def test_a_journaled_queue_journals_what_a_client_receives_over_rpc(running):
             queues["MQREF\\private$\\plain"]["journal"]) == (False, 0)
 
 
-def test_a_public_queue_is_listed_with_its_public_format_name(running):
-    """GET /queues gives a public queue's PUBLIC= format name (MS-MQMQ 2.1.3): the queue's
-    Identifier, a GUID of its own; R_OpenQueue with it opens that queue."""
+def _opens_and_peeks(running, format_name: str) -> None:
+    """R_OpenQueue with ``format_name`` opens a queue whose first message a peek returns."""
     import uuid
 
     from mqconform.conformance.client import RpcClient
     from mqconform.model import calls as c
     from mqconform.model.formats import parse_format_name, to_queue_format
 
-    request(running, "POST", "/queues", {"path": "outward"})
-    request(running, "POST", "/queues", {"path": "onward"})
-    request(running, "POST", "/queues/outward/messages", {"body": "x"})
-    queues = {q["path"]: q["format_name"] for q in request(running, "GET", "/queues")[1]}
-    outward, onward = queues["MQREF\\outward"], queues["MQREF\\onward"]
-    assert outward.startswith("PUBLIC=") and onward.startswith("PUBLIC=")
-    assert outward != onward and uuid.UUID(outward[7:]).int != 0
     cl = RpcClient(timeout=10)
     cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
     try:
-        opened = cl.call(c.R_OpenQueue(pQueueFormat=to_queue_format(parse_format_name(outward)),
+        opened = cl.call(c.R_OpenQueue(pQueueFormat=to_queue_format(parse_format_name(format_name)),
                                        dwAccess=c.RECEIVE_ACCESS, pClientId=uuid.uuid4(),
                                        fNonRoutingServer=1))
         assert opened.status == 0 and not opened.raised
@@ -146,16 +138,23 @@ def test_a_public_queue_is_listed_with_its_public_format_name(running):
         cl.close()
 
 
+def test_a_public_queue_is_listed_with_its_public_format_name(running):
+    """GET /queues gives a public queue's PUBLIC= format name (MS-MQMQ 2.1.3): the queue's
+    Identifier, a GUID of its own; R_OpenQueue with it opens that queue."""
+    request(running, "POST", "/queues", {"path": "outward"})
+    request(running, "POST", "/queues", {"path": "onward"})
+    request(running, "POST", "/queues/outward/messages", {"body": "x"})
+    queues = {q["path"]: q["format_name"] for q in request(running, "GET", "/queues")[1]}
+    outward, onward = queues["MQREF\\outward"], queues["MQREF\\onward"]
+    assert outward.startswith("PUBLIC=") and onward.startswith("PUBLIC=")
+    assert outward != onward and outward != "PUBLIC=00000000-0000-0000-0000-000000000000"
+    _opens_and_peeks(running, outward)
+
+
 def test_a_private_queue_is_listed_with_its_private_format_name(running):
     """GET /queues gives a private queue's PRIVATE= format name (MS-MQMQ 2.1.4): the queue
     manager's identifier and the queue's number; R_OpenQueue with it opens that queue. A
     connector queue has none."""
-    import uuid
-
-    from mqconform.conformance.client import RpcClient
-    from mqconform.model import calls as c
-    from mqconform.model.formats import parse_format_name, to_queue_format
-
     request(running, "POST", "/queues", {"path": "private$\\first"})
     request(running, "POST", "/queues", {"path": "private$\\second"})
     request(running, "POST", "/queues", {"path": "private$\\link", "queue_type": "Connector"})
@@ -166,20 +165,7 @@ def test_a_private_queue_is_listed_with_its_private_format_name(running):
     qm = running.handler.env.local_queue_manager.identifier
     assert first.startswith(f"PRIVATE={qm}\\") and second.startswith(f"PRIVATE={qm}\\")
     assert first != second and len(first.split("\\")[1]) == 8
-    cl = RpcClient(timeout=10)
-    cl.connect(f"ncacn_ip_tcp:127.0.0.1[{running.rpc.address[1]}]")
-    try:
-        opened = cl.call(c.R_OpenQueue(pQueueFormat=to_queue_format(parse_format_name(second)),
-                                       dwAccess=c.RECEIVE_ACCESS, pClientId=uuid.uuid4(),
-                                       fNonRoutingServer=1))
-        assert opened.status == 0 and not opened.raised
-        peeked = cl.call(c.R_StartReceive(phContext=opened.pphContext,
-                                          ulAction=c.MQ_ACTION_PEEK_CURRENT, dwRequestId=1,
-                                          dwMaxBodySize=1 << 16,
-                                          dwMaxCompoundMessageSize=1 << 16), timeout=10)
-        assert peeked.status == 0 and peeked.pdwNumberOfSections > 0
-    finally:
-        cl.close()
+    _opens_and_peeks(running, second)
 
 
 @pytest.mark.parametrize("method,path,body,code,text", [
