@@ -54,6 +54,10 @@ queues:
         acknowledgements: [AckPosArrival, AckNegReceive]   # .AcknowledgementsRequested
                                   # (MessagePropertiesHeader.Flags; or "A,B" in one text)
         extension_hex: "0102"     # .Extension: the MessagePropertiesHeader's ExtensionData
+        authentication_level: Sig20   # .AuthenticationLevel: the packet has a SecurityHeader
+        sender_sid_hex: "010500000000000515000000..."   # .SenderIdentifier, a SID
+                                  # (SenderIdentifierType Sid): SecurityHeader.SecurityID
+        signature_hex: "9f..."    # .Signature: SecurityHeader.Signature
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -85,7 +89,9 @@ from mqconform.model.adm import (
     LocalMessage,
     Message,
     MessageAcknowledgementsRequested,
+    MessageAuthenticationLevel,
     MessageDeliveryGuarantee,
+    MessageSenderIdentifierType,
     Queue,
     QueueManager,
     QueueType,
@@ -190,7 +196,8 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "sent_time", "time_to_reach_queue", "delivery", "transactional",
                           "destination_queue", "admin_queue", "response_queue",
                           "positive_journaling", "negative_journaling", "connector_type",
-                          "acknowledgements", "extension_hex"})
+                          "acknowledgements", "extension_hex", "authentication_level",
+                          "sender_sid_hex", "signature_hex"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
@@ -291,6 +298,20 @@ def make_message(spec: dict, where: str, destination: str = "",
                                                    f"{where}.extension_hex", 2 << 20))
         except ValueError:
             raise ProvisionError(f"{where}.extension_hex: not hexadecimal") from None
+    if "authentication_level" in spec:  # Message.AuthenticationLevel: a SecurityHeader
+        levels = dict(MessageAuthenticationLevel.__members__)  # (MS-MQDMPR 3.1.7.1.30 R7)
+        _check(spec["authentication_level"] in levels, f"{where}.authentication_level",
+               f"one of {sorted(levels)}")
+        message.authentication_level = levels[spec["authentication_level"]]
+    for key, attribute in (("sender_sid_hex", "sender_identifier"), ("signature_hex", "signature")):
+        if key in spec:  # Message.SenderIdentifier (a SID, SenderIdentifierType Sid), .Signature
+            try:
+                setattr(message, attribute, bytes.fromhex(_str(spec[key], f"{where}.{key}",
+                                                                64 << 10)))
+            except ValueError:
+                raise ProvisionError(f"{where}.{key}: not hexadecimal") from None
+    if "sender_sid_hex" in spec:
+        message.sender_identifier_type = MessageSenderIdentifierType.Sid
     if "acknowledgements" in spec:
         message.acknowledgements_requested = _acknowledgements(
             spec["acknowledgements"], f"{where}.acknowledgements")

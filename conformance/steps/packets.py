@@ -27,6 +27,7 @@ from mqconform.model.adm import (
     MessageEncryptionAlgorithm,
     MessageHashAlgorithm,
     MessagePrivacyLevel,
+    MessageSenderIdentifierType,
 )
 from mqconform.model.formats import FormatNameError, parse_format_name
 from mqconform.model.packet import BASE_HEADER_SIZE, CLASS_CODES, PacketError, decode_packet
@@ -364,6 +365,50 @@ def extension_carried(mq, scenario):
                              f"MS-MQDMPR/3.1.7.1.32/R8)")
     _assert(mq, mp.message_body == scenario["body"], "the body follows the extension data "
                                                      "as it was sent")
+
+
+#: a SID (MS-DTYP 2.4.2.2) of a domain user: S-1-5-21-1004336348-1177238915-682003330-1001
+SENDER_SID = bytes.fromhex("010500000000000515000000dcf4dc3b833d2b46828ba628e9030000")
+
+
+@given(parsers.parse("a queue with a message signed at {level} by a sender with a SID"))
+def a_queue_with_a_signed_message(mq, scenario, level):
+    """Message.AuthenticationLevel, SenderIdentifier (a SID: SenderIdentifierType Sid) and
+    Signature (MS-MQDMPR 3.1.1.12; SUT control's ``authentication_level``, ``sender_sid_hex``,
+    ``signature_hex``)."""
+    scenario["body"] = b"signed"
+    scenario["signature"] = bytes(range(0x80, 0x80 + 64))
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": level,
+                                   "sender_sid_hex": SENDER_SID.hex(),
+                                   "signature_hex": scenario["signature"].hex()}])
+
+
+@then("UserHeader.Flags.SH is set and the SecurityHeader carries the sender's SID and the "
+      "signature, with AU and AS zero")
+def security_header(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.30 R7: a message whose AuthenticationLevel is not None gets a
+    SecurityHeader and UserHeader.Flags.SH (bit 19); 3.1.7.1.32 writes it: Flags.AU zero (R9),
+    Flags.AS zero (R10), ST the SenderIdentifierType (0x1: a SID, MS-MQMQ 2.2.20.6), the
+    SecurityID the SenderIdentifier and the Signature the message's (R3)."""
+    data = _packet(mq, scenario)
+    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
+    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    _assert(mq, flags >> 19 & 1 == 1, "UserHeader.Flags.SH is set for a message whose "
+                                      "AuthenticationLevel is not None (MS-MQDMPR/3.1.7.1.30/R7)")
+    header = _trailers(mq, scenario)["decoded"].user_message.security_header
+    _assert(mq, header is not None, "the packet has a SecurityHeader (MS-MQDMPR/3.1.7.1.30/R7)")
+    f, d = header.flags, header.security_data
+    _assert(mq, not f.au, "SecurityHeader.Flags.AU is zero (MS-MQDMPR/3.1.7.1.32/R9)")
+    _assert(mq, f.as_ == 0, f"SecurityHeader.Flags.AS is {f.as_}, not zero "
+                            f"(MS-MQDMPR/3.1.7.1.32/R10)")
+    _assert(mq, f.st is MessageSenderIdentifierType.Sid,
+            f"SecurityHeader.Flags.ST is {f.st}, not a SID (0x1), the message's "
+            f"SenderIdentifierType (MS-MQDMPR/3.1.7.1.32/R3)")
+    _assert(mq, bytes(d.security_id) == SENDER_SID,
+            f"SecurityHeader.SecurityID is {bytes(d.security_id).hex()}, not the sender's SID "
+            f"{SENDER_SID.hex()} (MS-MQDMPR/3.1.7.1.32/R3)")
+    _assert(mq, bytes(d.signature) == scenario["signature"],
+            "SecurityHeader.Signature is the message's Signature (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
 # ------------------------------------------------------------------- queue names and types

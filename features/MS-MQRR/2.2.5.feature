@@ -138,6 +138,20 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | 5    |
       | 4096 |
 
+  # MS-MQDMPR 3.1.7.1.30: an authenticated message has a SecurityHeader, with the sender's
+  # identity and the signature it was sent with.
+  @MS-MQDMPR/3.1.7.1.30/R7 @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R9 @MS-MQDMPR/3.1.7.1.32/R10
+  Scenario Outline: A signed message comes back with its SecurityHeader
+    Given a queue with a message signed at <level> by a sender with a SID
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.SH is set and the SecurityHeader carries the sender's SID and the signature, with AU and AS zero
+
+    Examples:
+      | level |
+      | Sig10 |
+      | Sig20 |
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3

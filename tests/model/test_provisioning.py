@@ -129,6 +129,24 @@ def test_a_messages_extension_travels_in_its_packet():
     assert (mp.extension_data, mp.message_body) == (b"\x00\xff\x10", b"b")
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.30/R7", "MS-MQDMPR/3.1.7.1.32/R3")
+def test_a_signed_message_has_a_security_header_with_its_sender_and_signature():
+    from mqconform.model.adm import MessageSenderIdentifierType
+    from mqconform.model.packet import decode_packet
+
+    sid = "010500000000000515000000dcf4dc3b833d2b46828ba628e9030000"
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "s", "authentication_level": "Sig20", "sender_sid_hex": sid,
+         "signature_hex": "a1b2"}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    user = decode_packet(position.message_reference.packet).user_message
+    header = user.security_header
+    assert user.user_header.flags.sh and header is not None
+    assert header.flags.st is MessageSenderIdentifierType.Sid and not header.flags.au
+    assert (header.security_data.security_id.hex(), header.security_data.signature) == (
+        sid, b"\xa1\xb2")
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
@@ -195,6 +213,10 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
      r"messages\[0\]\.acknowledgements: 'AckSoon' is not one of"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "extension_hex": "0g"}]}]},
      r"messages\[0\]\.extension_hex: not hexadecimal"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "authentication_level": "Sig99"}]}]},
+     r"messages\[0\]\.authentication_level: one of"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "sender_sid_hex": "xyz"}]}]},
+     r"messages\[0\]\.sender_sid_hex: not hexadecimal"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
