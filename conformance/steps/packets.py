@@ -221,9 +221,7 @@ def journaling_flags(mq, scenario, jp, jn):
     """MS-MQDMPR 3.1.7.1.32 (R2, R3) sets UserHeader.Flags.JP to PositiveJournalingRequested
     and JN to NegativeJournalingRequested; JN is bit 8 and JP bit 9 of the flags (MS-MQMQ
     2.2.19.2), read here from the packet's octets."""
-    data = _packet(mq, scenario)
-    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
-    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    flags = _user_flags(mq, scenario)
     for name, bit, want in (("JP", 9, jp), ("JN", 8, jn)):
         got = flags >> bit & 1
         _assert(mq, got == want, f"UserHeader.Flags.{name} is {got}, not {want}, the message's "
@@ -249,9 +247,7 @@ def first_and_last_in_transaction(mq, scenario):
     3.1.4.3 R6, R7): both, for the one message of a transaction; serialization writes them to
     TransactionHeader.Flags.FM and LM (3.1.7.1.32 R3), and CG is set only with a
     ConnectorQMGuid, which a message sent to no connector has none of (MS-MQMQ 2.2.20.5)."""
-    data = _packet(mq, scenario)
-    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
-    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    flags = _user_flags(mq, scenario)
     _assert(mq, flags >> 20 & 1 == 1, "UserHeader.Flags.TH is set for a message sent in a "
                                       "transaction (MS-MQDMPR/3.1.7.1.30/R6)")
     header = _trailers(mq, scenario)["decoded"].user_message.transaction_header
@@ -283,9 +279,7 @@ def connector_type(mq, scenario):
     UserHeader.ConnectorType, which is present exactly when UserHeader.Flags.CQ (bit 22) is
     set (MS-MQMQ 2.2.19.2); the server does not interpret the GUID (MS-MQDMPR 3.1.1.12) but
     carries it."""
-    data = _packet(mq, scenario)
-    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
-    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    flags = _user_flags(mq, scenario)
     _assert(mq, flags >> 22 & 1 == 1, "UserHeader.Flags.CQ is set for a message a connector "
                                       "application sent (MS-MQDMPR/3.1.7.1.32/R3)")
     carried = _trailers(mq, scenario)["decoded"].user_message.user_header.connector_type
@@ -390,9 +384,7 @@ def security_header(mq, scenario):
     SecurityHeader and UserHeader.Flags.SH (bit 19); 3.1.7.1.32 writes it: Flags.AU zero (R9),
     Flags.AS zero (R10), ST the SenderIdentifierType (0x1: a SID, MS-MQMQ 2.2.20.6), the
     SecurityID the SenderIdentifier and the Signature the message's (R3)."""
-    data = _packet(mq, scenario)
-    _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
-    (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    flags = _user_flags(mq, scenario)
     _assert(mq, flags >> 19 & 1 == 1, "UserHeader.Flags.SH is set for a message whose "
                                       "AuthenticationLevel is not None (MS-MQDMPR/3.1.7.1.30/R7)")
     header = _trailers(mq, scenario)["decoded"].user_message.security_header
@@ -421,11 +413,17 @@ USER_FLAGS_AT = BASE_HEADER_SIZE + 16 + 16 + 4 + 4 + 4
 QUEUE_TYPE_BITS = {"DQ": 10, "AQ": 13, "RQ": 16}
 
 
-def _queue_type(mq, scenario: dict, field: str) -> int:
-    """UserHeader.Flags.DQ, AQ or RQ as the packet holds it."""
+def _user_flags(mq, scenario: dict) -> int:
+    """UserHeader.Flags as the packet's octets hold them (MS-MQMQ 2.2.19.2)."""
     data = _packet(mq, scenario)
     _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
     (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
+    return flags
+
+
+def _queue_type(mq, scenario: dict, field: str) -> int:
+    """UserHeader.Flags.DQ, AQ or RQ as the packet holds it."""
+    flags = _user_flags(mq, scenario)
     return flags >> QUEUE_TYPE_BITS[field] & 0x7
 
 
