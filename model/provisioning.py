@@ -58,6 +58,9 @@ queues:
         sender_sid_hex: "010500000000000515000000..."   # .SenderIdentifier, a SID
                                   # (SenderIdentifierType Sid): SecurityHeader.SecurityID
         signature_hex: "9f..."    # .Signature: SecurityHeader.Signature
+        destination_queues: ["DIRECT=TCP:192.0.2.44\\private$\\a", "PUBLIC=8e0a4c55-..."]
+                                  # .DestinationMultiQueueFormatName: the queues it was sent
+                                  # to at once (a MultiQueueFormatHeader; or "A,B" in one text)
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
@@ -197,7 +200,7 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "destination_queue", "admin_queue", "response_queue",
                           "positive_journaling", "negative_journaling", "connector_type",
                           "acknowledgements", "extension_hex", "authentication_level",
-                          "sender_sid_hex", "signature_hex"})
+                          "sender_sid_hex", "signature_hex", "destination_queues"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
@@ -353,6 +356,18 @@ def make_message(spec: dict, where: str, destination: str = "",
     for key, attribute in _QUEUE_NAME_KEYS:
         if key in spec:
             setattr(message, attribute, _queue_format_name(spec[key], f"{where}.{key}"))
+    if "destination_queues" in spec:
+        # Message.DestinationMultiQueueFormatName (MS-MQDMPR 3.1.1.12): every queue the message
+        # was sent to at once (a multiple-element format name's elements, MS-MQMQ 2.1.7); a
+        # list, or one text separated by commas
+        names = spec["destination_queues"]
+        names = names.split(",") if isinstance(names, str) else names
+        _check(isinstance(names, list) and names, f"{where}.destination_queues",
+               "must be a list of format names")
+        message.destination_multi_queue_format_name = [
+            _queue_format_name(n.strip() if isinstance(n, str) else n,
+                               f"{where}.destination_queues[{i}]")
+            for i, n in enumerate(names)]
     if "destination_queue" in spec:
         _check(not direct, where, "give direct or destination_queue, not both")
         parsed = parse_format_name(message.destination_queue_format_name)

@@ -403,6 +403,36 @@ def security_header(mq, scenario):
             "SecurityHeader.Signature is the message's Signature (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@given(parsers.parse('a queue with a message sent at once to the queues "{names}"'))
+def a_queue_with_a_message_sent_to_several(mq, scenario, names):
+    """Message.DestinationMultiQueueFormatName (MS-MQDMPR 3.1.1.12; SUT control's
+    ``destination_queues``, names separated by commas): the queues the sender named in one
+    multiple-element format name (MS-MQMQ 2.1.7)."""
+    scenario["body"] = b"to several queues"
+    scenario["names"] = [n.strip() for n in names.split(",")]
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "destination_queues": names}])
+
+
+@then("UserHeader.Flags.MQ is set and the MultiQueueFormatHeader lists every queue the message "
+      "was sent to")
+def multi_queue_format_header(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.30 R10: a message whose DestinationMultiQueueFormatName is specified
+    gets a MultiQueueFormatHeader and UserHeader.Flags.MQ (bit 23); its Destination lists the
+    collection (3.1.7.1.32 R3, MS-MQMQ 2.2.20.1, 2.2.20.2)."""
+    flags = _user_flags(mq, scenario)
+    _assert(mq, flags >> 23 & 1 == 1, "UserHeader.Flags.MQ is set for a message sent to several "
+                                      "queues at once (MS-MQDMPR/3.1.7.1.30/R10)")
+    header = _trailers(mq, scenario)["decoded"].user_message.multi_queue_format_header
+    _assert(mq, header is not None, "the packet has a MultiQueueFormatHeader "
+                                    "(MS-MQDMPR/3.1.7.1.30/R10)")
+    listed = list(header.destination)
+    want = scenario["names"]
+    _assert(mq, len(listed) == len(want)
+            and all(_same_name(w, got) for w, got in zip(want, listed, strict=True)),
+            f"MultiQueueFormatHeader.Destination lists {listed}, not {want} "
+            f"(MS-MQDMPR/3.1.7.1.32/R3)")
+
+
 # ------------------------------------------------------------------- queue names and types
 
 #: where UserHeader.Flags lies in a packet: after the BaseHeader (16 bytes) and the UserHeader's

@@ -152,6 +152,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | Sig10 |
       | Sig20 |
 
+  # MS-MQDMPR 3.1.7.1.30: a message sent to several queues at once lists them all in its
+  # MultiQueueFormatHeader (MS-MQMQ 2.2.20.1).
+  @MS-MQDMPR/3.1.7.1.30/R10 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent to several queues at once comes back with a MultiQueueFormatHeader listing them
+    Given a queue with a message sent at once to the queues "DIRECT=TCP:192.0.2.44\private$\a,PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1,PRIVATE=1c9d0b6e-5a7f-4b8e-8f3a-0d2e4c6a8b10\00000001"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then UserHeader.Flags.MQ is set and the MultiQueueFormatHeader lists every queue the message was sent to
+
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to the queue's PRIVATE= format name carries it, with DQ 0x3

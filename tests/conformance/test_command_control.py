@@ -20,7 +20,7 @@ OPTIONAL = ("dead_letter_queue", "time_to_be_received", "sent_time", "time_to_re
             "soap_body", "delivery", "transactional", "destination_queue", "admin_queue",
             "response_queue", "positive_journaling", "negative_journaling",
             "connector_type", "acknowledgements", "extension_hex", "authentication_level",
-            "sender_sid_hex", "signature_hex")
+            "sender_sid_hex", "signature_hex", "destination_queues")
 
 
 def templates(url: str) -> dict[str, list[str]]:

@@ -147,6 +147,21 @@ def test_a_signed_message_has_a_security_header_with_its_sender_and_signature():
         sid, b"\xa1\xb2")
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.30/R10")
+def test_a_message_sent_to_several_queues_lists_them_in_its_packet():
+    from mqconform.model.packet import decode_packet
+
+    names = ["DIRECT=TCP:192.0.2.44\\private$\\a", "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1"]
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "m", "destination_queues": names}, {"body": "t",
+                                                      "destination_queues": ",".join(names)}]}]})
+    for position in made.queues["mqref\\a"].message_position_list:
+        user = decode_packet(position.message_reference.packet).user_message
+        assert user.user_header.flags.mq
+        assert [n.upper() for n in user.multi_queue_format_header.destination] == [
+            n.upper() for n in names]
+
+
 def test_a_control_api_queue_may_be_a_connector_queue():
     made = provision({"queue_manager": {"computer_name": "HOST1"}})
     queue = create_queue_from_spec(made.env, {"path": "c1", "queue_type": "Connector"})
@@ -217,6 +232,8 @@ def test_a_journaled_queue_copies_what_is_received_from_it_to_its_journal():
      r"messages\[0\]\.authentication_level: one of"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "sender_sid_hex": "xyz"}]}]},
      r"messages\[0\]\.sender_sid_hex: not hexadecimal"),
+    ({"queues": [{"path": "a", "messages": [{"body": "x", "destination_queues": []}]}]},
+     r"messages\[0\]\.destination_queues: must be a list of format names"),
     ({"queues": [{"path": "a", "messages": [{"body": "x", "direct": True,
                                              "destination_queue": "DIRECT=OS:h\\q"}]}]},
      r"messages\[0\]: give direct or destination_queue, not both"),
