@@ -247,12 +247,8 @@ def first_and_last_in_transaction(mq, scenario):
     3.1.4.3 R6, R7): both, for the one message of a transaction; serialization writes them to
     TransactionHeader.Flags.FM and LM (3.1.7.1.32 R3), and CG is set only with a
     ConnectorQMGuid, which a message sent to no connector has none of (MS-MQMQ 2.2.20.5)."""
-    flags = _user_flags(mq, scenario)
-    _assert(mq, flags >> 20 & 1 == 1, "UserHeader.Flags.TH is set for a message sent in a "
-                                      "transaction (MS-MQDMPR/3.1.7.1.30/R6)")
-    header = _trailers(mq, scenario)["decoded"].user_message.transaction_header
-    _assert(mq, header is not None, "the packet has a TransactionHeader "
-                                    "(MS-MQDMPR/3.1.7.1.30/R6)")
+    header = _announced(mq, scenario, "TH", "transaction_header", "TransactionHeader",
+                        "a message sent in a transaction", "MS-MQDMPR/3.1.7.1.30/R6")
     f = header.flags
     _assert(mq, f.fm and f.lm, f"TransactionHeader.Flags.FM is {int(f.fm)} and LM "
                                f"{int(f.lm)}: the one message of its transaction is its first "
@@ -384,11 +380,9 @@ def security_header(mq, scenario):
     SecurityHeader and UserHeader.Flags.SH (bit 19); 3.1.7.1.32 writes it: Flags.AU zero (R9),
     Flags.AS zero (R10), ST the SenderIdentifierType (0x1: a SID, MS-MQMQ 2.2.20.6), the
     SecurityID the SenderIdentifier and the Signature the message's (R3)."""
-    flags = _user_flags(mq, scenario)
-    _assert(mq, flags >> 19 & 1 == 1, "UserHeader.Flags.SH is set for a message whose "
-                                      "AuthenticationLevel is not None (MS-MQDMPR/3.1.7.1.30/R7)")
-    header = _trailers(mq, scenario)["decoded"].user_message.security_header
-    _assert(mq, header is not None, "the packet has a SecurityHeader (MS-MQDMPR/3.1.7.1.30/R7)")
+    header = _announced(mq, scenario, "SH", "security_header", "SecurityHeader",
+                        "a message whose AuthenticationLevel is not None",
+                        "MS-MQDMPR/3.1.7.1.30/R7")
     f, d = header.flags, header.security_data
     _assert(mq, not f.au, "SecurityHeader.Flags.AU is zero (MS-MQDMPR/3.1.7.1.32/R9)")
     _assert(mq, f.as_ == 0, f"SecurityHeader.Flags.AS is {f.as_}, not zero "
@@ -419,12 +413,9 @@ def multi_queue_format_header(mq, scenario):
     """MS-MQDMPR 3.1.7.1.30 R10: a message whose DestinationMultiQueueFormatName is specified
     gets a MultiQueueFormatHeader and UserHeader.Flags.MQ (bit 23); its Destination lists the
     collection (3.1.7.1.32 R3, MS-MQMQ 2.2.20.1, 2.2.20.2)."""
-    flags = _user_flags(mq, scenario)
-    _assert(mq, flags >> 23 & 1 == 1, "UserHeader.Flags.MQ is set for a message sent to several "
-                                      "queues at once (MS-MQDMPR/3.1.7.1.30/R10)")
-    header = _trailers(mq, scenario)["decoded"].user_message.multi_queue_format_header
-    _assert(mq, header is not None, "the packet has a MultiQueueFormatHeader "
-                                    "(MS-MQDMPR/3.1.7.1.30/R10)")
+    header = _announced(mq, scenario, "MQ", "multi_queue_format_header",
+                        "MultiQueueFormatHeader", "a message sent to several queues at once",
+                        "MS-MQDMPR/3.1.7.1.30/R10")
     listed = list(header.destination)
     want = scenario["names"]
     _assert(mq, len(listed) == len(want)
@@ -449,6 +440,22 @@ def _user_flags(mq, scenario: dict) -> int:
     _assert(mq, len(data) >= USER_FLAGS_AT + 4, "the packet holds a UserHeader")
     (flags,) = struct.unpack_from("<I", data, USER_FLAGS_AT)
     return flags
+
+
+#: the UserHeader.Flags bits that announce a header (MS-MQMQ 2.2.19.2)
+HEADER_BITS = {"SH": 19, "TH": 20, "MQ": 23}
+
+
+def _announced(mq, scenario: dict, flag: str, attribute: str, name: str, which: str,
+               rule: str):
+    """The header UserHeader.Flags.``flag`` announces, checked set (the bit read from the
+    octets) and present (decoded), for ``which`` message ``rule`` gives one."""
+    flags = _user_flags(mq, scenario)
+    _assert(mq, flags >> HEADER_BITS[flag] & 1 == 1,
+            f"UserHeader.Flags.{flag} is set for {which} ({rule})")
+    header = getattr(_trailers(mq, scenario)["decoded"].user_message, attribute)
+    _assert(mq, header is not None, f"the packet has a {name} ({rule})")
+    return header
 
 
 def _queue_type(mq, scenario: dict, field: str) -> int:
