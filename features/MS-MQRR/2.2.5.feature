@@ -228,6 +228,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client peeks at subqueue "retry"
     Then the SubqueueHeader names subqueue "retry", padded with zero bytes
 
+  # The SubqueueName field holds 31 WCHARs and the null (64 bytes): a name of 31 characters
+  # fills it whole.
+  @MS-MQRR/2.2.5.3/R5 @MS-MQRR/2.2.5.3/R6
+  Scenario: A message moved to a subqueue of a 31-character name carries the whole name
+    Given a queue holding "one" with subqueues "abcdefghijklmnopqrstuvwxyz01234"
+    And the client has moved "one" from the queue to subqueue "abcdefghijklmnopqrstuvwxyz01234"
+    When the client peeks at subqueue "abcdefghijklmnopqrstuvwxyz01234"
+    Then the SubqueueHeader names subqueue "abcdefghijklmnopqrstuvwxyz01234", padded with zero bytes
+
   # In a subqueue the SubqueueHeader counts (R1: one naming no subqueue is ignored): its
   # AcknowledgementClass is the message's class.
   @MS-MQRR/2.2.5.3/R3
