@@ -1604,9 +1604,25 @@ def migrate_key(legacy: str, old_source: str, new_source: str, old_constants: di
     old = {m.legacy_id: m for m in mutants_of(path, old_source, old_constants)}
     if legacy not in old:
         return None, "no such mutant in the source it was written against"
-    was = old[legacy]
+    return _same_site(old[legacy], old_source, new_source, new_constants)
+
+
+def follow_key(key: str, old_source: str, new_source: str, old_constants: dict[str, int],
+               new_constants: dict[str, int]) -> tuple[str | None, str]:
+    """The stable ID, in ``new_source``, of the mutant whose stable ID in ``old_source`` is
+    ``key``: an edit inside its function renumbers its ordinal (the same matching as
+    migrate_key)."""
+    path = key.split(":", 1)[0]
+    old = {m.id: m for m in mutants_of(path, old_source, old_constants)}
+    if key not in old:
+        return None, "no such mutant in the source it was written against"
+    return _same_site(old[key], old_source, new_source, new_constants)
+
+
+def _same_site(was: Mutant, old_source: str, new_source: str,
+               new_constants: dict[str, int]) -> tuple[str | None, str]:
     text = _site_text(was, old_source)
-    candidates = [m for m in mutants_of(path, new_source, new_constants)
+    candidates = [m for m in mutants_of(was.path, new_source, new_constants)
                   if (m.scope, m.operator, m.detail) == (was.scope, was.operator, was.detail)
                   and _site_text(m, new_source) == text]
     if len(candidates) > 1:
@@ -1617,6 +1633,46 @@ def migrate_key(legacy: str, old_source: str, new_source: str, old_constants: di
         return None, (f"{was.scope}: no `{text[:50]}` with {was.operator} {was.detail} there "
                       f"any more")
     return None, f"{was.scope}: {len(candidates)} sites match"
+
+
+def follow_equivalent_file(path: Path = EQUIVALENT, rev: str = "HEAD"
+                           ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Rewrite, in place, each key of ``path`` that names no mutant of the working tree as the
+    stable ID of the same site, found from the source at ``rev`` (the edit since renumbered the
+    ordinals of its function). Returns ([(old key, new key)], [(key, why not)]); the file is
+    rewritten only when it still loads (load_equivalent's checks)."""
+    keys = load_equivalent(path)
+    constants = project_constants(ROOT)
+    current: dict[str, set[str]] = {}
+    followed, failed = [], []
+    text = path.read_text(encoding="utf-8")
+    for key in keys:
+        file = key.split(":", 1)[0]
+        if file not in current:
+            source = (ROOT / file).read_text(encoding="utf-8") if (ROOT / file).exists() else ""
+            current[file] = {m.id for m in mutants_of(file, source, constants)} if source else set()
+        if key in current[file] or key.count(":") < 3:
+            continue  # a live key, or a scope key (judged by load_equivalent's callers)
+        old_source = _source_at(rev, file)
+        if old_source is None or not (ROOT / file).exists():
+            failed.append((key, f"{file} is not in {rev} or in the working tree"))
+            continue
+        old_constants = int_constants([t for t in (_source_at(rev, c) for c in CONSTANT_SOURCES)
+                                       if t])
+        new, why = follow_key(key, old_source, (ROOT / file).read_text(encoding="utf-8"),
+                              old_constants, constants)
+        quoted = json.dumps(key) + ":"
+        if new is None or text.count(quoted) != 1:
+            failed.append((key, why or "the key is not written once, quoted, in the file"))
+            continue
+        text = text.replace(quoted, json.dumps(new) + ":")
+        followed.append((key, new))
+    if followed:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        load_equivalent(tmp)  # a duplicate key or broken YAML stops here, the file untouched
+        os.replace(tmp, path)
+    return followed, failed
 
 
 def _git(*argv: str) -> str:
@@ -1959,6 +2015,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="check that every key of the equivalent file names a mutant; stop")
     ap.add_argument("--migrate-equivalent", action="store_true",
                     help="rewrite the equivalent file's line-numbered keys as stable IDs; stop")
+    ap.add_argument("--follow-equivalent", metavar="REV", nargs="?", const="HEAD",
+                    help="rewrite the equivalent file's keys that name no mutant of the working "
+                         "tree as the same site's ID, read from REV's source (default HEAD: an "
+                         "edit renumbered their function's ordinals); stop")
     ap.add_argument("--budget", type=float, metavar="SECONDS",
                     help="start no mutant after this long; the rest wait for the next --resume "
                          "(exit 3): a full run split into CI-sized runs")
@@ -2026,6 +2086,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{migrated} keys migrated to stable IDs in {EQUIVALENT}")
         for key, why in failed:
             print(f"NOT carried over: {key}: {why}")
+        return 1 if failed else 0
+    if args.follow_equivalent:
+        followed, failed = follow_equivalent_file(EQUIVALENT, args.follow_equivalent)
+        for was, now in followed:
+            print(f"{was} -> {now}")
+        for key, why in failed:
+            print(f"NOT followed: {key}: {why}")
+        print(f"{len(followed)} keys followed from {args.follow_equivalent} in {EQUIVALENT}")
         return 1 if failed else 0
     if args.merge:
         try:

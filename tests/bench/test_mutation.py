@@ -371,6 +371,26 @@ def test_a_legacy_key_migrates_to_the_stable_id_of_the_same_site():
     assert key is None and "Reader.r_open" in why
 
 
+def test_a_stable_key_follows_its_site_when_an_edit_renumbers_its_function():
+    """A statement added to r_open before `y = call.y + 1` renumbers r_open's stmt ordinals:
+    the key written against the old source follows the same statement to its new ordinal; a
+    site that is gone is not followed, with the reason."""
+    old = SECTIONED
+    new = SECTIONED.replace("        # MS-MQRR/3.1.4.2/R7: the access checks\n",
+                            "        # MS-MQRR/3.1.4.2/R7: the access checks\n        z = 0\n")
+    was = next(m for m in mutation.mutants_of("pkg/s.py", old, {})
+               if m.operator == "stmt" and "y=call.y+1" in m.id)
+    key, why = mutation.follow_key(was.id, old, new, {}, {})
+    assert key is not None and not why and key != was.id
+    assert key == next(m.id for m in mutation.mutants_of("pkg/s.py", new, {})
+                       if m.operator == "stmt" and "y=call.y+1" in m.id)
+    assert mutation.follow_key("pkg/s.py:Reader.r_open:stmt:99:x->pass", old, new, {}, {})[0] \
+        is None
+    gone = new.replace("        y = call.y + 1\n", "")
+    key, why = mutation.follow_key(was.id, old, gone, {}, {})
+    assert key is None and "Reader.r_open" in why
+
+
 def test_every_key_of_the_equivalent_file_names_a_mutant_of_the_current_source():
     equivalent = mutation.load_equivalent()
     files = sorted({k.split(":", 1)[0] for k in equivalent})
