@@ -71,8 +71,9 @@ queues:
 Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,
 3.1.7.1.3), without the directory: a queue whose path has no ``private$`` is a Public queue,
 whose Identifier the directory's Create Directory Object would give (3.1.7.1.3 R13-R16); here
-it is a GUID derived from the queue manager's Identifier and the path name (the same on every
-start, as the queue manager's), so a client finds it by its PUBLIC= format name
+it is a GUID derived from the queue manager's Identifier and how many public queues it has
+made (so the same sequence of queues gets the same GUIDs, as private queues get the same
+numbers, and no GUID is given twice), so a client finds it by its PUBLIC= format name
 (MS-MQMQ 2.1.3), which the control API lists. Messages are serialized to real packets by
 the packet codec (model/packet.py, Serialize Message 3.1.7.1.31) and enqueued with Enqueue
 Message (3.1.7.1.9), so what a client receives is a packet a real MSMQ client can parse. Every
@@ -396,10 +397,15 @@ def make_message(spec: dict, where: str, destination: str = "",
     return deserialize_message_from_buffer(packet)
 
 
-def public_queue_identifier(qm: QueueManager, pathname: str) -> uuid.UUID:
-    """The Identifier of a Public queue made without the directory (the module doc): one per
-    queue manager and path name (path names are not case-sensitive, MS-MQMQ 2.1.1)."""
-    return uuid.uuid5(qm.identifier, pathname.lower())
+def public_queue_identifier(qm: QueueManager) -> uuid.UUID:
+    """The Identifier of the next Public queue ``qm`` makes without the directory (the module
+    doc): derived from the queue manager's Identifier and the queue's ordinal among the public
+    queues it has made, never the same twice in one queue manager's life. Not from the path
+    name: a suite's queue names carry a token of the run, and two runs are to give the same
+    results."""
+    made = getattr(qm, "_public_queues_made", 0) + 1
+    qm._public_queues_made = made  # (not an ADM attribute: the directory's bookkeeping)
+    return uuid.uuid5(qm.identifier, f"public queue {made}")
 
 
 #: the namespace of the TransactionIdentifier of a provisioned transactional message
@@ -474,7 +480,7 @@ def provision(document: Mapping, env: Environment | None = None, now_ms: int = 0
                f"Create Queue refused it ({_status_name(result.status)})")
         new_queue = result.queue
         if new_queue.queue_type is QueueType.Public and new_queue.identifier == GUID_NULL:
-            new_queue.identifier = public_queue_identifier(qm, new_queue.pathname)
+            new_queue.identifier = public_queue_identifier(qm)
         created[pathname.lower()] = new_queue
         if "access" in spec:
             on_access(new_queue, spec["access"], f"{where}.access")
