@@ -239,6 +239,14 @@ def _queue_format_name(value: Any, where: str) -> str:
     return str(parsed)
 
 
+def _hex(value: Any, where: str, max_len: int) -> bytes:
+    """Octets given in hexadecimal (``body_hex``, ``extension_hex``, ...)."""
+    try:
+        return bytes.fromhex(_str(value, where, max_len))
+    except ValueError:
+        raise ProvisionError(f"{where}: not hexadecimal") from None
+
+
 def _acknowledgements(value: Any, where: str) -> list[MessageAcknowledgementsRequested]:
     """Message.AcknowledgementsRequested (MS-MQDMPR 3.1.1.12): a list of the enumeration's
     names, or one text of them separated by commas (a command template's placeholder)."""
@@ -267,10 +275,7 @@ def make_message(spec: dict, where: str, destination: str = "",
     if "body" in spec:
         body = _str(spec["body"], f"{where}.body", 4 << 20).encode("utf-8")
     else:
-        try:
-            body = bytes.fromhex(_str(spec["body_hex"], f"{where}.body_hex", 8 << 20))
-        except ValueError:
-            raise ProvisionError(f"{where}.body_hex: not hexadecimal") from None
+        body = _hex(spec["body_hex"], f"{where}.body_hex", 8 << 20)
     message = Message(body=body,
                       label=_str(spec.get("label", ""), f"{where}.label", 249),
                       priority=_int(spec.get("priority", 3), f"{where}.priority", 0, 7),
@@ -297,11 +302,7 @@ def make_message(spec: dict, where: str, destination: str = "",
         _check(isinstance(value, bool), f"{where}.{key}", "must be true/false")
         setattr(message, attribute, value)
     if "extension_hex" in spec:  # Message.Extension (MS-MQDMPR 3.1.1.12): a second payload
-        try:
-            message.extension = bytes.fromhex(_str(spec["extension_hex"],
-                                                   f"{where}.extension_hex", 2 << 20))
-        except ValueError:
-            raise ProvisionError(f"{where}.extension_hex: not hexadecimal") from None
+        message.extension = _hex(spec["extension_hex"], f"{where}.extension_hex", 2 << 20)
     if "authentication_level" in spec:  # Message.AuthenticationLevel: a SecurityHeader
         levels = dict(MessageAuthenticationLevel.__members__)  # (MS-MQDMPR 3.1.7.1.30 R7)
         _check(spec["authentication_level"] in levels, f"{where}.authentication_level",
@@ -309,11 +310,7 @@ def make_message(spec: dict, where: str, destination: str = "",
         message.authentication_level = levels[spec["authentication_level"]]
     for key, attribute in (("sender_sid_hex", "sender_identifier"), ("signature_hex", "signature")):
         if key in spec:  # Message.SenderIdentifier (a SID, SenderIdentifierType Sid), .Signature
-            try:
-                setattr(message, attribute, bytes.fromhex(_str(spec[key], f"{where}.{key}",
-                                                                64 << 10)))
-            except ValueError:
-                raise ProvisionError(f"{where}.{key}: not hexadecimal") from None
+            setattr(message, attribute, _hex(spec[key], f"{where}.{key}", 64 << 10))
     if "sender_sid_hex" in spec:
         message.sender_identifier_type = MessageSenderIdentifierType.Sid
     if "acknowledgements" in spec:
