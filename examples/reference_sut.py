@@ -59,8 +59,10 @@ import sys
 from urllib.parse import quote, urlsplit
 
 #: message keys whose value is a number or true/false (the others are texts)
-NUMBERS = {"priority", "time_to_be_received", "sent_time", "time_to_reach_queue"}
-FLAGS = {"direct", "transactional", "positive_journaling", "negative_journaling"}
+NUMBERS = {"priority", "time_to_be_received", "sent_time", "time_to_reach_queue",
+           "authentication_provider_type"}
+FLAGS = {"direct", "transactional", "positive_journaling", "negative_journaling",
+         "final_ack_required"}
 #: the environment variable holding the control API's token
 TOKEN_ENV = "MQ_CONTROL_TOKEN"
 

@@ -58,14 +58,32 @@ queues:
         sender_sid_hex: "010500000000000515000000..."   # .SenderIdentifier, a SID
                                   # (SenderIdentifierType Sid): SecurityHeader.SecurityID
         signature_hex: "9f..."    # .Signature: SecurityHeader.Signature
+        privacy_level: Enhanced   # .PrivacyLevel, .EncryptionAlgorithm, .HashAlgorithm by
+        encryption_algorithm: AES128  # name (MessagePropertiesHeader; SecurityHeader.Flags.EB
+        hash_algorithm: SHA_256   # set when PrivacyLevel is not None)
+        symmetric_key_hex: "5a..."    # .SymmetricKey: SecurityHeader.EncryptionKey
+        sender_certificate_hex: "3082..."  # .SenderCertificate: SecurityHeader.SenderCert
+        sender_identifier_type: None_  # .SenderIdentifierType (default Sid; sender_sid_hex
+                                  # sets Sid): SecurityHeader.Flags.ST
+        authentication_provider_name: "Contoso CSP"  # .AuthenticationProviderName and
+        authentication_provider_type: 24  # .AuthenticationProviderType: an alternative
+                                  # provider signed it (SecurityHeader.Flags.DE clear and a
+                                  # ProviderInfo)
         destination_queues: ["DIRECT=TCP:192.0.2.44\\private$\\a", "PUBLIC=8e0a4c55-..."]
                                   # .DestinationMultiQueueFormatName: the queues it was sent
                                   # to at once (a MultiQueueFormatHeader; or "A,B" in one text)
+        admin_queues: ["PUBLIC=..."]  # .AdministrationMultiQueueFormatName and
+        response_queues: ["DIRECT=OS:client\\private$\\r"]  # .ResponseMultiQueueFormatName
+        multiple_destination_signature_hex: "5c..."  # .MultipleDestinationSignature: with
+                                  # destination_queues, the MultiQueueFormatHeader's others
       - body: "in a transaction"
         transactional: true       # a transactional message: its TransactionalMessageSequence-
                                   # Identifier is set (MS-MQDMPR 3.1.1.12), so its packet has a
                                   # TransactionHeader and its LookupIdentifier's high-order byte
                                   # is 0x07 - Priority (3.1.7.1.9)
+        final_ack_required: true  # .FinalAckRequired (TransactionHeader.Flags.FA) and
+        connector_queue_manager: 6b0e...  # .ConnectorQueueManagerIdentifier (ConnectorQMGuid,
+                                  # Flags.CG): of a transactional message only
 ```
 
 Queues are created with Set Queue Defaults and Create Queue (MS-MQDMPR 3.1.7.1.33,
@@ -110,7 +128,14 @@ from mqconform.model.formats import (
 )
 from mqconform.model.higher_layer import create_system_queues
 from mqconform.model.message_ops import enqueue_message
-from mqconform.model.packet import HostAddress, PacketError
+from mqconform.model.packet import (
+    ENCRYPTION_CODES,
+    HASH_CODES,
+    PRIVACY_CODES,
+    SENDER_ID_TYPE_CODES,
+    HostAddress,
+    PacketError,
+)
 from mqconform.model.queue_management import create_queue, set_queue_defaults
 from mqconform.model.runtime import Environment
 from mqconform.model.serialization import (
@@ -201,8 +226,29 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "destination_queue", "admin_queue", "response_queue",
                           "positive_journaling", "negative_journaling", "connector_type",
                           "acknowledgements", "extension_hex", "authentication_level",
-                          "sender_sid_hex", "signature_hex", "destination_queues"})
+                          "sender_sid_hex", "signature_hex", "destination_queues",
+                          "privacy_level", "encryption_algorithm", "hash_algorithm",
+                          "symmetric_key_hex", "sender_certificate_hex",
+                          "authentication_provider_type", "authentication_provider_name",
+                          "sender_identifier_type", "admin_queues", "response_queues",
+                          "multiple_destination_signature_hex", "final_ack_required",
+                          "connector_queue_manager"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
+#: the multiple-element format name keys of a message: the Message attribute each sets
+_MULTI_QUEUE_KEYS = (("destination_queues", "destination_multi_queue_format_name"),
+                     ("admin_queues", "administration_multi_queue_format_name"),
+                     ("response_queues", "response_multi_queue_format_name"))
+#: message keys naming a value of an enumeration of MS-MQDMPR 3.1.1.12 Message: key, attribute,
+#: the names taken (those a packet can carry: MS-MQMQ 2.2.19.3 has no code for the others)
+_MESSAGE_ENUMERATION_KEYS = (
+    ("authentication_level", "authentication_level",
+     dict(MessageAuthenticationLevel.__members__)),
+    ("privacy_level", "privacy_level", {v.name: v for v in PRIVACY_CODES}),
+    ("encryption_algorithm", "encryption_algorithm", {v.name: v for v in ENCRYPTION_CODES}),
+    ("hash_algorithm", "hash_algorithm", {v.name: v for v in HASH_CODES}),
+    ("sender_identifier_type", "sender_identifier_type",
+     {v.name: v for v in SENDER_ID_TYPE_CODES}))
+
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
                     ("response_queue", "response_queue_format_name"))
@@ -245,6 +291,14 @@ def _hex(value: Any, where: str, max_len: int) -> bytes:
         return bytes.fromhex(_str(value, where, max_len))
     except ValueError:
         raise ProvisionError(f"{where}: not hexadecimal") from None
+
+
+def _guid(value: Any, where: str) -> uuid.UUID:
+    """A GUID in its text form (``connector_type``, ``connector_queue_manager``)."""
+    try:
+        return uuid.UUID(_str(value, where, 38))
+    except ValueError:
+        raise ProvisionError(f"{where}: not a GUID") from None
 
 
 def _acknowledgements(value: Any, where: str) -> list[MessageAcknowledgementsRequested]:
@@ -303,15 +357,34 @@ def make_message(spec: dict, where: str, destination: str = "",
         setattr(message, attribute, value)
     if "extension_hex" in spec:  # Message.Extension (MS-MQDMPR 3.1.1.12): a second payload
         message.extension = _hex(spec["extension_hex"], f"{where}.extension_hex", 2 << 20)
-    if "authentication_level" in spec:  # Message.AuthenticationLevel: a SecurityHeader
-        levels = dict(MessageAuthenticationLevel.__members__)  # (MS-MQDMPR 3.1.7.1.30 R7)
-        _check(spec["authentication_level"] in levels, f"{where}.authentication_level",
-               f"one of {sorted(levels)}")
-        message.authentication_level = levels[spec["authentication_level"]]
-    for key, attribute in (("sender_sid_hex", "sender_identifier"), ("signature_hex", "signature")):
-        if key in spec:  # Message.SenderIdentifier (a SID, SenderIdentifierType Sid), .Signature
+    for key, attribute, names in _MESSAGE_ENUMERATION_KEYS:
+        # Message.AuthenticationLevel (not None: a SecurityHeader, MS-MQDMPR 3.1.7.1.30 R7),
+        # .PrivacyLevel, .EncryptionAlgorithm, .HashAlgorithm (MessagePropertiesHeader)
+        if key in spec:
+            _check(spec[key] in names, f"{where}.{key}", f"one of {sorted(names)}")
+            setattr(message, attribute, names[spec[key]])
+    for key, attribute in (("sender_sid_hex", "sender_identifier"), ("signature_hex", "signature"),
+                           ("symmetric_key_hex", "symmetric_key"),
+                           ("sender_certificate_hex", "sender_certificate")):
+        if key in spec:  # Message.SenderIdentifier (a SID, SenderIdentifierType Sid), .Signature,
+            # .SymmetricKey, .SenderCertificate: the SecurityHeader's items (MS-MQMQ 2.2.20.6)
             setattr(message, attribute, _hex(spec[key], f"{where}.{key}", 64 << 10))
+    if "authentication_provider_name" in spec:
+        # Message.AuthenticationProviderName, .AuthenticationProviderType: a signature made
+        # with an alternative provider (SecurityHeader.Flags.DE clear and a ProviderInfo)
+        message.authentication_provider_name = _str(
+            spec["authentication_provider_name"], f"{where}.authentication_provider_name")
+        _check(bool(message.authentication_provider_name),
+               f"{where}.authentication_provider_name", "must not be empty")
+        message.authentication_provider_type = _int(
+            spec.get("authentication_provider_type", 0), f"{where}.authentication_provider_type",
+            0, 0xFFFFFFFF)
+    else:
+        _check("authentication_provider_type" not in spec, f"{where}.authentication_provider_type",
+               "goes with authentication_provider_name")
     if "sender_sid_hex" in spec:
+        _check(spec.get("sender_identifier_type", "Sid") == "Sid",
+               f"{where}.sender_identifier_type", "a sender_sid_hex is a Sid")
         message.sender_identifier_type = MessageSenderIdentifierType.Sid
     if "acknowledgements" in spec:
         message.acknowledgements_requested = _acknowledgements(
@@ -319,11 +392,8 @@ def make_message(spec: dict, where: str, destination: str = "",
     if "connector_type" in spec:
         # Message.ConnectorTypeIdentifier (MS-MQDMPR 3.1.1.12): sent by a connector
         # application; UserHeader.Flags.CQ and .ConnectorType
-        try:
-            message.connector_type_identifier = uuid.UUID(_str(
-                spec["connector_type"], f"{where}.connector_type", 38))
-        except ValueError:
-            raise ProvisionError(f"{where}.connector_type: not a GUID") from None
+        message.connector_type_identifier = _guid(spec["connector_type"],
+                                                  f"{where}.connector_type")
     if "sent_time" in spec:  # Message.SentTime: seconds since 1970 (UserHeader.SentTime)
         message.sent_time = _int(spec["sent_time"], f"{where}.sent_time", 0, 0xFFFFFFFF)
     # Message.TimeToReachQueue, seconds; MS-MQDMPR/3.1.1.12/R45 (a SHOULD) when omitted
@@ -346,6 +416,17 @@ def make_message(spec: dict, where: str, destination: str = "",
         message.first_in_transaction = message.last_in_transaction = True
         message.transactional_message_sequence_identifier = TxSequenceId(
             ordinal=1, time_stamp=message.sent_time)
+    # Message.FinalAckRequired, .ConnectorQueueManagerIdentifier (MS-MQDMPR 3.1.1.12): the
+    # TransactionHeader's Flags.FA and ConnectorQMGuid (Flags.CG): a transactional message's
+    final_ack = spec.get("final_ack_required", False)
+    _check(isinstance(final_ack, bool), f"{where}.final_ack_required", "must be true/false")
+    for key, given in (("final_ack_required", final_ack),
+                       ("connector_queue_manager", "connector_queue_manager" in spec)):
+        _check(transactional or not given, f"{where}.{key}", "goes with transactional: true")
+    message.final_ack_required = final_ack
+    if "connector_queue_manager" in spec:
+        message.connector_queue_manager_identifier = _guid(
+            spec["connector_queue_manager"], f"{where}.connector_queue_manager")
     direct = spec.get("direct", False)
     _check(isinstance(direct, bool), f"{where}.direct", "must be true/false")
     if direct:
@@ -354,18 +435,29 @@ def make_message(spec: dict, where: str, destination: str = "",
     for key, attribute in _QUEUE_NAME_KEYS:
         if key in spec:
             setattr(message, attribute, _queue_format_name(spec[key], f"{where}.{key}"))
-    if "destination_queues" in spec:
+    for key, attribute in _MULTI_QUEUE_KEYS:
         # Message.DestinationMultiQueueFormatName (MS-MQDMPR 3.1.1.12): every queue the message
-        # was sent to at once (a multiple-element format name's elements, MS-MQMQ 2.1.7); a
-        # list, or one text separated by commas
-        names = spec["destination_queues"]
+        # was sent to at once (a multiple-element format name's elements, MS-MQMQ 2.1.7), and
+        # the administration and response queues given so; a list, or one text separated by
+        # commas. They travel in a MultiQueueFormatHeader, which a destination list makes.
+        if key not in spec:
+            continue
+        _check(key == "destination_queues" or "destination_queues" in spec, f"{where}.{key}",
+               "goes with destination_queues")
+        names = spec[key]
         names = names.split(",") if isinstance(names, str) else names
-        _check(isinstance(names, list) and names, f"{where}.destination_queues",
+        _check(isinstance(names, list) and names, f"{where}.{key}",
                "must be a list of format names")
-        message.destination_multi_queue_format_name = [
-            _queue_format_name(n.strip() if isinstance(n, str) else n,
-                               f"{where}.destination_queues[{i}]")
-            for i, n in enumerate(names)]
+        setattr(message, attribute, [
+            _queue_format_name(n.strip() if isinstance(n, str) else n, f"{where}.{key}[{i}]")
+            for i, n in enumerate(names)])
+    if "multiple_destination_signature_hex" in spec:
+        # Message.MultipleDestinationSignature: MultiQueueFormatHeader.Signature
+        _check("destination_queues" in spec, f"{where}.multiple_destination_signature_hex",
+               "goes with destination_queues")
+        message.multiple_destination_signature = _hex(
+            spec["multiple_destination_signature_hex"],
+            f"{where}.multiple_destination_signature_hex", 64 << 10)
     if "destination_queue" in spec:
         _check(not direct, where, "give direct or destination_queue, not both")
         parsed = parse_format_name(message.destination_queue_format_name)

@@ -257,6 +257,38 @@ def first_and_last_in_transaction(mq, scenario):
     _assert(mq, not f.cg and header.connector_qm_guid is None,
             "TransactionHeader.Flags.CG is clear and no ConnectorQMGuid follows, for a message "
             "sent to no connector (MS-MQDMPR/3.1.7.1.32/R3)")
+    _assert(mq, not f.fa, "TransactionHeader.Flags.FA is clear: the message's FinalAckRequired "
+                          "is False (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+@given(parsers.parse("a queue with a transactional message that asks for a final "
+                     'acknowledgement through the connector queue manager "{guid}"'))
+def a_queue_with_a_message_through_a_connector(mq, scenario, guid):
+    """Message.FinalAckRequired and .ConnectorQueueManagerIdentifier (MS-MQDMPR 3.1.1.12; SUT
+    control's ``final_ack_required``, ``connector_queue_manager``) of a transactional
+    message."""
+    scenario["body"] = b"through a connector queue manager"
+    scenario["connector"] = uuid.UUID(guid)
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "transactional": True,
+                                   "final_ack_required": True,
+                                   "connector_queue_manager": guid}], transactional=True)
+
+
+@then("the TransactionHeader has Flags.FA set, Flags.CG set and the connector queue manager as "
+      "ConnectorQMGuid")
+def final_ack_and_connector(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 R3: TransactionHeader.Flags.FA is FinalAckRequired, ConnectorQMGuid
+    the ConnectorQueueManagerIdentifier; MS-MQMQ 2.2.20.5: Flags.CG says it is present."""
+    header = _announced(mq, scenario, "TH", "transaction_header", "TransactionHeader",
+                        "a message sent in a transaction", "MS-MQDMPR/3.1.7.1.30/R6")
+    f = header.flags
+    _assert(mq, f.fa, "TransactionHeader.Flags.FA is set: the message's FinalAckRequired is "
+                      "True (MS-MQDMPR/3.1.7.1.32/R3)")
+    _assert(mq, f.cg and header.connector_qm_guid == scenario["connector"],
+            f"TransactionHeader.Flags.CG is {int(f.cg)} and ConnectorQMGuid "
+            f"{header.connector_qm_guid}, not set and the message's "
+            f"ConnectorQueueManagerIdentifier {scenario['connector']} "
+            f"(MS-MQDMPR/3.1.7.1.32/R3)")
 
 
 @given(parsers.parse('a queue with a message sent by a connector application of type "{guid}"'))
@@ -397,6 +429,119 @@ def security_header(mq, scenario):
             "SecurityHeader.Signature is the message's Signature (MS-MQDMPR/3.1.7.1.32/R3)")
 
 
+@then("SecurityHeader.Flags.EB is clear and SecurityHeader.Flags.DE is set")
+def not_private_signed_by_the_queuing_system(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32: EB is zero when Message.PrivacyLevel is None (R12); DE is 0x1 when
+    the queuing system produced the signature (R15: no AuthenticationProviderName given)."""
+    f = _trailers(mq, scenario)["decoded"].user_message.security_header.flags
+    _assert(mq, not f.eb, "SecurityHeader.Flags.EB is zero for a message whose PrivacyLevel "
+                          "is None (MS-MQDMPR/3.1.7.1.32/R12)")
+    _assert(mq, f.de, "SecurityHeader.Flags.DE is 0x1 for a message the queuing system signed "
+                      "(MS-MQDMPR/3.1.7.1.32/R15)")
+
+
+#: a symmetric key (Message.SymmetricKey) of a private message: opaque octets to the queue
+SYMMETRIC_KEY = bytes(range(0x40, 0x40 + 24))
+
+
+@given(parsers.parse("a queue with a message signed at Sig20, sent at {privacy} privacy, "
+                     "encrypted with {encryption} and hashed with {hash_}"))
+def a_queue_with_a_private_message(mq, scenario, privacy, encryption, hash_):
+    """Message.PrivacyLevel, EncryptionAlgorithm, HashAlgorithm and SymmetricKey (MS-MQDMPR
+    3.1.1.12; SUT control's ``privacy_level``, ``encryption_algorithm``, ``hash_algorithm``,
+    ``symmetric_key_hex``): the body as the application gave it, the queue holding octets."""
+    scenario["body"] = b"private"
+    scenario["privacy"] = (MessagePrivacyLevel[privacy], MessageEncryptionAlgorithm[encryption],
+                           MessageHashAlgorithm[hash_])
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": "Sig20",
+                                   "sender_sid_hex": SENDER_SID.hex(),
+                                   "signature_hex": bytes(range(16)).hex(),
+                                   "privacy_level": privacy, "encryption_algorithm": encryption,
+                                   "hash_algorithm": hash_,
+                                   "symmetric_key_hex": SYMMETRIC_KEY.hex()}])
+
+
+@then("the MessagePropertiesHeader carries the privacy level and the algorithms, the "
+      "SecurityHeader the symmetric key with Flags.EB set")
+def privacy_carried(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32 R3: MessagePropertiesHeader.PrivacyLevel, .EncryptionAlgorithm and
+    .HashAlgorithm are the message's, coded as its tables list them (PrivacyLevel Base 0x1,
+    Enhanced 0x3, Advanced 0x5; the ALG_IDs of MS-MQMQ 2.2.19.3), the SecurityHeader's
+    EncryptionKey its SymmetricKey; Flags.EB is 1 as PrivacyLevel is not None (R11)."""
+    user = _trailers(mq, scenario)["decoded"].user_message
+    mp = user.message_properties_header
+    privacy, encryption, hash_ = scenario["privacy"]
+    for field, got, want in (("PrivacyLevel", mp.privacy_level, privacy),
+                             ("EncryptionAlgorithm", mp.encryption_algorithm, encryption),
+                             ("HashAlgorithm", mp.hash_algorithm, hash_)):
+        _assert(mq, got == want, f"MessagePropertiesHeader.{field} reads {_code_name(got)}, "
+                                 f"not the message's {want.name} (MS-MQDMPR/3.1.7.1.32/R3)")
+    header = _announced(mq, scenario, "SH", "security_header", "SecurityHeader",
+                        "a message whose AuthenticationLevel is not None",
+                        "MS-MQDMPR/3.1.7.1.30/R7")
+    _assert(mq, header.flags.eb, "SecurityHeader.Flags.EB is 1 for a message whose "
+                                 "PrivacyLevel is not None (MS-MQDMPR/3.1.7.1.32/R11)")
+    key = bytes(header.security_data.encryption_key)
+    _assert(mq, key == SYMMETRIC_KEY,
+            f"SecurityHeader.EncryptionKey holds {len(key)} bytes {key[:8].hex()}..., not the "
+            f"message's SymmetricKey (MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+def _code_name(value) -> str:
+    """A decoded code: its enumeration name, or the number no table lists."""
+    return value.name if hasattr(value, "name") else f"0x{value:X}"
+
+
+@given(parsers.parse('a queue with a message signed at Sig30 by the provider "{provider}" of '
+                     'type {kind:d} with a {size:d}-byte sender certificate'))
+def a_queue_with_a_message_of_another_provider(mq, scenario, provider, kind, size):
+    """Message.AuthenticationProviderName, .AuthenticationProviderType and .SenderCertificate
+    (MS-MQDMPR 3.1.1.12; SUT control's ``authentication_provider_name``,
+    ``authentication_provider_type``, ``sender_certificate_hex``); no sender identifier
+    (SenderIdentifierType None: ``sender_identifier_type``)."""
+    scenario["body"] = b"provider"
+    scenario["provider"] = (kind, provider)
+    scenario["certificate"] = bytes((0x30 + i) % 256 for i in range(size))
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": "Sig30",
+                                   "signature_hex": bytes(range(32)).hex(),
+                                   "sender_identifier_type": "None_",
+                                   "authentication_provider_name": provider,
+                                   "authentication_provider_type": kind,
+                                   "sender_certificate_hex": scenario["certificate"].hex()}])
+
+
+@then("SecurityHeader.Flags.DE is clear and the SecurityHeader carries the ProviderInfo and the "
+      "sender certificate")
+def provider_carried(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.32: DE is 0x0 for a signature of an alternative provider (R16); ST is
+    the SenderIdentifierType, None (0x0) with no SecurityID (R3); the ProviderInfo's
+    ProviderType and ProviderName are the message's (R3), ProviderInfoSize
+    their size (R14: the name read back whole, with or without its null, as the
+    packet-provider-info-null choice allows); SenderCert the certificate, SenderCertSize its
+    size (R13: the codec reads SenderCertSize octets, so a wrong size reads other data)."""
+    header = _announced(mq, scenario, "SH", "security_header", "SecurityHeader",
+                        "a message whose AuthenticationLevel is not None",
+                        "MS-MQDMPR/3.1.7.1.30/R7")
+    _assert(mq, not header.flags.de, "SecurityHeader.Flags.DE is 0x0 for a signature produced "
+                                     "by an alternative provider (MS-MQDMPR/3.1.7.1.32/R16)")
+    _assert(mq, header.flags.st is MessageSenderIdentifierType.None_ and
+            not header.security_data.security_id,
+            f"SecurityHeader.Flags.ST reads {_code_name(header.flags.st)} and SecurityID "
+            f"{len(header.security_data.security_id)} bytes for a message without a sender "
+            f"identifier: ST 0x0, no SecurityID (MS-MQDMPR/3.1.7.1.32/R3, MS-MQMQ 2.2.20.6)")
+    info = header.security_data.provider_info
+    kind, provider = scenario["provider"]
+    got = None if info is None else (info.provider_type, info.provider_name)
+    _assert(mq, got == (kind, provider),
+            f"SecurityHeader.ProviderInfo reads {got}, not the message's provider type {kind} "
+            f"and name {provider!r} (MS-MQDMPR/3.1.7.1.32/R3, MS-MQDMPR/3.1.7.1.32/R14)")
+    cert = bytes(header.security_data.sender_cert)
+    want = scenario["certificate"]
+    _assert(mq, cert == want, f"SecurityHeader.SenderCert holds {len(cert)} bytes, not the "
+                              f"message's {len(want)}-byte SenderCertificate "
+                              f"(MS-MQDMPR/3.1.7.1.32/R3, MS-MQDMPR/3.1.7.1.32/R13)")
+
+
 @given(parsers.parse('a queue with a message sent at once to the queues "{names}"'))
 def a_queue_with_a_message_sent_to_several(mq, scenario, names):
     """Message.DestinationMultiQueueFormatName (MS-MQDMPR 3.1.1.12; SUT control's
@@ -421,6 +566,49 @@ def multi_queue_format_header(mq, scenario):
     _assert(mq, len(listed) == len(want)
             and all(_same_name(w, got) for w, got in zip(want, listed, strict=True)),
             f"MultiQueueFormatHeader.Destination lists {listed}, not {want} "
+            f"(MS-MQDMPR/3.1.7.1.32/R3)")
+
+
+@given(parsers.parse('a queue with a message sent at once to the queues "{names}" with the '
+                     'administration queues "{admin}" and the response queues "{response}" and '
+                     'a {size:d}-byte signature'))
+def a_queue_with_a_message_of_multiple_queue_names(mq, scenario, names, admin, response, size):
+    """Message.DestinationMultiQueueFormatName, AdministrationMultiQueueFormatName,
+    ResponseMultiQueueFormatName and MultipleDestinationSignature (MS-MQDMPR 3.1.1.12; SUT
+    control's ``destination_queues``, ``admin_queues``, ``response_queues``,
+    ``multiple_destination_signature_hex``)."""
+    scenario["body"] = b"to several queues, answers to several"
+    scenario["lists"] = {field: [n.strip() for n in given.split(",")] for field, given in
+                         (("Destination", names), ("Administration", admin),
+                          ("Response", response))}
+    scenario["signature"] = bytes((0xA0 + i) % 256 for i in range(size))
+    scenario["queue"] = mq.queue([{"body": scenario["body"], "destination_queues": names,
+                                   "admin_queues": admin, "response_queues": response,
+                                   "multiple_destination_signature_hex":
+                                       scenario["signature"].hex()}])
+
+
+@then("the MultiQueueFormatHeader lists the destination, administration and response queues and "
+      "carries the signature")
+def multi_queue_format_header_whole(mq, scenario):
+    """MS-MQDMPR 3.1.7.1.30's table (3.1.7.1.32 R3): MultiQueueFormatHeader.Destination,
+    .Administration and .Response are the message's multiple-element format names,
+    .Signature its MultipleDestinationSignature (MS-MQMQ 2.2.20.1-2.2.20.3: each
+    MQFAddressHeader's HeaderSize covers its elements rounded up to 4 bytes, MQFSignatureHeader
+    its Size bytes; the codec reads them so, a missing pad reads the next header askew)."""
+    header = _announced(mq, scenario, "MQ", "multi_queue_format_header",
+                        "MultiQueueFormatHeader", "a message sent to several queues at once",
+                        "MS-MQDMPR/3.1.7.1.30/R10")
+    for field, want in scenario["lists"].items():
+        listed = list(getattr(header, field.lower()))
+        _assert(mq, len(listed) == len(want)
+                and all(_same_name(w, got) for w, got in zip(want, listed, strict=True)),
+                f"MultiQueueFormatHeader.{field} lists {listed}, not {want} "
+                f"(MS-MQDMPR/3.1.7.1.32/R3)")
+    got = bytes(header.signature)
+    _assert(mq, got == scenario["signature"],
+            f"MultiQueueFormatHeader.Signature holds {len(got)} bytes {got[:8].hex()}..., not "
+            f"the message's {len(scenario['signature'])}-byte MultipleDestinationSignature "
             f"(MS-MQDMPR/3.1.7.1.32/R3)")
 
 

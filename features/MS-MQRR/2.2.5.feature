@@ -84,6 +84,15 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.TH is set and the TransactionHeader marks the message the first and the last of its transaction, with no connector queue manager
 
+  # MS-MQDMPR 3.1.7.1.32's table: TransactionHeader.Flags.FA is Message.FinalAckRequired,
+  # ConnectorQMGuid its ConnectorQueueManagerIdentifier, announced by Flags.CG (MS-MQMQ 2.2.20.5).
+  @MS-MQDMPR/3.1.7.1.30/R6 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A transactional message that asks for a final acknowledgement, through a connector queue manager, carries both in its TransactionHeader
+    Given a queue with a transactional message that asks for a final acknowledgement through the connector queue manager "6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1"
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the TransactionHeader has Flags.FA set, Flags.CG set and the connector queue manager as ConnectorQMGuid
+
   # MS-MQDMPR 3.1.1.12: ConnectorTypeIdentifier says a connector application sent the message;
   # the server carries it without interpreting it.
   @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3
@@ -140,17 +149,53 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
 
   # MS-MQDMPR 3.1.7.1.30: an authenticated message has a SecurityHeader, with the sender's
   # identity and the signature it was sent with.
+  # It was signed by the queuing system (DE set) and is not private (EB clear).
   @MS-MQDMPR/3.1.7.1.30/R7 @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R9 @MS-MQDMPR/3.1.7.1.32/R10
+  @MS-MQDMPR/3.1.7.1.32/R12 @MS-MQDMPR/3.1.7.1.32/R15
   Scenario Outline: A signed message comes back with its SecurityHeader
     Given a queue with a message signed at <level> by a sender with a SID
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.SH is set and the SecurityHeader carries the sender's SID and the signature, with AU and AS zero
+    And SecurityHeader.Flags.EB is clear and SecurityHeader.Flags.DE is set
 
     Examples:
       | level |
       | Sig10 |
       | Sig20 |
+
+  # MS-MQDMPR 3.1.7.1.32: a private message carries its PrivacyLevel, EncryptionAlgorithm and
+  # HashAlgorithm in its MessagePropertiesHeader (coded as MS-MQMQ 2.2.19.3 lists them), its
+  # SymmetricKey as the SecurityHeader's EncryptionKey, and EB set.
+  @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R11
+  Scenario Outline: A private message comes back with its privacy level, algorithms and symmetric key
+    Given a queue with a message signed at Sig20, sent at <privacy> privacy, encrypted with <encryption> and hashed with <hash>
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the MessagePropertiesHeader carries the privacy level and the algorithms, the SecurityHeader the symmetric key with Flags.EB set
+
+    Examples:
+      | privacy  | encryption | hash    |
+      | Base     | RC4        | MD5     |
+      | Enhanced | AES128     | SHA_256 |
+      | Advanced | AES256     | SHA_512 |
+      | Advanced | RC2        | MD2     |
+      | Enhanced | AES192     | MD4     |
+
+  # MS-MQDMPR 3.1.7.1.32: a message signed by an alternative security provider has DE clear
+  # and a ProviderInfo naming it (ProviderInfoSize: the name's size plus 4), and a sender
+  # certificate comes back whole (SenderCertSize: its size). No sender identifier: ST 0x0.
+  @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R13 @MS-MQDMPR/3.1.7.1.32/R14 @MS-MQDMPR/3.1.7.1.32/R16
+  Scenario Outline: A message signed by an alternative provider comes back with its ProviderInfo and sender certificate
+    Given a queue with a message signed at Sig30 by the provider "<provider>" of type <type> with a <size>-byte sender certificate
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then SecurityHeader.Flags.DE is clear and the SecurityHeader carries the ProviderInfo and the sender certificate
+
+    Examples:
+      | provider                | type | size |
+      | Contoso CSP             | 24   | 7    |
+      | Fabrikam Signature Prov | 1    | 1200 |
 
   # MS-MQDMPR 3.1.7.1.30: a message sent to several queues at once lists them all in its
   # MultiQueueFormatHeader (MS-MQMQ 2.2.20.1).
@@ -160,6 +205,17 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then UserHeader.Flags.MQ is set and the MultiQueueFormatHeader lists every queue the message was sent to
+
+  # MS-MQDMPR 3.1.7.1.30's table: AdministrationMultiQueueFormatName, ResponseMultiQueueFormatName
+  # and MultipleDestinationSignature are the MultiQueueFormatHeader's Administration, Response
+  # and Signature. Each list ends with a direct name whose end needs padding (MS-MQMQ 2.2.20.2:
+  # "rounded up to the next 4-byte boundary"), the signature is of an odd size (2.2.20.3).
+  @MS-MQDMPR/3.1.7.1.30/R10 @MS-MQDMPR/3.1.7.1.32/R3
+  Scenario: A message sent to several queues at once comes back with its administration and response queues and its signature
+    Given a queue with a message sent at once to the queues "PRIVATE=1c9d0b6e-5a7f-4b8e-8f3a-0d2e4c6a8b10\00000002,DIRECT=OS:host\q" with the administration queues "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1,DIRECT=OS:ad\min" and the response queues "DIRECT=TCP:192.0.2.9\private$\r" and a 13-byte signature
+    And the client has opened the queue with RECEIVE_ACCESS
+    When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
+    Then the MultiQueueFormatHeader lists the destination, administration and response queues and carries the signature
 
   # MS-MQDMPR 3.1.7.1.32: the packet names the queue a message was sent to, and its kind.
   @MS-MQDMPR/3.1.1.12/R49 @MS-MQDMPR/3.1.7.1.32/R2 @MS-MQDMPR/3.1.7.1.32/R3

@@ -20,7 +20,12 @@ OPTIONAL = ("dead_letter_queue", "time_to_be_received", "sent_time", "time_to_re
             "soap_body", "delivery", "transactional", "destination_queue", "admin_queue",
             "response_queue", "positive_journaling", "negative_journaling",
             "connector_type", "acknowledgements", "extension_hex", "authentication_level",
-            "sender_sid_hex", "signature_hex", "destination_queues")
+            "sender_sid_hex", "signature_hex", "destination_queues", "privacy_level",
+            "encryption_algorithm", "hash_algorithm", "symmetric_key_hex",
+            "sender_certificate_hex", "authentication_provider_type",
+            "authentication_provider_name", "sender_identifier_type", "admin_queues",
+            "response_queues", "multiple_destination_signature_hex", "final_ack_required",
+            "connector_queue_manager")
 
 
 def templates(url: str) -> dict[str, list[str]]:

@@ -147,6 +147,75 @@ def test_a_signed_message_has_a_security_header_with_its_sender_and_signature():
         sid, b"\xa1\xb2")
 
 
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R3", "MS-MQDMPR/3.1.7.1.32/R11",
+                 "MS-MQDMPR/3.1.7.1.32/R13", "MS-MQDMPR/3.1.7.1.32/R14",
+                 "MS-MQDMPR/3.1.7.1.32/R16")
+def test_a_private_message_signed_by_an_alternative_provider_has_its_security_items():
+    from mqconform.model.adm import MessageEncryptionAlgorithm, MessageHashAlgorithm
+    from mqconform.model.adm import MessagePrivacyLevel as P
+    from mqconform.model.packet import decode_packet
+
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "s", "authentication_level": "Sig30", "privacy_level": "Advanced",
+         "encryption_algorithm": "AES192", "hash_algorithm": "SHA_512",
+         "symmetric_key_hex": "0a0b0c", "sender_certificate_hex": "3082",
+         "authentication_provider_name": "Contoso CSP", "sender_identifier_type": "None_",
+         "authentication_provider_type": 24}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    user = decode_packet(position.message_reference.packet).user_message
+    mp, header = user.message_properties_header, user.security_header
+    assert (mp.privacy_level, mp.encryption_algorithm, mp.hash_algorithm) == (
+        P.Advanced, MessageEncryptionAlgorithm.AES192, MessageHashAlgorithm.SHA_512)
+    assert header.flags.eb and not header.flags.de and header.flags.st.name == "None_"
+    data = header.security_data
+    assert (data.encryption_key, data.sender_cert) == (b"\x0a\x0b\x0c", b"\x30\x82")
+    assert (data.provider_info.provider_type, data.provider_info.provider_name) == (
+        24, "Contoso CSP")
+
+
+@pytest.mark.parametrize(("key", "value", "error"), [
+    ("privacy_level", "Secret", "privacy_level: one of ['Advanced', 'Base', 'Enhanced', 'None_']"),
+    ("encryption_algorithm", "DES", "encryption_algorithm: one of "),
+    ("hash_algorithm", 5, "hash_algorithm: one of "),
+    ("symmetric_key_hex", "0g", "symmetric_key_hex: not hexadecimal"),
+    ("final_ack_required", True, "final_ack_required: goes with transactional: true"),
+    ("connector_queue_manager", "6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1",
+     "connector_queue_manager: goes with transactional: true"),
+    ("admin_queues", "PUBLIC=6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1",
+     "admin_queues: goes with destination_queues"),
+    ("sender_identifier_type", "Name", "sender_identifier_type: one of ['None_', "
+                                       "'QueueManagerIdentifier', 'Sid']"),
+    ("authentication_provider_name", "", "authentication_provider_name: must not be empty"),
+    ("authentication_provider_type", 3,
+     "authentication_provider_type: goes with authentication_provider_name"),
+])
+def test_a_message_security_key_out_of_its_range_is_refused_naming_it(key, value, error):
+    with pytest.raises(ProvisionError) as caught:
+        provision({"queues": [{"path": "a", "messages": [{"body": "s", key: value}]}]})
+    assert error in str(caught.value)
+
+
+def test_a_sender_sid_with_another_sender_identifier_type_is_refused():
+    with pytest.raises(ProvisionError, match="sender_identifier_type: a sender_sid_hex is a Sid"):
+        provision({"queues": [{"path": "a", "messages": [
+            {"body": "s", "sender_sid_hex": "0105", "sender_identifier_type": "None_"}]}]})
+
+
+@pytest.mark.req("MS-MQDMPR/3.1.7.1.32/R3")
+def test_a_transactional_message_carries_its_final_ack_request_and_connector_queue_manager():
+    import uuid
+
+    from mqconform.model.packet import decode_packet
+
+    connector = "6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1"
+    made = provision({"queues": [{"path": "a", "transactional": True, "messages": [
+        {"body": "t", "transactional": True, "final_ack_required": True,
+         "connector_queue_manager": connector}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    th = decode_packet(position.message_reference.packet).user_message.transaction_header
+    assert th.flags.fa and th.flags.cg and th.connector_qm_guid == uuid.UUID(connector)
+
+
 @pytest.mark.req("MS-MQDMPR/3.1.7.1.30/R10")
 def test_a_message_sent_to_several_queues_lists_them_in_its_packet():
     from mqconform.model.packet import decode_packet
