@@ -49,6 +49,12 @@ Decisions:
    number 4), as a network path that corrupts or forges it would; what the recorder holds is
    what was sent. The association is closed after that call: the client's sequence number
    went on, whatever the server did with its own.
+8. Another security context named (``name_another_security_context``): the next request of an
+   association that signs names, in its sec_trailer, an auth_context_id other than the one its
+   bind set up (MS-RPCE 2.2.2.11), and is signed as sent, so only the context it names is
+   wrong; or (``auth3``) the rpc_auth_3 that completes the next association's NTLM handshake
+   names another one (MS-RPCE 2.2.2.10; nothing signs an rpc_auth_3's trailer, so it is
+   changed on its way). The association is closed after that call, as in decision 7.
 """
 
 from __future__ import annotations
@@ -94,7 +100,7 @@ __all__ = [
 
 _INTERFACES = {c.REMOTEREAD: (str(c.REMOTEREAD_UUID), "1.0"),
                c.QMMGMT: (str(c.QMMGMT_UUID), "1.0")}
-_PTYPE_RESPONSE, _PTYPE_FAULT = 2, 3  # C706 12.6.4
+_PTYPE_RESPONSE, _PTYPE_FAULT, _PTYPE_AUTH3 = 2, 3, 16  # C706 12.6.4, MS-RPCE 2.2.2.10
 _PFC_LAST_FRAG = 0x02  # C706 12.6.3.1
 _HEADER = 16  # the common header (C706 12.6.3.1)
 
@@ -180,6 +186,8 @@ class _Dce(DCERPC_v5):
                     self["assoc_group"] = group  # C706 12.6.4.3: join that association group
 
         rpcrt.MSRPCBind = _Bind
+        if self.shift_auth3:
+            self._shift_auth3()
         try:
             ack = super().bind(*args, **kwargs)
         finally:
@@ -189,6 +197,48 @@ class _Dce(DCERPC_v5):
         except Exception:  # noqa: BLE001 - impacket's structures raise anything on bad data
             self.assoc_group = 0
         return ack
+
+    #: decision 8: added to the auth_context_id of the next request's sec_trailer before it
+    #: is signed, and of the rpc_auth_3 the next bind sends
+    shift_next_request = 0
+    shift_auth3 = 0
+
+    def _transport_send(self, rpc_packet, forceWriteAndx=0, forceRecv=0):
+        shift, self.shift_next_request = self.shift_next_request, 0
+        if not shift:
+            return super()._transport_send(rpc_packet, forceWriteAndx, forceRecv)
+        from impacket.dcerpc.v5 import rpcrt
+
+        original = rpcrt.SEC_TRAILER
+
+        class _Shifted(original):  # impacket sets auth_ctx_id, then signs the PDU holding it
+            def __setitem__(self, key, value):
+                super().__setitem__(key, value + shift if key == "auth_ctx_id" else value)
+
+        rpcrt.SEC_TRAILER = _Shifted
+        try:
+            return super()._transport_send(rpc_packet, forceWriteAndx, forceRecv)
+        finally:
+            rpcrt.SEC_TRAILER = original
+
+    def _shift_auth3(self) -> None:
+        """Decision 8: the next rpc_auth_3 sent names auth_context_id + shift_auth3."""
+        shift, self.shift_auth3 = self.shift_auth3, 0
+        rpc_transport = self._transport
+        send = rpc_transport.send
+
+        def shifted(data, forceWriteAndx=0, forceRecv=0):
+            if len(data) > _HEADER and data[2] == _PTYPE_AUTH3:
+                rpc_transport.send = send
+                frag_length, auth_length = struct.unpack_from("<HH", data, 8)
+                at = frag_length - auth_length - d.SEC_TRAILER_SIZE + 4
+                pdu = bytearray(data)
+                struct.pack_into("<L", pdu, at,
+                                 (struct.unpack_from("<L", pdu, at)[0] + shift) & 0xFFFFFFFF)
+                data = bytes(pdu)
+            return send(data, forceWriteAndx, forceRecv)
+
+        rpc_transport.send = shifted
 
     def recv(self):
         stub = bytearray()
@@ -336,12 +386,14 @@ class _Association:
 
     def __init__(self, host: str, port: int, interface: str, ndr64: bool,
                  timeout: float | None, max_response: int, assoc_group: int = 0,
-                 recorder: Any = None, credentials: Credentials | None = None):
+                 recorder: Any = None, credentials: Credentials | None = None,
+                 shift_auth3: int = 0):
         self.interface = interface
         self.port = port
         self.dce = _open_dce(host, port, timeout, recorder, credentials)
         self.dce.max_response = max_response
         self.dce.join_assoc_group = assoc_group
+        self.dce.shift_auth3 = shift_auth3  # decision 8
         syntax = NDR64_SYNTAX if ndr64 else NDR_SYNTAX
         try:
             self.dce.bind(uuidtup_to_bin(_INTERFACES[interface]), transfer_syntax=syntax)
@@ -391,7 +443,7 @@ class _Association:
 
 
 class RpcClient:
-    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-7)."""
+    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-8)."""
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
                  max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None,
@@ -416,6 +468,10 @@ class RpcClient:
         self._ports: dict[str, int] = {}
         self._associations: dict[str, _Association] = {}
         self._alter: set[str] = set()  # decision 7: interfaces whose next request is altered
+        #: decision 8: interfaces whose next request, or whose handshake, names another
+        #: security context
+        self._another_context: set[str] = set()
+        self._another_auth3: set[str] = set()
 
     def alter_next_signature(self, interface: str = c.REMOTEREAD) -> None:
         """Decision 7. Raises ArgumentError where the association does not sign (no
@@ -424,6 +480,22 @@ class RpcClient:
             raise ArgumentError("the association does not sign its requests (packet "
                                 "integrity or privacy): there is no signature to alter")
         self._alter.add(interface)
+
+    def name_another_security_context(self, interface: str = c.REMOTEREAD,
+                                      auth3: bool = False) -> None:
+        """Decision 8: the next request to ``interface`` names another auth_context_id than
+        its bind's, signed as sent; with ``auth3``, the rpc_auth_3 of the handshake that binds
+        ``interface`` does (it must not be bound yet). Raises ArgumentError where the
+        association does not sign."""
+        if self.credentials is None or self.credentials.level < 5:
+            raise ArgumentError("the association does not sign its requests (packet "
+                                "integrity or privacy): no security context to name")
+        if auth3:
+            if interface in self._associations:
+                raise ArgumentError(f"{interface} is bound already: its rpc_auth_3 was sent")
+            self._another_auth3.add(interface)
+        else:
+            self._another_context.add(interface)
 
     # ---------------------------------------------------------------- connecting
 
@@ -495,9 +567,11 @@ class RpcClient:
                                      f"connect() again")
             return assoc
         ndr64 = self.ndr64 and interface == c.REMOTEREAD  # decision 2
+        shift = 1 if interface in self._another_auth3 else 0  # decision 8
+        self._another_auth3.discard(interface)
         assoc = _Association(self.endpoint.host, self._port(interface), interface, ndr64,
                              self.timeout, self.max_response, self.join_assoc_group,
-                             self.recorder, self.credentials)
+                             self.recorder, self.credentials, shift_auth3=shift)
         self._associations[interface] = assoc
         return assoc
 
@@ -531,6 +605,10 @@ class RpcClient:
         if altered:  # decision 7
             self._alter.discard(call_type.interface)
             assoc.alter_next_request()
+        if call_type.interface in self._another_context:  # decision 8
+            self._another_context.discard(call_type.interface)
+            assoc.dce.shift_next_request = 1
+            altered = True  # closed after the call, as decision 7's
         try:
             sock.settimeout(self._call_timeout(typed_call, timeout))
             assoc.dce.call(call_type.opnum, stub)

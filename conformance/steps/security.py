@@ -125,9 +125,29 @@ def identity_purges_altered(mq, scenario, role):
         conn.client.alter_next_signature()
     except ArgumentError as exc:
         raise NotApplicable(f'"{role}" does not sign its requests: {exc}') from None
+    _call_closing(scenario, role, conn, c.R_PurgeQueue(phContext=scenario["handles"][role]))
+
+
+@when(parsers.parse('"{role}" purges the queue, the request\'s verifier naming another '
+                    "security context than its bind's"))
+def identity_purges_in_another_context(mq, scenario, role):
+    """R_PurgeQueue through the handle ``role`` opened last, its sec_trailer naming another
+    auth_context_id than the bind's and signed so (conformance/client.py decision 8). The
+    connection is closed after it."""
+    conn = scenario["as"].pop(role)
+    try:
+        conn.client.name_another_security_context(c.REMOTEREAD)
+    except ArgumentError as exc:
+        raise NotApplicable(f'"{role}" does not sign its requests: {exc}') from None
+    scenario["not_theirs"] = "naming another security context than its bind's"
+    _call_closing(scenario, role, conn, c.R_PurgeQueue(phContext=scenario["handles"][role]))
+
+
+def _call_closing(scenario, role: str, conn, call: c.Call) -> None:
+    """One call as ``role`` whose answer may be a closed connection; ``conn`` closed after."""
     scenario["who"] = role
     try:
-        scenario["result"] = conn.call(c.R_PurgeQueue(phContext=scenario["handles"][role]))
+        scenario["result"] = conn.call(call)
     except TargetError as exc:
         scenario["result"] = None
         scenario["closed"] = str(exc)
@@ -135,12 +155,29 @@ def identity_purges_altered(mq, scenario, role):
         conn.close()
 
 
+@when(parsers.parse('"{role}", whose rpc_auth_3 names another security context than its '
+                    "bind's, asks R_QMMgmtGetInfo for the machine's active queues"))
+def identity_asks_qmmgmt_in_another_context(mq, scenario, role):
+    """R_QMMgmtGetInfo on a qmmgmt association whose NTLM handshake ends with an rpc_auth_3
+    naming another auth_context_id (conformance/client.py decision 8)."""
+    conn = mq.as_identity(role)
+    try:
+        conn.client.name_another_security_context(c.QMMGMT, auth3=True)
+    except ArgumentError as exc:
+        raise NotApplicable(f'"{role}" does not sign its requests: {exc}') from None
+    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
+    scenario["not_theirs"] = "made after an rpc_auth_3 naming another security context"
+    _call_closing(scenario, role, conn, c.R_QMMgmtGetInfo(
+        pObjectFormat=machine, cp=1, aProp=(1,), apVar=(c.PropVariant(1),)))
+
+
 @then(parsers.parse("the server does not carry it out: it answers with a fault or closes the "
                     "connection ({ids})"))
 def it_is_not_carried_out(mq, scenario, ids):
     result = scenario["result"]
     mq.assert_that(result is None or _refused_by(result),
-                   f'the request altered on its way is not "{scenario["who"]}"\'s; the target '
+                   f'the request {scenario.get("not_theirs", "altered on its way")} is not '
+                   f'"{scenario["who"]}"\'s; the target '
                    f"{_text(result) if result is not None else 'closed the connection'}",
                    tuple(i.strip() for i in ids.split(",")))
 

@@ -98,6 +98,20 @@ Feature: MS-MQRR 2.1 Transport
     And "administrator" peeks the first message
     Then the peek returns the message "kept" (MS-MQRR/2.1/R1)
 
+  # A request's verifier names the security context it was signed in (MS-RPCE 2.2.2.11
+  # auth_context_id); one naming another context than the one its bind set up is not the
+  # caller's, even signed as sent. Any refusal will do, as above.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
+  Scenario: A request whose verifier names another security context than its bind's is not carried out
+    Given a queue that "administrator" may peek, receive from and purge and nothing more, with messages "kept"
+    When "administrator" opens the queue with RECEIVE_ACCESS
+    Then the server allows it (MS-MQRR/2.1/R3)
+    When "administrator" purges the queue, the request's verifier naming another security context than its bind's
+    Then the server does not carry it out: it answers with a fault or closes the connection (MS-MQRR/2.1/R1)
+    When "administrator" opens the queue with PEEK_ACCESS
+    And "administrator" peeks the first message
+    Then the peek returns the message "kept" (MS-MQRR/2.1/R1)
+
   # Packet privacy (MS-RPCE 2.2.1.1.8) is above any minimum level a server sets (MS-MQRR
   # 3.1.4.2 <19>): requests and answers sealed, and the same access checks.
   @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
