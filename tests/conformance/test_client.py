@@ -996,45 +996,56 @@ security:
 """
 
 
-@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
-def test_a_signature_altered_on_its_way_is_refused_and_ends_the_association(tmp_path, level):
-    """Decision 7: the next request only, one octet of its checksum changed after signing
-    (what the transport is handed is the altered PDU); the server refuses it (the reference:
-    fault RPC_S_SEC_PKG_ERROR), the association is closed after it, and a new one works."""
+@pytest.fixture
+def signing_server(tmp_path):
+    """The reference requiring NTLM at packet integrity or above (SIGNING_SERVER), and its
+    endpoint."""
     from mqconform.server.main import start
-    from mqconform.server.rpc import RPC_S_SEC_PKG_ERROR
 
     (tmp_path / "queues.yaml").write_text(SIGNING_SERVER)
     r = start(port=0, queues=str(tmp_path / "queues.yaml"))
     try:
-        endpoint = f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]"
-        cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
-        cl.connect(endpoint)
-        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
-        transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
-        sent = []
-        send = transport.send
-        transport.send = lambda data, *a: (sent.append(bytes(data)), send(data, *a))[1]
-        cl.alter_next_signature()
-        answer = cl.call(c.R_GetServerPort())
-        assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
-        [request] = sent
-        assert request[2] == 0 and struct.unpack_from("<H", request, 10)[0] == 16  # signed
-        with pytest.raises(ConnectionLost):
-            cl.call(c.R_GetServerPort())
-        cl.connect(endpoint)
-        for _ in range(2):  # only the one request was altered
-            assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
-        cl.close()
+        yield r, f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]"
     finally:
         r.stop()
 
 
+@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
+def test_a_signature_altered_on_its_way_is_refused_and_ends_the_association(signing_server,
+                                                                            level):
+    """Decision 7: the next request only, one octet of its checksum changed after signing
+    (what the transport is handed is the altered PDU); the server refuses it (the reference:
+    fault RPC_S_SEC_PKG_ERROR), the association is closed after it, and a new one works."""
+    from mqconform.server.rpc import RPC_S_SEC_PKG_ERROR
+
+    r, endpoint = signing_server
+    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
+    cl.connect(endpoint)
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+    sent = []
+    send = transport.send
+    transport.send = lambda data, *a: (sent.append(bytes(data)), send(data, *a))[1]
+    cl.alter_next_signature()
+    answer = cl.call(c.R_GetServerPort())
+    assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
+    [request] = sent
+    assert request[2] == 0 and struct.unpack_from("<H", request, 10)[0] == 16  # signed
+    with pytest.raises(ConnectionLost):
+        cl.call(c.R_GetServerPort())
+    cl.connect(endpoint)
+    for _ in range(2):  # only the one request was altered
+        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    cl.close()
+
+
+@pytest.mark.parametrize("method", ["alter_next_signature", "name_another_security_context"])
 @pytest.mark.parametrize("credentials", [None, Credentials("alice", "pw", level=2)],
                          ids=["anonymous", "connect"])
-def test_no_signature_to_alter_where_requests_are_not_signed(credentials):
+def test_no_signature_to_alter_where_requests_are_not_signed(credentials, method):
+    """Decisions 7 and 8 need an association that signs."""
     with pytest.raises(ArgumentError, match="does not sign"):
-        RpcClient(credentials=credentials).alter_next_signature()
+        getattr(RpcClient(credentials=credentials), method)()
 
 
 # ------------------------------------------------------------------ decision 8
@@ -1047,66 +1058,48 @@ def _auth_context_id(pdu: bytes) -> int:
 
 
 @pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
-def test_a_request_naming_another_security_context_is_signed_as_sent_and_refused(tmp_path,
-                                                                                 level):
+def test_a_request_naming_another_security_context_is_signed_as_sent_and_refused(
+        signing_server, level):
     """Decision 8: the next request's sec_trailer names auth_context_id + 1, and its signature
     is the one impacket made over it (the reference then refuses it for the context, fault
     RPC_S_SEC_PKG_ERROR, not for the signature: a server that checked only the signature would
     serve it); the association is closed after it, and a new one works."""
-    from mqconform.server.main import start
     from mqconform.server.rpc import RPC_S_SEC_PKG_ERROR
 
-    (tmp_path / "queues.yaml").write_text(SIGNING_SERVER)
-    r = start(port=0, queues=str(tmp_path / "queues.yaml"))
-    try:
-        endpoint = f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]"
-        cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
-        cl.connect(endpoint)
-        transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
-        sent = []
-        send = transport.send
-        transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
-        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
-        cl.name_another_security_context()
-        answer = cl.call(c.R_GetServerPort())
-        assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
-        good, shifted = sent
-        assert _auth_context_id(shifted) == _auth_context_id(good) + 1
-        with pytest.raises(ConnectionLost):
-            cl.call(c.R_GetServerPort())
-        cl.connect(endpoint)
-        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
-        cl.close()
-    finally:
-        r.stop()
+    r, endpoint = signing_server
+    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
+    cl.connect(endpoint)
+    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+    sent = []
+    send = transport.send
+    transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    cl.name_another_security_context()
+    answer = cl.call(c.R_GetServerPort())
+    assert answer.raised and answer.status == RPC_S_SEC_PKG_ERROR
+    good, shifted = sent
+    assert _auth_context_id(shifted) == _auth_context_id(good) + 1
+    with pytest.raises(ConnectionLost):
+        cl.call(c.R_GetServerPort())
+    cl.connect(endpoint)
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    cl.close()
 
 
-def test_an_rpc_auth_3_naming_another_security_context_leaves_the_caller_unproven(tmp_path):
+def test_an_rpc_auth_3_naming_another_security_context_leaves_the_caller_unproven(
+        signing_server):
     """Decision 8 with ``auth3``: the qmmgmt association's rpc_auth_3 names auth_context_id + 1
     (its bind's is unchanged); the reference completes no security context, so the signed call
     that follows is refused; the RemoteRead association, bound before, is served."""
-    from mqconform.server.main import start
 
-    (tmp_path / "queues.yaml").write_text(SIGNING_SERVER)
-    r = start(port=0, queues=str(tmp_path / "queues.yaml"))
-    try:
-        endpoint = f"ncacn_ip_tcp:127.0.0.1[{r.rpc.address[1]}]"
-        cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=5))
-        cl.connect(endpoint)
-        with pytest.raises(ArgumentError, match="bound already"):
-            cl.name_another_security_context(c.REMOTEREAD, auth3=True)
-        cl.name_another_security_context(c.QMMGMT, auth3=True)
-        answer = cl.call(c.R_QMMgmtGetInfo(pObjectFormat=MgmtObject(1), cp=1, aProp=(1,),
-                                           apVar=(c.PropVariant(1),)))
-        assert answer.raised and answer.status != 0
-        assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
-        cl.close()
-    finally:
-        r.stop()
-
-
-@pytest.mark.parametrize("credentials", [None, Credentials("alice", "pw", level=2)],
-                         ids=["anonymous", "connect"])
-def test_no_security_context_to_name_where_requests_are_not_signed(credentials):
-    with pytest.raises(ArgumentError, match="does not sign"):
-        RpcClient(credentials=credentials).name_another_security_context()
+    r, endpoint = signing_server
+    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=5))
+    cl.connect(endpoint)
+    with pytest.raises(ArgumentError, match="bound already"):
+        cl.name_another_security_context(c.REMOTEREAD, auth3=True)
+    cl.name_another_security_context(c.QMMGMT, auth3=True)
+    answer = cl.call(c.R_QMMgmtGetInfo(pObjectFormat=MgmtObject(1), cp=1, aProp=(1,),
+                                       apVar=(c.PropVariant(1),)))
+    assert answer.raised and answer.status != 0
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    cl.close()
