@@ -16,7 +16,7 @@ from typing import Any
 from pytest_bdd import parsers, then, when
 
 from mqconform.conformance import sources
-from mqconform.conformance.session import NotApplicable, message_body
+from mqconform.conformance.session import Inconclusive, NotApplicable, message_body
 from mqconform.conformance.steps.remoteread_more import _assert, _open_call, _place, _state
 from mqconform.conformance.targets import RpcTarget
 from mqconform.model import calls as c
@@ -1075,6 +1075,66 @@ def sends_unknown_provider(mq, scenario, what):
                                       call_id=2, auth=verifier))
             scenario["cut"] = "alter_context naming an unknown security provider"
             scenario["cut_answer"] = _answer_or_close(sock)
+
+
+#: the auth_context_id of the security context an alter_context begins (any value: the
+#: connection has none yet)
+ALTER_AUTH_CONTEXT_ID = 0x4D51
+#: RPC_C_AUTHN_WINNT (MS-RPCE 2.2.1.1.7) and RPC_C_AUTHN_LEVEL_PKT_INTEGRITY (2.2.1.1.8)
+AUTHN_WINNT, LEVEL_INTEGRITY = 10, 5
+
+
+@when("a new connection binds RemoteRead without authentication and sends an alter_context "
+      "carrying an NTLM NEGOTIATE")
+def alter_context_negotiates(mq, scenario):
+    """MS-RPCE 3.3.1.5.2.1: a client that has sent its bind begins a security context with an
+    alter_context. The bind: RemoteRead's context, no verifier; the alter_context: the same
+    context with an NTLM NEGOTIATE (MS-NLMP 2.2.1.1) at packet integrity. Only for a target
+    that takes NTLM callers (the target file names identities); not applicable where the
+    target refuses a bind without authentication."""
+    from impacket import ntlm
+
+    if not mq.suite.spec.identities:
+        raise Inconclusive("the target file names no identities: whether the target takes "
+                           "NTLM callers at all is not known")
+    syntax = _target_syntax(mq)
+    interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
+    contexts = (d.ContextElement(0, interface, (d.TRANSFER_SYNTAXES[syntax],)),)
+    token = ntlm.getNTLMSSPType1("", "", signingRequired=True).getData()
+    verifier = d.AuthVerifier(AUTHN_WINNT, LEVEL_INTEGRITY, 0, ALTER_AUTH_CONTEXT_ID, token)
+    with _connect(mq, record=False) as sock:  # wire.pcap holds calls answered in turn
+        ack = _bind(sock, (syntax,)).body
+        if not isinstance(ack, d.BindAck):
+            raise NotApplicable(f"the target answers a bind without authentication with "
+                                f"{_answer_name(ack)}")
+        sock.sendall(d.encode_pdu(d.AlterContext(d.MUST_RECV_FRAG_SIZE, d.MUST_RECV_FRAG_SIZE,
+                                                 0, contexts), call_id=2, auth=verifier))
+        scenario["alter_answer"] = _answer_or_close(sock, whole=True)
+
+
+#: an NTLM CHALLENGE_MESSAGE begins with its Signature and MessageType 2 (MS-NLMP 2.2.1.2)
+NTLM_CHALLENGE = b"NTLMSSP\0" + struct.pack("<L", 2)
+
+
+@then("the target answers with an alter_context_resp whose verifier carries an NTLM CHALLENGE "
+      "for that security context")
+def answers_alter_with_challenge(mq, scenario):
+    """MS-RPCE 3.3.1.5.2.1: the server MUST answer an alter_context that builds a security
+    context with an alter_context_resp (a fault only in error); the provider's next message,
+    NTLM's CHALLENGE, rides in its verifier, which names the context the alter_context began
+    (2.2.2.11 auth_context_id)."""
+    pdu = scenario["alter_answer"]
+    body = getattr(pdu, "body", pdu)
+    _assert(mq, isinstance(body, d.AlterContextResp),
+            f"the target answers the alter_context that begins a security context with an "
+            f"alter_context_resp (MS-RPCE 3.3.1.5.2.1), not {_answer_name(body)}")
+    auth = pdu.auth
+    _assert(mq, auth is not None and auth.auth_value[:12] == NTLM_CHALLENGE,
+            "the alter_context_resp's verifier carries an NTLM CHALLENGE_MESSAGE (MS-NLMP "
+            "2.2.1.2)")
+    _assert(mq, auth.auth_context_id == ALTER_AUTH_CONTEXT_ID,
+            f"the verifier names the security context the alter_context began "
+            f"({ALTER_AUTH_CONTEXT_ID:#x}, MS-RPCE 2.2.2.11), not {auth.auth_context_id:#x}")
 
 
 @then("the target answers with a bind_nak for authentication_type_not_recognized")

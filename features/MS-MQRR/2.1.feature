@@ -267,6 +267,15 @@ Feature: MS-MQRR 2.1 Transport
     When another connection binds RemoteRead and calls R_GetServerPort
     Then the target answers with the port it listens on, not a fault
 
+  # MS-RPCE 3.3.1.5.2.1: a client that has sent its bind on a connection begins a security
+  # context on it with an alter_context, and the server MUST answer with an alter_context_resp
+  # (a fault only in error): here an NTLM NEGOTIATE after a bind without authentication, whose
+  # answer carries NTLM's CHALLENGE. Inconclusive where the target file names no identities.
+  @MS-MQRR/2.1/R1 @MS-MQRR/2.1/R3
+  Scenario: A security context begun with an alter_context after a bind without one is answered with the challenge
+    When a new connection binds RemoteRead without authentication and sends an alter_context carrying an NTLM NEGOTIATE
+    Then the target answers with an alter_context_resp whose verifier carries an NTLM CHALLENGE for that security context
+
   @MS-MQRR/2.1/R1
   Scenario: A bind naming an unknown security provider is rejected with a bind_nak, and the server goes on serving
     When a new connection sends a bind whose verifier names an authentication type no security provider has
