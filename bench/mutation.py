@@ -967,12 +967,31 @@ identities:
 PROVISIONING = "queues.yaml"
 
 
+#: the provisioning document of the plain configuration: as `mqconform run --target reference`
+#: serves (conformance/session.py _serve_reference), no authentication required of the suite's
+#: own client, and the two identities of the access-check cases, who authenticate with NTLM
+PLAIN_DOCUMENT = """\
+security:
+  authentication: none
+  users:
+    - {name: boss, password_env: MQC_MUT_ADMIN, administrator: true}
+    - {name: reader, password_env: MQC_MUT_READER}
+"""
+PLAIN_TARGET = """\
+identities:
+  administrator: {user: boss, password_env: MQC_MUT_ADMIN}
+  reader: {user: reader, password_env: MQC_MUT_READER}
+"""
+
+
 @dataclass(frozen=True)
 class Config:
-    """How the servers of a batch run and how the suite reaches them: ``plain`` (no
-    authentication, the control API on loopback without a token) or ``authenticated``
+    """How the servers of a batch run and how the suite reaches them: ``plain`` (PLAIN_DOCUMENT:
+    the suite's client unauthenticated, the identities of the access-check cases signing
+    theirs, the control API on loopback with a token) or ``authenticated``
     (AUTH_DOCUMENT: every call signed with NTLM, the access checks of server/security.py and
-    the authentication paths of server/rpc.py and wire/auth.py in play)."""
+    the authentication paths of server/rpc.py and wire/auth.py in play for the suite's own
+    client too)."""
 
     name: str = "plain"
     provisioning: str = ""  # the provisioning document serve reads (--queues), if any
@@ -995,7 +1014,16 @@ def authenticated_config() -> Config:
                   tuple(env.items()))
 
 
-PLAIN = Config()
+def plain_config() -> Config:
+    import secrets
+    env = {name: secrets.token_urlsafe(18) for name in
+           ("MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN")}
+    # a server whose provisioning has a security section takes the control API's calls only
+    # with a token, as the embedded reference does
+    return Config("plain", PLAIN_DOCUMENT, "MQC_MUT_TOKEN", PLAIN_TARGET, tuple(env.items()))
+
+
+PLAIN = plain_config()
 
 
 def _child_environ() -> dict[str, str]:
@@ -1054,7 +1082,6 @@ def run_against(base: Path, server_root: Path, work: Path, module: str, expect_f
                           f"sut_control:\n  kind: reference\n  url: {control.group(1)}\n{token}"
                           f"{config.target_extra}")
         report = work / "report"
-        # the two access-check cases need identities the default server does not provision
         argv = [sys.executable, "-P", "-c", SUITE_BOOT, str(import_root(base)), "run", "--target",
                 str(target), "--report-dir", str(report), "--allow-inconclusive"]
         for prefix in select:

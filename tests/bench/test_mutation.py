@@ -257,15 +257,30 @@ def test_a_server_the_mutant_leaves_deaf_to_binds_is_killed_not_an_error():
 def test_the_authenticated_configuration_reaches_and_kills_an_access_check_mutant():
     """--auth: the server requires authentication and the suite signs its calls and has the
     access checks' identities, so a mutant of server/security.py that lets nobody named in an
-    access list in is killed (in the plain configuration no call reaches Access.allows). The
-    case it fails checks a SHOULD (MS-MQRR 2.1): a warning, not a gating failure, yet one the
-    pristine run does not give, so the suite noticed the mutant."""
+    access list in is killed. The case it fails checks a SHOULD (MS-MQRR 2.1): a warning, not
+    a gating failure, yet one the pristine run does not give, so the suite noticed the
+    mutant."""
     verdict, digest = _run_one("server/security.py",
                                "server/security.py:Access.allows:return:3:return->None",
                                ["MS-MQRR/2.1"], pristine=True,  # trace: ignore
                                config=mutation.authenticated_config())
     assert verdict.verdict == "killed", verdict
     assert digest.endswith("+authenticated")
+
+
+def test_the_plain_configuration_has_the_identities_and_reaches_their_ntlm_paths():
+    """The plain configuration serves as `mqconform run --target reference` does: the suite's
+    own client unauthenticated, the access-check identities provisioned, so the cases that
+    authenticate run (without them they were inconclusive) and a mutant of the NTLM paths of
+    server/rpc.py that only they reach is killed: one that refuses a security context begun
+    with an alter_context after a bind without one (MS-RPCE 3.3.1.5.2.1)."""
+    assert "authentication: none" in mutation.PLAIN.provisioning
+    assert "administrator:" in mutation.PLAIN.target_extra and "credentials" not in \
+        mutation.PLAIN.target_extra
+    verdict, digest = _run_one("server/rpc.py", "server/rpc.py:Connection._bind_auth:bool:2:and->or",
+                               ["MS-MQRR/2.1/R3"], pristine=True)  # trace: ignore
+    assert verdict.verdict == "killed", verdict
+    assert "alter_context" in verdict.reason and not digest.endswith("+authenticated")
 
 
 # ---------------------------------------------------------------------------------------------
