@@ -55,6 +55,10 @@ Decisions:
    wrong; or (``auth3``) the rpc_auth_3 that completes the next association's NTLM handshake
    names another one (MS-RPCE 2.2.2.10; nothing signs an rpc_auth_3's trailer, so it is
    changed on its way). The association is closed after that call, as in decision 7.
+9. An object named (``name_an_object``): the next request to an interface carries an object
+   UUID (C706 12.6.4.9: PFC_OBJECT_UUID and the object field after the opnum), outside what
+   packet privacy seals; RemoteRead and qmmgmt define no objects, so a server dispatches it
+   as any other request.
 """
 
 from __future__ import annotations
@@ -443,7 +447,7 @@ class _Association:
 
 
 class RpcClient:
-    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-8)."""
+    """RemoteRead and qmmgmt over ncacn_ip_tcp (module doc: decisions 1-9)."""
 
     def __init__(self, timeout: float | None = 10.0, epm_port: int = 135,
                  max_response: int = 64 << 20, assoc_group: int = 0, recorder: Any = None,
@@ -472,6 +476,7 @@ class RpcClient:
         #: security context
         self._another_context: set[str] = set()
         self._another_auth3: set[str] = set()
+        self._objects: dict[str, uuid.UUID] = {}  # decision 9: the next request's object
 
     def alter_next_signature(self, interface: str = c.REMOTEREAD) -> None:
         """Decision 7. Raises ArgumentError where the association does not sign (no
@@ -496,6 +501,10 @@ class RpcClient:
             self._another_auth3.add(interface)
         else:
             self._another_context.add(interface)
+
+    def name_an_object(self, object_uuid: uuid.UUID, interface: str = c.REMOTEREAD) -> None:
+        """Decision 9: the next request to ``interface`` names ``object_uuid``."""
+        self._objects[interface] = object_uuid
 
     # ---------------------------------------------------------------- connecting
 
@@ -611,7 +620,8 @@ class RpcClient:
             altered = True  # closed after the call, as decision 7's
         try:
             sock.settimeout(self._call_timeout(typed_call, timeout))
-            assoc.dce.call(call_type.opnum, stub)
+            named = self._objects.pop(call_type.interface, None)  # decision 9
+            assoc.dce.call(call_type.opnum, stub, None if named is None else named.bytes_le)
             answer = assoc.dce.recv()
         except _Fault as fault:
             return c.RESULTS[call_type](status=fault.status, raised=True)

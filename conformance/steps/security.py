@@ -12,6 +12,8 @@ never passed.
 
 from __future__ import annotations
 
+import uuid
+
 from pytest_bdd import given, parsers, then, when
 
 from mqconform.conformance import sources
@@ -113,6 +115,30 @@ def identity_seals_and_opens(mq, scenario, role, access):
     """MS-RPCE 2.2.1.1.8 RPC_C_AUTHN_LEVEL_PKT_PRIVACY: every request and answer of the
     connection sealed; a level above the target's minimum (MS-MQRR 3.1.4.2 <19>)."""
     _open_as(scenario, role, access, mq.as_identity(role, level=6))
+
+
+#: the object a request names (C706 12.6.4.9): one RemoteRead never defined
+NAMED_OBJECT = uuid.UUID("6d2f1f4e-5b8a-4c3e-9f61-0a7b2c4d8e19")
+
+
+@when(parsers.parse('"{role}", sealing its calls (packet privacy), calls R_GetServerPort '
+                    'naming an object'))
+def identity_seals_and_names_an_object(mq, scenario, role):
+    """R_GetServerPort on a connection of ``role`` at packet privacy, its request naming an
+    object (conformance/client.py decision 9): the object field lies between the opnum and
+    the sealed stub."""
+    conn = mq.as_identity(role, level=6)
+    conn.client.name_an_object(NAMED_OBJECT)
+    scenario["who"] = role
+    scenario["result"] = conn.call(c.R_GetServerPort())
+
+
+@then(parsers.parse("R_GetServerPort returns the port the target listens on ({ids})"))
+def returns_the_port(mq, scenario, ids):
+    result = scenario["result"]
+    mq.assert_that(not result.raised and result.status == mq.target.port,
+                   f"R_GetServerPort returns {mq.target.port}, the port the target listens "
+                   f"on; it {_text(result)}", tuple(i.strip() for i in ids.split(",")))
 
 
 @when(parsers.parse('"{role}" purges the queue, the request\'s signature altered on its way'))

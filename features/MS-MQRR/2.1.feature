@@ -127,6 +127,14 @@ Feature: MS-MQRR 2.1 Transport
     And "administrator" peeks the first message
     Then the peek returns the message "sealed" (MS-MQRR/2.1/R1)
 
+  # C706 12.6.4.9: a request may name an object (PFC_OBJECT_UUID, the object field after the
+  # opnum). RemoteRead defines none, and a server dispatches such a request as any other; at
+  # packet privacy the object stays outside what is sealed (MS-RPCE 2.2.2.11).
+  @MS-MQRR/2.1/R1
+  Scenario: A sealed request that names an object is served
+    When "administrator", sealing its calls (packet privacy), calls R_GetServerPort naming an object
+    Then R_GetServerPort returns the port the target listens on (MS-MQRR/2.1/R1)
+
   # Several calls outstanding on one connection (C706 12.6.3), whose answers (2 MB each, some
   # 500 fragments) are more than the connection's buffers hold while the client does not read,
   # and then reads slowly.

@@ -1103,3 +1103,28 @@ def test_an_rpc_auth_3_naming_another_security_context_leaves_the_caller_unprove
     assert answer.raised and answer.status != 0
     assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
     cl.close()
+
+
+# ------------------------------------------------------------------ decision 9
+
+
+@pytest.mark.parametrize("level", [5, 6], ids=["integrity", "privacy"])
+def test_a_request_naming_an_object_carries_it_outside_the_sealed_stub_and_is_served(
+        signing_server, level):
+    """Decision 9: the next request only names the object (PFC_OBJECT_UUID, the object after
+    the opnum, C706 12.6.4.9), in the clear even at packet privacy; the reference serves it."""
+    r, endpoint = signing_server
+    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
+    cl.connect(endpoint)
+    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+    sent = []
+    send = transport.send
+    transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
+    named = uuid.UUID("6d2f1f4e-5b8a-4c3e-9f61-0a7b2c4d8e19")
+    cl.name_an_object(named)
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
+    first, second = sent
+    assert first[3] & 0x80 and first[24:40] == named.bytes_le  # PFC_OBJECT_UUID, the object
+    assert not second[3] & 0x80
+    cl.close()
