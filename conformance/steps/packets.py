@@ -30,7 +30,15 @@ from mqconform.model.adm import (
     MessageSenderIdentifierType,
 )
 from mqconform.model.formats import FormatNameError, parse_format_name
-from mqconform.model.packet import BASE_HEADER_SIZE, CLASS_CODES, PacketError, decode_packet
+from mqconform.model.packet import (
+    BASE_HEADER_SIZE,
+    CLASS_CODES,
+    ENCRYPTION_CODES,
+    HASH_CODES,
+    PRIVACY_CODES,
+    PacketError,
+    decode_packet,
+)
 from mqconform.model.packet import EXTENDED_ADDRESS_HEADER_SIZE as EXTENDED_ADDRESS_HEADER
 from mqconform.model.packet import EXTENSION_HEADER_SIZE as EXTENSION_HEADER
 from mqconform.model.packet import SUBQUEUE_HEADER_SIZE as SUBQUEUE_HEADER
@@ -471,11 +479,14 @@ def privacy_carried(mq, scenario):
     user = _trailers(mq, scenario)["decoded"].user_message
     mp = user.message_properties_header
     privacy, encryption, hash_ = scenario["privacy"]
-    for field, got, want in (("PrivacyLevel", mp.privacy_level, privacy),
-                             ("EncryptionAlgorithm", mp.encryption_algorithm, encryption),
-                             ("HashAlgorithm", mp.hash_algorithm, hash_)):
-        _assert(mq, got == want, f"MessagePropertiesHeader.{field} reads {_code_name(got)}, "
-                                 f"not the message's {want.name} (MS-MQDMPR/3.1.7.1.32/R3)")
+    for field, got, want, codes in (
+            ("PrivacyLevel", mp.privacy_level, privacy, PRIVACY_CODES),
+            ("EncryptionAlgorithm", mp.encryption_algorithm, encryption, ENCRYPTION_CODES),
+            ("HashAlgorithm", mp.hash_algorithm, hash_, HASH_CODES)):
+        # compared as codes: SHA and SHA1 are one ALG_ID (CALG_SHA = CALG_SHA1, 0x8004)
+        _assert(mq, codes.get(got, got) == codes[want],
+                f"MessagePropertiesHeader.{field} reads {_code_name(got)}, not the message's "
+                f"{want.name} ({codes[want]:#06x}) (MS-MQDMPR/3.1.7.1.32/R3)")
     header = _announced(mq, scenario, "SH", "security_header", "SecurityHeader",
                         "a message whose AuthenticationLevel is not None",
                         "MS-MQDMPR/3.1.7.1.30/R7")

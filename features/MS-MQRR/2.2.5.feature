@@ -181,6 +181,8 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | Advanced | AES256     | SHA_512 |
       | Advanced | RC2        | MD2     |
       | Enhanced | AES192     | MD4     |
+      | Base     | RC4        | SHA1    |
+      | Base     | RC2        | SHA     |
 
   # MS-MQDMPR 3.1.7.1.32: a message signed by an alternative security provider has DE clear
   # and a ProviderInfo naming it (ProviderInfoSize: the name's size plus 4), and a sender
