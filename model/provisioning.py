@@ -268,20 +268,26 @@ def _host(value: Any, where: str) -> Any:
     return HostAddress.of(ip, int(scope or 0))
 
 
-def _queue_format_name(value: Any, where: str) -> str:
+#: the kinds of format name a UserHeader carries (MS-MQMQ 2.2.19.2)
+_USER_HEADER_KINDS = (FormatNameKind.PUBLIC, FormatNameKind.PRIVATE, FormatNameKind.DIRECT)
+
+
+def _queue_format_name(value: Any, where: str, kinds: tuple = _USER_HEADER_KINDS) -> str:
     """A queue format name a message names (``destination_queue``, ``admin_queue``,
     ``response_queue``): PUBLIC=, PRIVATE= or DIRECT= (MS-MQMQ 2.1), the kinds a UserHeader
-    can carry (MS-MQMQ 2.2.19.2)."""
+    can carry (MS-MQMQ 2.2.19.2); an element of a multiple-element format name may also be a
+    distribution list, DL= without a domain (``kinds``: MS-MQMQ 2.2.18.1.4's
+    MQFFormatNameElement)."""
     text = _str(value, where, 1024)
     try:
         parsed = parse_format_name(text)
     except FormatNameError as exc:
         raise ProvisionError(f"{where}: {exc}") from None
-    _check(parsed.kind in (FormatNameKind.PUBLIC, FormatNameKind.PRIVATE, FormatNameKind.DIRECT)
-           and not parsed.subqueue
+    *first, last = (f"{k.name}=" for k in kinds)
+    names = f"{', '.join(first)} or {last}"
+    _check(parsed.kind in kinds and not parsed.subqueue and parsed.domain is None
            and parsed.suffix is QueueSuffixType.QUEUE_SUFFIX_TYPE_NONE, where,
-           "must be a PUBLIC=, PRIVATE= or DIRECT= format name of a queue (no subqueue, no "
-           "suffix)")
+           f"must be a {names} format name of a queue (no subqueue, no suffix)")
     return str(parsed)
 
 
@@ -449,7 +455,8 @@ def make_message(spec: dict, where: str, destination: str = "",
         _check(isinstance(names, list) and names, f"{where}.{key}",
                "must be a list of format names")
         setattr(message, attribute, [
-            _queue_format_name(n.strip() if isinstance(n, str) else n, f"{where}.{key}[{i}]")
+            _queue_format_name(n.strip() if isinstance(n, str) else n, f"{where}.{key}[{i}]",
+                               (*_USER_HEADER_KINDS, FormatNameKind.DL))
             for i, n in enumerate(names)])
     if "multiple_destination_signature_hex" in spec:
         # Message.MultipleDestinationSignature: MultiQueueFormatHeader.Signature

@@ -210,11 +210,12 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
 
   # MS-MQDMPR 3.1.7.1.30's table: AdministrationMultiQueueFormatName, ResponseMultiQueueFormatName
   # and MultipleDestinationSignature are the MultiQueueFormatHeader's Administration, Response
-  # and Signature. Each list ends with a direct name whose end needs padding (MS-MQMQ 2.2.20.2:
+  # and Signature; an element may be a distribution list (DL=, MS-MQMQ 2.2.18.1.4). Each list
+  # ends with a direct name whose end needs padding (MS-MQMQ 2.2.20.2:
   # "rounded up to the next 4-byte boundary"), the signature is of an odd size (2.2.20.3).
   @MS-MQDMPR/3.1.7.1.30/R10 @MS-MQDMPR/3.1.7.1.32/R3
   Scenario: A message sent to several queues at once comes back with its administration and response queues and its signature
-    Given a queue with a message sent at once to the queues "PRIVATE=1c9d0b6e-5a7f-4b8e-8f3a-0d2e4c6a8b10\00000002,DIRECT=OS:host\q" with the administration queues "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1,DIRECT=OS:ad\min" and the response queues "DIRECT=TCP:192.0.2.9\private$\r" and a 13-byte signature
+    Given a queue with a message sent at once to the queues "PRIVATE=1c9d0b6e-5a7f-4b8e-8f3a-0d2e4c6a8b10\00000002,DIRECT=OS:host\q" with the administration queues "PUBLIC=8e0a4c55-7d43-4f0e-9a55-32f8c1c6b2a1,DL=2d9e1c7f-6b8a-4c9d-9e4b-1f3e5d7b9c21,DIRECT=OS:ad\min" and the response queues "DIRECT=TCP:192.0.2.9\private$\r" and a 13-byte signature
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then the MultiQueueFormatHeader lists the destination, administration and response queues and carries the signature

@@ -183,6 +183,8 @@ def test_a_private_message_signed_by_an_alternative_provider_has_its_security_it
      "connector_queue_manager: goes with transactional: true"),
     ("admin_queues", "PUBLIC=6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1",
      "admin_queues: goes with destination_queues"),
+    ("destination_queues", "DL=6b0e4c55-7d43-4f0e-9a55-32f8c1c6b2a1@contoso.com",
+     "destination_queues[0]: must be a PUBLIC=, PRIVATE=, DIRECT= or DL= format name"),
     ("sender_identifier_type", "Name", "sender_identifier_type: one of ['None_', "
                                        "'QueueManagerIdentifier', 'Sid']"),
     ("authentication_provider_name", "", "authentication_provider_name: must not be empty"),
