@@ -503,19 +503,26 @@ def _code_name(value) -> str:
     return value.name if hasattr(value, "name") else f"0x{value:X}"
 
 
-@given(parsers.parse('a queue with a message signed at Sig30 by the provider "{provider}" of '
-                     'type {kind:d} with a {size:d}-byte sender certificate'))
-def a_queue_with_a_message_of_another_provider(mq, scenario, provider, kind, size):
+#: the senders of a message signed by an alternative provider: Message.SenderIdentifierType
+#: (SUT control's ``sender_identifier_type``, or ``sender_sid_hex``, which makes it Sid)
+PROVIDER_SENDERS = {"no identity": {"sender_identifier_type": "None_"},
+                    "a sender's SID": {"sender_sid_hex": SENDER_SID.hex()}}
+
+
+@given(parsers.parse('a queue with a message of {sender} signed at Sig30 by the provider '
+                     '"{provider}" of type {kind:d} with a {size:d}-byte sender certificate'))
+def a_queue_with_a_message_of_another_provider(mq, scenario, sender, provider, kind, size):
     """Message.AuthenticationProviderName, .AuthenticationProviderType and .SenderCertificate
     (MS-MQDMPR 3.1.1.12; SUT control's ``authentication_provider_name``,
-    ``authentication_provider_type``, ``sender_certificate_hex``); no sender identifier
-    (SenderIdentifierType None: ``sender_identifier_type``)."""
+    ``authentication_provider_type``, ``sender_certificate_hex``), with or without the
+    sender's identity (PROVIDER_SENDERS); a signature of 29 bytes."""
     scenario["body"] = b"provider"
     scenario["provider"] = (kind, provider)
+    scenario["sender"] = SENDER_SID if "sender_sid_hex" in PROVIDER_SENDERS[sender] else b""
     scenario["certificate"] = bytes((0x30 + i) % 256 for i in range(size))
     scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": "Sig30",
-                                   "signature_hex": bytes(range(32)).hex(),
-                                   "sender_identifier_type": "None_",
+                                   "signature_hex": bytes(range(29)).hex(),
+                                   **PROVIDER_SENDERS[sender],
                                    "authentication_provider_name": provider,
                                    "authentication_provider_type": kind,
                                    "sender_certificate_hex": scenario["certificate"].hex()}])
@@ -525,9 +532,9 @@ def a_queue_with_a_message_of_another_provider(mq, scenario, provider, kind, siz
       "sender certificate")
 def provider_carried(mq, scenario):
     """MS-MQDMPR 3.1.7.1.32: DE is 0x0 for a signature of an alternative provider (R16); ST is
-    the SenderIdentifierType, None (0x0) with no SecurityID (R3); the ProviderInfo's
-    ProviderType and ProviderName are the message's (R3), ProviderInfoSize
-    their size (R14: the name read back whole, with or without its null, as the
+    the SenderIdentifierType, None (0x0) with no SecurityID or Sid (0x1) with the SID (R3); the
+    ProviderInfo's ProviderType and ProviderName are the message's (R3), ProviderInfoSize their
+    size (R14: the name read back whole, with or without its null, as the
     packet-provider-info-null choice allows); SenderCert the certificate, SenderCertSize its
     size (R13: the codec reads SenderCertSize octets, so a wrong size reads other data)."""
     header = _announced(mq, scenario, "SH", "security_header", "SecurityHeader",
@@ -535,11 +542,14 @@ def provider_carried(mq, scenario):
                         "MS-MQDMPR/3.1.7.1.30/R7")
     _assert(mq, not header.flags.de, "SecurityHeader.Flags.DE is 0x0 for a signature produced "
                                      "by an alternative provider (MS-MQDMPR/3.1.7.1.32/R16)")
-    _assert(mq, header.flags.st is MessageSenderIdentifierType.None_ and
-            not header.security_data.security_id,
+    sender = scenario["sender"]
+    want = MessageSenderIdentifierType.Sid if sender else MessageSenderIdentifierType.None_
+    got = bytes(header.security_data.security_id)
+    _assert(mq, header.flags.st is want and got == sender,
             f"SecurityHeader.Flags.ST reads {_code_name(header.flags.st)} and SecurityID "
-            f"{len(header.security_data.security_id)} bytes for a message without a sender "
-            f"identifier: ST 0x0, no SecurityID (MS-MQDMPR/3.1.7.1.32/R3, MS-MQMQ 2.2.20.6)")
+            f"{got.hex() or 'nothing'}; the message's SenderIdentifierType is {want.name}: "
+            f"{'its SID ' + sender.hex() if sender else 'no SecurityID'} "
+            f"(MS-MQDMPR/3.1.7.1.32/R3, MS-MQMQ 2.2.20.6)")
     info = header.security_data.provider_info
     kind, provider = scenario["provider"]
     got = None if info is None else (info.provider_type, info.provider_name)

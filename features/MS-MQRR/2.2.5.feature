@@ -186,18 +186,21 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
 
   # MS-MQDMPR 3.1.7.1.32: a message signed by an alternative security provider has DE clear
   # and a ProviderInfo naming it (ProviderInfoSize: the name's size plus 4), and a sender
-  # certificate comes back whole (SenderCertSize: its size). No sender identifier: ST 0x0.
+  # certificate comes back whole (SenderCertSize: its size). ST is the SenderIdentifierType:
+  # 0x0 without the sender's identity, 0x1 with its SID. The signature's and the certificate's
+  # sizes need padding (MS-MQMQ 2.2.20.6: each item aligned to 4 bytes).
   @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R13 @MS-MQDMPR/3.1.7.1.32/R14 @MS-MQDMPR/3.1.7.1.32/R16
   Scenario Outline: A message signed by an alternative provider comes back with its ProviderInfo and sender certificate
-    Given a queue with a message signed at Sig30 by the provider "<provider>" of type <type> with a <size>-byte sender certificate
+    Given a queue with a message of <sender> signed at Sig30 by the provider "<provider>" of type <type> with a <size>-byte sender certificate
     And the client has opened the queue with RECEIVE_ACCESS
     When the client calls R_StartReceive with MQ_ACTION_PEEK_CURRENT
     Then SecurityHeader.Flags.DE is clear and the SecurityHeader carries the ProviderInfo and the sender certificate
 
     Examples:
-      | provider                | type | size |
-      | Contoso CSP             | 24   | 7    |
-      | Fabrikam Signature Prov | 1    | 1200 |
+      | sender          | provider                | type | size |
+      | no identity     | Contoso CSP             | 24   | 7    |
+      | no identity     | Fabrikam Signature Prov | 1    | 1200 |
+      | a sender's SID  | Contoso CSP             | 24   | 7    |
 
   # MS-MQDMPR 3.1.7.1.30: a message sent to several queues at once lists them all in its
   # MultiQueueFormatHeader (MS-MQMQ 2.2.20.1).
