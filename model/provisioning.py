@@ -65,6 +65,8 @@ queues:
         sender_certificate_hex: "3082..."  # .SenderCertificate: SecurityHeader.SenderCert
         sender_identifier_type: None_  # .SenderIdentifierType (default Sid; sender_sid_hex
                                   # sets Sid): SecurityHeader.Flags.ST
+        sender_queue_manager: 5f6c...  # or: sent by this queue manager (.SenderIdentifier its
+                                  # GUID, SenderIdentifierType QueueManagerIdentifier)
         authentication_provider_name: "Contoso CSP"  # .AuthenticationProviderName and
         authentication_provider_type: 24  # .AuthenticationProviderType: an alternative
                                   # provider signed it (SecurityHeader.Flags.DE clear and a
@@ -230,7 +232,8 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "privacy_level", "encryption_algorithm", "hash_algorithm",
                           "symmetric_key_hex", "sender_certificate_hex",
                           "authentication_provider_type", "authentication_provider_name",
-                          "sender_identifier_type", "admin_queues", "response_queues",
+                          "sender_identifier_type", "sender_queue_manager", "admin_queues",
+                          "response_queues",
                           "multiple_destination_signature_hex", "final_ack_required",
                           "connector_queue_manager"})
 #: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
@@ -392,6 +395,16 @@ def make_message(spec: dict, where: str, destination: str = "",
         _check(spec.get("sender_identifier_type", "Sid") == "Sid",
                f"{where}.sender_identifier_type", "a sender_sid_hex is a Sid")
         message.sender_identifier_type = MessageSenderIdentifierType.Sid
+    if "sender_queue_manager" in spec:
+        # a message its queue manager sent (SenderIdentifierType QueueManagerIdentifier): the
+        # SecurityID is that queue manager's GUID (MS-MQMQ 2.2.20.6 ST 0x2)
+        _check("sender_sid_hex" not in spec and spec.get(
+            "sender_identifier_type", "QueueManagerIdentifier") == "QueueManagerIdentifier",
+            f"{where}.sender_queue_manager", "names the sender by its queue manager: no "
+            "sender_sid_hex, no other sender_identifier_type")
+        message.sender_identifier = _guid(spec["sender_queue_manager"],
+                                          f"{where}.sender_queue_manager").bytes_le
+        message.sender_identifier_type = MessageSenderIdentifierType.QueueManagerIdentifier
     if "acknowledgements" in spec:
         message.acknowledgements_requested = _acknowledgements(
             spec["acknowledgements"], f"{where}.acknowledgements")

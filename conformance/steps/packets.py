@@ -36,6 +36,7 @@ from mqconform.model.packet import (
     ENCRYPTION_CODES,
     HASH_CODES,
     PRIVACY_CODES,
+    SENDER_ID_TYPE_CODES,
     PacketError,
     decode_packet,
 )
@@ -503,10 +504,13 @@ def _code_name(value) -> str:
     return value.name if hasattr(value, "name") else f"0x{value:X}"
 
 
+#: the queue manager that sent a message itself (SUT control's ``sender_queue_manager``)
+SENDER_QM = uuid.UUID("3b7e2c91-4f0a-4d6e-8a5c-9e1f2d3c4b5a")
 #: the senders of a message signed by an alternative provider: Message.SenderIdentifierType
 #: (SUT control's ``sender_identifier_type``, or ``sender_sid_hex``, which makes it Sid)
 PROVIDER_SENDERS = {"no identity": {"sender_identifier_type": "None_"},
-                    "a sender's SID": {"sender_sid_hex": SENDER_SID.hex()}}
+                    "a sender's SID": {"sender_sid_hex": SENDER_SID.hex()},
+                    "a queue manager": {"sender_queue_manager": str(SENDER_QM)}}
 
 
 @given(parsers.parse('a queue with a message of {sender} signed at Sig30 by the provider '
@@ -518,7 +522,10 @@ def a_queue_with_a_message_of_another_provider(mq, scenario, sender, provider, k
     sender's identity (PROVIDER_SENDERS); a signature of 29 bytes."""
     scenario["body"] = b"provider"
     scenario["provider"] = (kind, provider)
-    scenario["sender"] = SENDER_SID if "sender_sid_hex" in PROVIDER_SENDERS[sender] else b""
+    scenario["sender"] = {"no identity": (MessageSenderIdentifierType.None_, b""),
+                          "a sender's SID": (MessageSenderIdentifierType.Sid, SENDER_SID),
+                          "a queue manager": (MessageSenderIdentifierType.QueueManagerIdentifier,
+                                              SENDER_QM.bytes_le)}[sender]
     scenario["certificate"] = bytes((0x30 + i) % 256 for i in range(size))
     scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": "Sig30",
                                    "signature_hex": bytes(range(29)).hex(),
@@ -532,7 +539,8 @@ def a_queue_with_a_message_of_another_provider(mq, scenario, sender, provider, k
       "sender certificate")
 def provider_carried(mq, scenario):
     """MS-MQDMPR 3.1.7.1.32: DE is 0x0 for a signature of an alternative provider (R16); ST is
-    the SenderIdentifierType, None (0x0) with no SecurityID or Sid (0x1) with the SID (R3); the
+    the SenderIdentifierType, None (0x0) with no SecurityID, Sid (0x1) with the SID or
+    QueueManagerIdentifier (0x2) with the queue manager's GUID (R3); the
     ProviderInfo's ProviderType and ProviderName are the message's (R3), ProviderInfoSize their
     size (R14: the name read back whole, with or without its null, as the
     packet-provider-info-null choice allows); SenderCert the certificate, SenderCertSize its
@@ -542,14 +550,13 @@ def provider_carried(mq, scenario):
                         "MS-MQDMPR/3.1.7.1.30/R7")
     _assert(mq, not header.flags.de, "SecurityHeader.Flags.DE is 0x0 for a signature produced "
                                      "by an alternative provider (MS-MQDMPR/3.1.7.1.32/R16)")
-    sender = scenario["sender"]
-    want = MessageSenderIdentifierType.Sid if sender else MessageSenderIdentifierType.None_
+    want, sender = scenario["sender"]
     got = bytes(header.security_data.security_id)
     _assert(mq, header.flags.st is want and got == sender,
             f"SecurityHeader.Flags.ST reads {_code_name(header.flags.st)} and SecurityID "
-            f"{got.hex() or 'nothing'}; the message's SenderIdentifierType is {want.name}: "
-            f"{'its SID ' + sender.hex() if sender else 'no SecurityID'} "
-            f"(MS-MQDMPR/3.1.7.1.32/R3, MS-MQMQ 2.2.20.6)")
+            f"{got.hex() or 'nothing'}; the message's SenderIdentifierType is {want.name} "
+            f"({SENDER_ID_TYPE_CODES[want]:#x}) and its SenderIdentifier "
+            f"{sender.hex() or 'none'} (MS-MQDMPR/3.1.7.1.32/R3, MS-MQMQ 2.2.20.6)")
     info = header.security_data.provider_info
     kind, provider = scenario["provider"]
     got = None if info is None else (info.provider_type, info.provider_name)

@@ -23,7 +23,8 @@ OPTIONAL = ("dead_letter_queue", "time_to_be_received", "sent_time", "time_to_re
             "sender_sid_hex", "signature_hex", "destination_queues", "privacy_level",
             "encryption_algorithm", "hash_algorithm", "symmetric_key_hex",
             "sender_certificate_hex", "authentication_provider_type",
-            "authentication_provider_name", "sender_identifier_type", "admin_queues",
+            "authentication_provider_name", "sender_identifier_type", "sender_queue_manager",
+            "admin_queues",
             "response_queues", "multiple_destination_signature_hex", "final_ack_required",
             "connector_queue_manager")
 

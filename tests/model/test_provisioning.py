@@ -197,6 +197,24 @@ def test_a_message_security_key_out_of_its_range_is_refused_naming_it(key, value
     assert error in str(caught.value)
 
 
+def test_a_message_its_queue_manager_sent_carries_that_guid_as_its_security_id():
+    import uuid
+
+    from mqconform.model.adm import MessageSenderIdentifierType
+    from mqconform.model.packet import decode_packet
+
+    qm = "3b7e2c91-4f0a-4d6e-8a5c-9e1f2d3c4b5a"
+    made = provision({"queues": [{"path": "a", "messages": [
+        {"body": "s", "authentication_level": "Sig10", "sender_queue_manager": qm}]}]})
+    [position] = made.queues["mqref\\a"].message_position_list
+    header = decode_packet(position.message_reference.packet).user_message.security_header
+    assert header.flags.st is MessageSenderIdentifierType.QueueManagerIdentifier
+    assert header.security_data.security_id == uuid.UUID(qm).bytes_le
+    with pytest.raises(ProvisionError, match="sender_queue_manager: names the sender by its"):
+        provision({"queues": [{"path": "a", "messages": [
+            {"body": "s", "sender_queue_manager": qm, "sender_sid_hex": "0105"}]}]})
+
+
 def test_a_sender_sid_with_another_sender_identifier_type_is_refused():
     with pytest.raises(ProvisionError, match="sender_identifier_type: a sender_sid_hex is a Sid"):
         provision({"queues": [{"path": "a", "messages": [
