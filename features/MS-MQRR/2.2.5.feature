@@ -189,7 +189,8 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
   # certificate comes back whole (SenderCertSize: its size). ST is the SenderIdentifierType:
   # 0x0 without the sender's identity, 0x1 with its SID, 0x2 for a queue manager that sent it,
   # with its GUID as the SecurityID. The signature's and the certificate's
-  # sizes need padding (MS-MQMQ 2.2.20.6: each item aligned to 4 bytes).
+  # sizes need padding (MS-MQMQ 2.2.20.6: each item aligned to 4 bytes), and so does one
+  # ProviderInfo (an eight-character name: 4 + 18 bytes).
   @MS-MQDMPR/3.1.7.1.32/R3 @MS-MQDMPR/3.1.7.1.32/R13 @MS-MQDMPR/3.1.7.1.32/R14 @MS-MQDMPR/3.1.7.1.32/R16
   Scenario Outline: A message signed by an alternative provider comes back with its ProviderInfo and sender certificate
     Given a queue with a message of <sender> signed at Sig30 by the provider "<provider>" of type <type> with a <size>-byte sender certificate
@@ -202,7 +203,7 @@ Feature: MS-MQRR 2.2.5 Message Packet Structure
       | no identity     | Contoso CSP             | 24   | 7    |
       | no identity     | Fabrikam Signature Prov | 1    | 1200 |
       | a sender's SID  | Contoso CSP             | 24   | 7    |
-      | a queue manager | Contoso CSP             | 24   | 7    |
+      | a queue manager | Tailspin                | 24   | 7    |
 
   # MS-MQDMPR 3.1.7.1.30: a message sent to several queues at once lists them all in its
   # MultiQueueFormatHeader (MS-MQMQ 2.2.20.1).
