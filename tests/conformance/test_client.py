@@ -1051,6 +1051,18 @@ def test_no_signature_to_alter_where_requests_are_not_signed(credentials, method
 # ------------------------------------------------------------------ decision 8
 
 
+def _tapped_client(endpoint: str, level: int) -> tuple[RpcClient, list[bytes]]:
+    """A client of the signing reference at ``level``, connected, and the list its RemoteRead
+    transport appends every PDU it sends to from now on."""
+    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
+    cl.connect(endpoint)
+    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
+    sent: list[bytes] = []
+    send = transport.send
+    transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
+    return cl, sent
+
+
 def _auth_context_id(pdu: bytes) -> int:
     """The auth_context_id of a PDU's sec_trailer (MS-RPCE 2.2.2.11)."""
     frag_length, auth_length = struct.unpack_from("<HH", pdu, 8)
@@ -1067,12 +1079,7 @@ def test_a_request_naming_another_security_context_is_signed_as_sent_and_refused
     from mqconform.server.rpc import RPC_S_SEC_PKG_ERROR
 
     r, endpoint = signing_server
-    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
-    cl.connect(endpoint)
-    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
-    sent = []
-    send = transport.send
-    transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
+    cl, sent = _tapped_client(endpoint, level)
     assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
     cl.name_another_security_context()
     answer = cl.call(c.R_GetServerPort())
@@ -1114,12 +1121,7 @@ def test_a_request_naming_an_object_carries_it_outside_the_sealed_stub_and_is_se
     """Decision 9: the next request only names the object (PFC_OBJECT_UUID, the object after
     the opnum, C706 12.6.4.9), in the clear even at packet privacy; the reference serves it."""
     r, endpoint = signing_server
-    cl = RpcClient(timeout=5, credentials=Credentials("alice", "alice-pw-7Q", level=level))
-    cl.connect(endpoint)
-    transport = cl._associations[c.REMOTEREAD].dce.get_rpc_transport()
-    sent = []
-    send = transport.send
-    transport.send = lambda data, *a, **k: (sent.append(bytes(data)), send(data, *a, **k))[1]
+    cl, sent = _tapped_client(endpoint, level)
     named = uuid.UUID("6d2f1f4e-5b8a-4c3e-9f61-0a7b2c4d8e19")
     cl.name_an_object(named)
     assert cl.call(c.R_GetServerPort()).status == r.rpc.address[1]
