@@ -1094,15 +1094,16 @@ def alter_context_negotiates(mq, scenario):
     target refuses a bind without authentication."""
     from impacket import ntlm
 
-    if not mq.suite.spec.identities:
-        raise Inconclusive("the target file names no identities: whether the target takes "
-                           "NTLM callers at all is not known")
     syntax = _target_syntax(mq)
     interface = d.SyntaxId(c.REMOTEREAD_UUID, *REMOTEREAD_VERSION)
     contexts = (d.ContextElement(0, interface, (d.TRANSFER_SYNTAXES[syntax],)),)
     token = ntlm.getNTLMSSPType1("", "", signingRequired=True).getData()
     verifier = d.AuthVerifier(AUTHN_WINNT, LEVEL_INTEGRITY, 0, ALTER_AUTH_CONTEXT_ID, token)
     with _connect(mq, record=False) as sock:  # wire.pcap holds calls answered in turn
+        if not mq.suite.spec.identities:  # (after _connect: a target without RPC runtime, or
+            # one requiring authentication, makes the case not applicable instead)
+            raise Inconclusive("the target file names no identity: whether the target takes "
+                               "NTLM callers at all is not known")
         ack = _bind(sock, (syntax,)).body
         if not isinstance(ack, d.BindAck):
             raise NotApplicable(f"the target answers a bind without authentication with "
