@@ -236,7 +236,6 @@ MESSAGE_KEYS = frozenset({"body", "body_hex", "label", "priority", "time_to_be_r
                           "response_queues",
                           "multiple_destination_signature_hex", "final_ack_required",
                           "connector_queue_manager"})
-#: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 #: the multiple-element format name keys of a message: the Message attribute each sets
 _MULTI_QUEUE_KEYS = (("destination_queues", "destination_multi_queue_format_name"),
                      ("admin_queues", "administration_multi_queue_format_name"),
@@ -252,6 +251,7 @@ _MESSAGE_ENUMERATION_KEYS = (
     ("sender_identifier_type", "sender_identifier_type",
      {v.name: v for v in SENDER_ID_TYPE_CODES}))
 
+#: the format name keys of a message: the Message attribute each sets (MS-MQDMPR 3.1.1.12)
 _QUEUE_NAME_KEYS = (("destination_queue", "destination_queue_format_name"),
                     ("admin_queue", "administration_queue_format_name"),
                     ("response_queue", "response_queue_format_name"))
@@ -303,7 +303,8 @@ def _hex(value: Any, where: str, max_len: int) -> bytes:
 
 
 def _guid(value: Any, where: str) -> uuid.UUID:
-    """A GUID in its text form (``connector_type``, ``connector_queue_manager``)."""
+    """A GUID in its text form (``connector_type``, ``connector_queue_manager``,
+    ``sender_queue_manager``)."""
     try:
         return uuid.UUID(_str(value, where, 38))
     except ValueError:
@@ -368,7 +369,8 @@ def make_message(spec: dict, where: str, destination: str = "",
         message.extension = _hex(spec["extension_hex"], f"{where}.extension_hex", 2 << 20)
     for key, attribute, names in _MESSAGE_ENUMERATION_KEYS:
         # Message.AuthenticationLevel (not None: a SecurityHeader, MS-MQDMPR 3.1.7.1.30 R7),
-        # .PrivacyLevel, .EncryptionAlgorithm, .HashAlgorithm (MessagePropertiesHeader)
+        # .PrivacyLevel, .EncryptionAlgorithm, .HashAlgorithm (MessagePropertiesHeader),
+        # .SenderIdentifierType (SecurityHeader.Flags.ST)
         if key in spec:
             _check(spec[key] in names, f"{where}.{key}", f"one of {sorted(names)}")
             setattr(message, attribute, names[spec[key]])
