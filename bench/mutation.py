@@ -942,25 +942,29 @@ def unsettled_cases(results: Path) -> set[str]:
             if r["verdict"] in UNSETTLED}
 
 
+#: the two identities the access-check cases use (conformance/targetfile.py ``identities``): their
+#: users in a provisioning document, and the target file's ``identities``; passwords and the
+#: control API's token come from environment variables the run sets, never from a file
+IDENTITY_USERS = """\
+    - {name: boss, password_env: MQC_MUT_ADMIN, administrator: true}
+    - {name: reader, password_env: MQC_MUT_READER}
+"""
+IDENTITIES = """\
+identities:
+  administrator: {user: boss, password_env: MQC_MUT_ADMIN}
+  reader: {user: reader, password_env: MQC_MUT_READER}
+"""
 #: the provisioning document of the authenticated configuration (--auth): packet integrity
-#: required, the suite's user an administrator, and the two identities the access-check cases
-#: use (conformance/targetfile.py ``identities``); passwords and the control API's token come
-#: from environment variables the run sets, never from a file
+#: required, the suite's user an administrator, and the two identities
 AUTH_DOCUMENT = """\
 security:
   authentication: required
   level: integrity
   users:
     - {name: suite, password_env: MQC_MUT_SUITE, administrator: true}
-    - {name: boss, password_env: MQC_MUT_ADMIN, administrator: true}
-    - {name: reader, password_env: MQC_MUT_READER}
-"""
-AUTH_TARGET = """\
-credentials: {user: suite, password_env: MQC_MUT_SUITE, level: integrity}
-identities:
-  administrator: {user: boss, password_env: MQC_MUT_ADMIN}
-  reader: {user: reader, password_env: MQC_MUT_READER}
-"""
+""" + IDENTITY_USERS
+AUTH_TARGET = "credentials: {user: suite, password_env: MQC_MUT_SUITE, level: integrity}\n" + \
+    IDENTITIES
 
 
 #: the file a run's directory holds Config.provisioning in
@@ -969,19 +973,9 @@ PROVISIONING = "queues.yaml"
 
 #: the provisioning document of the plain configuration: as `mqconform run --target reference`
 #: serves (conformance/session.py _serve_reference), no authentication required of the suite's
-#: own client, and the two identities of the access-check cases, who authenticate with NTLM
-PLAIN_DOCUMENT = """\
-security:
-  authentication: none
-  users:
-    - {name: boss, password_env: MQC_MUT_ADMIN, administrator: true}
-    - {name: reader, password_env: MQC_MUT_READER}
-"""
-PLAIN_TARGET = """\
-identities:
-  administrator: {user: boss, password_env: MQC_MUT_ADMIN}
-  reader: {user: reader, password_env: MQC_MUT_READER}
-"""
+#: own client, and the two identities, who authenticate with NTLM
+PLAIN_DOCUMENT = "security:\n  authentication: none\n  users:\n" + IDENTITY_USERS
+PLAIN_TARGET = IDENTITIES
 
 
 @dataclass(frozen=True)
@@ -1006,21 +1000,22 @@ class Config:
         return provisioning + control
 
 
-def authenticated_config() -> Config:
+def _secrets(*names: str) -> tuple[tuple[str, str], ...]:
+    """A password or token made up for this run for each environment variable named."""
     import secrets
-    env = {name: secrets.token_urlsafe(18) for name in
-           ("MQC_MUT_SUITE", "MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN")}
+    return tuple((name, secrets.token_urlsafe(18)) for name in names)
+
+
+def authenticated_config() -> Config:
     return Config("authenticated", AUTH_DOCUMENT, "MQC_MUT_TOKEN", AUTH_TARGET,
-                  tuple(env.items()))
+                  _secrets("MQC_MUT_SUITE", "MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN"))
 
 
 def plain_config() -> Config:
-    import secrets
-    env = {name: secrets.token_urlsafe(18) for name in
-           ("MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN")}
     # a server whose provisioning has a security section takes the control API's calls only
     # with a token, as the embedded reference does
-    return Config("plain", PLAIN_DOCUMENT, "MQC_MUT_TOKEN", PLAIN_TARGET, tuple(env.items()))
+    return Config("plain", PLAIN_DOCUMENT, "MQC_MUT_TOKEN", PLAIN_TARGET,
+                  _secrets("MQC_MUT_ADMIN", "MQC_MUT_READER", "MQC_MUT_TOKEN"))
 
 
 PLAIN = plain_config()

@@ -70,6 +70,7 @@ import socket
 import struct
 import types
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from impacket.dcerpc.v5 import epm, transport
@@ -228,21 +229,15 @@ class _Dce(DCERPC_v5):
     def _shift_auth3(self) -> None:
         """Decision 8: the next rpc_auth_3 sent names auth_context_id + shift_auth3."""
         shift, self.shift_auth3 = self.shift_auth3, 0
-        rpc_transport = self._transport
-        send = rpc_transport.send
 
-        def shifted(data, forceWriteAndx=0, forceRecv=0):
-            if len(data) > _HEADER and data[2] == _PTYPE_AUTH3:
-                rpc_transport.send = send
-                frag_length, auth_length = struct.unpack_from("<HH", data, 8)
-                at = frag_length - auth_length - d.SEC_TRAILER_SIZE + 4
-                pdu = bytearray(data)
-                struct.pack_into("<L", pdu, at,
-                                 (struct.unpack_from("<L", pdu, at)[0] + shift) & 0xFFFFFFFF)
-                data = bytes(pdu)
-            return send(data, forceWriteAndx, forceRecv)
+        def shifted(pdu: bytearray) -> None:
+            frag_length, auth_length = struct.unpack_from("<HH", pdu, 8)
+            at = frag_length - auth_length - d.SEC_TRAILER_SIZE + 4
+            struct.pack_into("<L", pdu, at,
+                             (struct.unpack_from("<L", pdu, at)[0] + shift) & 0xFFFFFFFF)
 
-        rpc_transport.send = shifted
+        _change_next_sent(self._transport, shifted,
+                          lambda data: len(data) > _HEADER and data[2] == _PTYPE_AUTH3)
 
     def recv(self):
         stub = bytearray()
@@ -303,6 +298,24 @@ class _Dce(DCERPC_v5):
         if pad > len(clear):
             raise ProtocolError("auth_pad_length exceeds the stub")
         return clear[:len(clear) - pad]
+
+
+def _change_next_sent(rpc_transport: Any, change: Callable[[bytearray], None],
+                      wanted: Callable[[bytes], bool] = lambda data: True) -> None:
+    """Decisions 7 and 8: the next PDU ``rpc_transport`` sends that is ``wanted`` goes out
+    changed in place by ``change`` (what a recorder's tap sees is what was sent); the transport
+    sends as before after it."""
+    send = rpc_transport.send
+
+    def changed(data, forceWriteAndx=0, forceRecv=0):
+        if wanted(data):
+            rpc_transport.send = send
+            pdu = bytearray(data)
+            change(pdu)
+            data = bytes(pdu)
+        return send(data, forceWriteAndx, forceRecv)
+
+    rpc_transport.send = changed
 
 
 def _sendall(self, data, forceWriteAndx=0, forceRecv=0):
@@ -412,16 +425,11 @@ class _Association:
 
     def alter_next_request(self) -> None:
         """Decision 7: one octet of the next request PDU's checksum is changed on its way."""
-        rpc_transport = self.dce.get_rpc_transport()
-        send = rpc_transport.send
 
-        def altered(data, forceWriteAndx=0, forceRecv=0):
-            rpc_transport.send = send
-            pdu = bytearray(data)
+        def altered(pdu: bytearray) -> None:
             pdu[-5] ^= 0x01  # the checksum's last octet (MS-NLMP 2.2.2.9.1)
-            return send(bytes(pdu), forceWriteAndx, forceRecv)
 
-        rpc_transport.send = altered
+        _change_next_sent(self.dce.get_rpc_transport(), altered)
 
     def close(self, wait: float = 0.0) -> None:
         """``wait`` > 0: send the FIN, then wait that long for the server's (a server that

@@ -506,11 +506,16 @@ def _code_name(value) -> str:
 
 #: the queue manager that sent a message itself (SUT control's ``sender_queue_manager``)
 SENDER_QM = uuid.UUID("3b7e2c91-4f0a-4d6e-8a5c-9e1f2d3c4b5a")
-#: the senders of a message signed by an alternative provider: Message.SenderIdentifierType
-#: (SUT control's ``sender_identifier_type``, or ``sender_sid_hex``, which makes it Sid)
-PROVIDER_SENDERS = {"no identity": {"sender_identifier_type": "None_"},
-                    "a sender's SID": {"sender_sid_hex": SENDER_SID.hex()},
-                    "a queue manager": {"sender_queue_manager": str(SENDER_QM)}}
+#: the senders of a message signed by an alternative provider: the SUT control keys that say who
+#: sent it (``sender_identifier_type``; ``sender_sid_hex`` and ``sender_queue_manager`` set
+#: the type too), and the Message.SenderIdentifierType and SenderIdentifier that makes
+PROVIDER_SENDERS = {
+    "no identity": ({"sender_identifier_type": "None_"},
+                    MessageSenderIdentifierType.None_, b""),
+    "a sender's SID": ({"sender_sid_hex": SENDER_SID.hex()},
+                       MessageSenderIdentifierType.Sid, SENDER_SID),
+    "a queue manager": ({"sender_queue_manager": str(SENDER_QM)},
+                        MessageSenderIdentifierType.QueueManagerIdentifier, SENDER_QM.bytes_le)}
 
 
 @given(parsers.parse('a queue with a message of {sender} signed at Sig30 by the provider '
@@ -522,14 +527,11 @@ def a_queue_with_a_message_of_another_provider(mq, scenario, sender, provider, k
     sender's identity (PROVIDER_SENDERS); a signature of 29 bytes."""
     scenario["body"] = b"provider"
     scenario["provider"] = (kind, provider)
-    scenario["sender"] = {"no identity": (MessageSenderIdentifierType.None_, b""),
-                          "a sender's SID": (MessageSenderIdentifierType.Sid, SENDER_SID),
-                          "a queue manager": (MessageSenderIdentifierType.QueueManagerIdentifier,
-                                              SENDER_QM.bytes_le)}[sender]
+    keys, *scenario["sender"] = PROVIDER_SENDERS[sender]
     scenario["certificate"] = bytes((0x30 + i) % 256 for i in range(size))
     scenario["queue"] = mq.queue([{"body": scenario["body"], "authentication_level": "Sig30",
                                    "signature_hex": bytes(range(29)).hex(),
-                                   **PROVIDER_SENDERS[sender],
+                                   **keys,
                                    "authentication_provider_name": provider,
                                    "authentication_provider_type": kind,
                                    "sender_certificate_hex": scenario["certificate"].hex()}])

@@ -191,10 +191,8 @@ def identity_asks_qmmgmt_in_another_context(mq, scenario, role):
         conn.client.name_another_security_context(c.QMMGMT, auth3=True)
     except ArgumentError as exc:
         raise NotApplicable(f'"{role}" does not sign its requests: {exc}') from None
-    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
     scenario["not_theirs"] = "made after an rpc_auth_3 naming another security context"
-    _call_closing(scenario, role, conn, c.R_QMMgmtGetInfo(
-        pObjectFormat=machine, cp=1, aProp=(1,), apVar=(c.PropVariant(1),)))
+    _call_closing(scenario, role, conn, _active_queues())
 
 
 @then(parsers.parse("the server does not carry it out: it answers with a fault or closes the "
@@ -220,10 +218,14 @@ def identity_peeks(mq, scenario, role):
 @when(parsers.parse('"{role}" asks R_QMMgmtGetInfo for the machine\'s active queues'))
 def identity_asks_qmmgmt(mq, scenario, role):
     conn = mq.as_identity(role)
-    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
-    scenario["result"] = conn.call(c.R_QMMgmtGetInfo(pObjectFormat=machine, cp=1, aProp=(1,),
-                                                     apVar=(c.PropVariant(1),)))
+    scenario["result"] = conn.call(_active_queues())
     scenario["who"] = role
+
+
+def _active_queues() -> c.R_QMMgmtGetInfo:
+    """R_QMMgmtGetInfo of the machine's active queues (MS-MQMR 3.1.4.1: one property)."""
+    machine = MgmtObject(type=MgmtObjectType.MGMT_MACHINE)
+    return c.R_QMMgmtGetInfo(pObjectFormat=machine, cp=1, aProp=(1,), apVar=(c.PropVariant(1),))
 
 
 @then(parsers.parse("the server refuses it: access denied ({ids})"))
